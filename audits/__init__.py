@@ -1,0 +1,5 @@
+"""Pairings of claims with estimators: each module registers named checks with ``htdp_verify.registry``.
+
+Importing this package registers every check (the CLI does so through the ``htdp_verify.checks`` entry point).
+"""
+from . import selfcheck  # noqa: F401

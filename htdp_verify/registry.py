@@ -1,0 +1,113 @@
+"""A small registry of named checks.
+
+Audit modules (in the ``audits`` package, or a user's own package) register checks with :func:`register`.
+The engine never imports ``audits``: :func:`load_plugins` imports every module named under the entry-point
+group ``htdp_verify.checks`` (``audits`` declares itself there in ``pyproject.toml``), and users can add theirs.
+
+A check is a function ``f(ctx: RunContext) -> CheckResult | list[CheckResult]``.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .claims import Provenance
+
+__all__ = ["Check", "RunContext", "register", "get_checks", "all_checks", "load_plugins", "PROFILES"]
+
+PROFILES = ("quick", "full")
+ENTRY_POINT_GROUP = "htdp_verify.checks"
+
+
+@dataclass
+class RunContext:
+    """What a check receives: the ``profile`` (``"quick"`` or ``"full"``), its own ``rng`` and integer ``seed``
+    (derived from the run seed and the check name, so checks are reproducible one by one), and ``out_dir``
+    where it may write figures (return their paths relative to ``out_dir`` in ``CheckResult.figures``)."""
+
+    profile: str
+    seed: int
+    rng: np.random.Generator
+    out_dir: Path
+    progress: bool = True
+
+    @property
+    def quick(self) -> bool:
+        return self.profile == "quick"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    func: Callable
+    description: str
+    provenance: Provenance = field(default_factory=Provenance)
+    tags: tuple = ()
+
+    def line(self) -> str:
+        return f"{self.name:<48} {self.description}  [{self.provenance}]"
+
+
+_REGISTRY: dict[str, Check] = {}
+
+
+def register(name: str, *, description: str, provenance: Provenance | dict | None = None, tags=()):
+    """Decorator: register ``func`` as the check ``name`` (dotted, e.g. ``"stats.cp_coverage"``)."""
+    if not isinstance(name, str) or not name or " " in name:
+        raise ValueError(f"name must be a non-empty string without spaces, got {name!r}")
+    if isinstance(provenance, dict):
+        provenance = Provenance(**provenance)
+
+    def deco(func):
+        if name in _REGISTRY and _REGISTRY[name].func is not func:
+            raise ValueError(f"a check named {name!r} is already registered")
+        _REGISTRY[name] = Check(name, func, description, provenance or Provenance(), tuple(tags))
+        return func
+
+    return deco
+
+
+_loaded = False
+
+
+def load_plugins() -> list[str]:
+    """Import every module declared under the ``htdp_verify.checks`` entry-point group (once)."""
+    global _loaded
+    names = []
+    if _loaded:
+        return names
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        importlib.import_module(ep.value.split(":")[0])
+        names.append(ep.name)
+    _loaded = True
+    return names
+
+
+def all_checks() -> list[Check]:
+    load_plugins()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
+
+
+def get_checks(selectors=None) -> list[Check]:
+    """Checks whose name equals a selector or starts with ``selector + "."`` (or a tag equals it).
+
+    No selectors: every registered check.  An unknown selector raises ``ValueError`` listing what exists.
+    """
+    checks = all_checks()
+    if not selectors:
+        return checks
+    chosen: list[Check] = []
+    for sel in selectors:
+        hit = [c for c in checks if c.name == sel or c.name.startswith(sel + ".") or sel in c.tags]
+        if not hit:
+            raise ValueError(
+                f"no registered check matches {sel!r}; `htdp-verify list` shows them "
+                f"(known prefixes: {sorted({c.name.split('.')[0] for c in checks})})"
+            )
+        chosen += [c for c in hit if c not in chosen]
+    return chosen
