@@ -1,0 +1,248 @@
+"""Mechanism adapters: turn estimators, release functions and diffprivlib objects into auditor mechanisms.
+
+The auditor's input contract (ARCHITECTURE.md, "Mechanisms") is a callable
+
+    mechanism(data, size, rng) -> ndarray of shape (size, ...)
+
+returning ``size`` independent releases on the same ``data``, with all randomness drawn from the
+``numpy.random.Generator`` ``rng``.  Every adapter here returns a :class:`Mechanism`, a thin callable that
+also carries a ``name`` and, when known, the declared ``guarantee`` (a :class:`PrivacyGuarantee`), which
+``audit`` uses as the claim when none is given.
+
+Only :func:`from_estimator` and plain vectorised callables are fast; the other adapters loop over Python
+calls because the code under test draws one release per call (that is the one place where loops belong).
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from .._validate import check_int, check_rng
+
+__all__ = [
+    "Mechanism",
+    "as_mechanism",
+    "from_estimator",
+    "from_scalar_function",
+    "from_seeded_callable",
+    "from_diffprivlib",
+]
+
+_SEED_HIGH = 2**31 - 1  # diffprivlib / numpy RandomState accept seeds in [0, 2**32); stay well inside
+
+
+class Mechanism:
+    """A batched mechanism ``(data, size, rng) -> ndarray (size, ...)`` with a name and optional guarantee.
+
+    Parameters
+    ----------
+    fn: the batched release function ``fn(data, size, rng)``.
+    name: a short label used in reports.
+    guarantee: the declared privacy guarantee (``PrivacyGuarantee``) or ``None``.
+    vectorised: whether ``fn`` draws all releases in one call (informational; shown in reports).
+    """
+
+    def __init__(self, fn: Callable, *, name: str = "mechanism", guarantee: Any = None, vectorised: bool = True):
+        if not callable(fn):
+            raise ValueError(f"fn must be callable, got {type(fn).__name__}")
+        self._fn = fn
+        self.name = str(name)
+        self.guarantee = guarantee
+        self.vectorised = bool(vectorised)
+
+    def __call__(self, data, size: int, rng: np.random.Generator) -> np.ndarray:
+        size = check_int("size", size, minimum=1)
+        check_rng(rng)
+        out = np.asarray(self._fn(data, size, rng))
+        if out.ndim == 0 or out.shape[0] != size:
+            raise ValueError(
+                f"mechanism {self.name!r} must return an array of shape (size, ...) with size={size}, "
+                f"got shape {out.shape}"
+            )
+        return out
+
+    def __repr__(self) -> str:
+        g = f", guarantee={self.guarantee}" if self.guarantee is not None else ""
+        return f"Mechanism({self.name!r}{g}, vectorised={self.vectorised})"
+
+
+def as_mechanism(obj) -> Mechanism:
+    """Accept a :class:`Mechanism`, an estimator (object with ``sample``), or a plain batched callable
+    ``f(data, size, rng)`` and return a :class:`Mechanism`."""
+    if isinstance(obj, Mechanism):
+        return obj
+    if hasattr(obj, "sample") and callable(getattr(obj, "sample")):
+        return from_estimator(obj)
+    if callable(obj):
+        return Mechanism(obj, name=getattr(obj, "__name__", type(obj).__name__))
+    raise ValueError(
+        "mechanism must be a Mechanism, an estimator with .sample(data, size, rng=...), or a callable "
+        f"(data, size, rng) -> ndarray; got {type(obj).__name__}"
+    )
+
+
+def from_estimator(est) -> Mechanism:
+    """Adapt an estimator (``est.sample(data, size, *, rng)``, ARCHITECTURE "Estimators") to a mechanism.
+
+    The estimator's declared ``privacy`` guarantee becomes the mechanism's ``guarantee``.
+    """
+    if not (hasattr(est, "sample") and callable(est.sample)):
+        raise ValueError(f"est must have a callable .sample(data, size, *, rng), got {type(est).__name__}")
+
+    def fn(data, size, rng):
+        return est.sample(data, size, rng=rng)
+
+    return Mechanism(fn, name=repr(est), guarantee=getattr(est, "privacy", None), vectorised=True)
+
+
+def _stack(releases, size: int, name: str) -> np.ndarray:
+    try:
+        return np.stack([np.asarray(r) for r in releases])
+    except ValueError as exc:  # ragged releases
+        raise ValueError(f"{name} returned releases of differing shapes; every release must have one shape") from exc
+
+
+def from_scalar_function(f: Callable, *, name: str | None = None, guarantee: Any = None) -> Mechanism:
+    """Adapt a one-release function ``f(data, rng) -> scalar or array`` by looping ``size`` times.
+
+    ``f`` must draw all its randomness from the ``rng`` it is given (``numpy.random.Generator``).
+    """
+    if not callable(f):
+        raise ValueError(f"f must be callable, got {type(f).__name__}")
+    label = name or getattr(f, "__name__", "scalar_function")
+
+    def fn(data, size, rng):
+        return _stack((f(data, rng) for _ in range(size)), size, label)
+
+    return Mechanism(fn, name=label, guarantee=guarantee, vectorised=False)
+
+
+def from_seeded_callable(f: Callable, *, name: str | None = None, guarantee: Any = None) -> Mechanism:
+    """Adapt ``f(data, seed: int) -> release`` (code that wants an integer seed rather than a Generator).
+
+    One integer seed per release is drawn from ``rng`` (in ``[0, 2**31 - 1)``), so a run is reproducible
+    from the auditor's generator and releases are independent as far as ``f``'s seeding allows.
+    """
+    if not callable(f):
+        raise ValueError(f"f must be callable, got {type(f).__name__}")
+    label = name or getattr(f, "__name__", "seeded_callable")
+
+    def fn(data, size, rng):
+        seeds = rng.integers(0, _SEED_HIGH, size=size)
+        return _stack((f(data, int(s)) for s in seeds), size, label)
+
+    return Mechanism(fn, name=label, guarantee=guarantee, vectorised=False)
+
+
+def _is_dpl_mechanism(obj) -> bool:
+    try:
+        from diffprivlib.mechanisms.base import DPMechanism
+    except ImportError:  # pragma: no cover - diffprivlib is a declared dependency
+        return False
+    return isinstance(obj, DPMechanism)
+
+
+def _is_dpl_mechanism_class(obj) -> bool:
+    try:
+        from diffprivlib.mechanisms.base import DPMechanism
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(obj, type) and issubclass(obj, DPMechanism)
+
+
+def _dpl_guarantee(mech, neighbours: str):
+    from .guarantee import PrivacyGuarantee
+
+    eps = getattr(mech, "epsilon", None)
+    delta = float(getattr(mech, "delta", 0.0) or 0.0)
+    if eps is None or not np.isfinite(eps) or eps <= 0:
+        return None
+    return PrivacyGuarantee(float(eps), delta, neighbours)
+
+
+def from_diffprivlib(obj, /, *, kind: str = "auto", neighbours: str = "replace", name: str | None = None, **kwargs) -> Mechanism:
+    """Adapt a diffprivlib mechanism or tool; releases go through diffprivlib's own code path.
+
+    ``obj`` may be
+
+    * a mechanism **instance** (``Laplace(epsilon=1, sensitivity=1)``): each batch works on a shallow copy whose
+      random state is a fresh ``numpy.random.RandomState`` seeded from ``rng``; ``data`` is the value passed to
+      ``randomise``;
+    * a mechanism **class** (``Laplace``) plus its constructor ``kwargs``: instantiated per batch with
+      ``random_state`` seeded from ``rng``;
+    * a **factory** ``f(random_state) -> mechanism`` (``kind="factory"``);
+    * a **tool** ``f(data, random_state=...) -> release`` such as ``lambda x, random_state:
+      diffprivlib.tools.mean(x, epsilon=1, bounds=(0, 1), random_state=random_state)`` (``kind="tool"``).
+
+    ``kind="auto"`` decides from the object (a callable whose signature has a parameter besides
+    ``random_state`` is a tool).  For mechanisms the declared ε, δ become the ``guarantee`` under
+    ``neighbours``.  Reproducibility: one integer seed per batch is drawn from ``rng``; diffprivlib's secure
+    ``SystemRandom`` path (used when ``random_state`` is ``None``) is never used, because it cannot be seeded.
+    """
+    if kind not in ("auto", "instance", "class", "factory", "tool"):
+        raise ValueError(f"kind must be one of 'auto', 'instance', 'class', 'factory', 'tool'; got {kind!r}")
+    if kind == "auto":
+        if _is_dpl_mechanism(obj):
+            kind = "instance"
+        elif _is_dpl_mechanism_class(obj):
+            kind = "class"
+        elif callable(obj):
+            try:
+                params = [p for p in inspect.signature(obj).parameters.values()
+                          if p.name != "random_state" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            except (TypeError, ValueError):
+                params = []
+            kind = "tool" if params else "factory"
+        else:
+            raise ValueError(f"obj must be a diffprivlib mechanism, mechanism class, factory or tool; got {type(obj).__name__}")
+    if kind != "class" and kwargs:
+        raise ValueError(f"constructor kwargs are only accepted with a mechanism class, got {sorted(kwargs)}")
+
+    def _rs(rng):
+        return np.random.RandomState(int(rng.integers(0, _SEED_HIGH)))
+
+    if kind in ("instance", "class", "factory"):
+        if kind == "instance":
+            if not _is_dpl_mechanism(obj):
+                raise ValueError(f"obj must be a diffprivlib DPMechanism instance for kind='instance', got {type(obj).__name__}")
+            proto = obj
+
+            def make(rs):
+                m = copy.copy(proto)
+                m._rng = rs  # diffprivlib draws every random number of randomise() from self._rng
+                m.random_state = rs
+                return m
+        elif kind == "class":
+            if not _is_dpl_mechanism_class(obj):
+                raise ValueError(f"obj must be a diffprivlib DPMechanism subclass for kind='class', got {obj!r}")
+            proto = obj(**kwargs, random_state=0)
+
+            def make(rs):
+                return obj(**kwargs, random_state=rs)
+        else:
+            proto = obj(random_state=0)
+            if not _is_dpl_mechanism(proto):
+                raise ValueError("a factory must return a diffprivlib DPMechanism when called with random_state")
+
+            def make(rs):
+                return obj(random_state=rs)
+
+        label = name or type(proto).__name__
+
+        def fn(data, size, rng):
+            m = make(_rs(rng))
+            return _stack((m.randomise(data) for _ in range(size)), size, label)
+
+        return Mechanism(fn, name=f"diffprivlib.{label}", guarantee=_dpl_guarantee(proto, neighbours), vectorised=False)
+
+    # tool
+    label = name or getattr(obj, "__name__", "diffprivlib_tool")
+
+    def fn_tool(data, size, rng):
+        rs = _rs(rng)
+        return _stack((obj(data, random_state=rs) for _ in range(size)), size, label)
+
+    return Mechanism(fn_tool, name=f"diffprivlib.{label}", guarantee=None, vectorised=False)

@@ -1,0 +1,65 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from htdp_verify import cli
+from htdp_verify.registry import get_checks, register
+from htdp_verify.results import CheckResult
+
+
+def test_list_shows_registered_checks(capsys):
+    assert cli.main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "stats.cp_coverage" in out and "Clopper" in out
+
+
+def test_run_writes_three_files_with_figure(tmp_path):
+    out = tmp_path / "r"
+    assert cli.main(["run", "stats", "--out", str(out), "--no-progress", "--seed", "5"]) == 0
+    for f in ("results.json", "report.md", "report.html"):
+        assert (out / f).exists()
+    data = json.loads((out / "results.json").read_text())
+    assert {r["name"] for r in data["results"]} >= {"stats.cp_coverage", "stats.epsilon_lb_validity"}
+    assert all(r["verdict"] == "consistent" for r in data["results"])
+    assert "data:image/png;base64," in (out / "report.html").read_text()
+
+
+def test_run_is_reproducible_from_seed(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    cli.main(["run", "stats.cp_coverage", "--out", str(a), "--no-progress", "--seed", "9"])
+    cli.main(["run", "stats.cp_coverage", "--out", str(b), "--no-progress", "--seed", "9"])
+    ra = json.loads((a / "results.json").read_text())["results"][0]
+    rb = json.loads((b / "results.json").read_text())["results"][0]
+    assert ra["details"]["rows"] == rb["details"]["rows"]
+
+
+def test_unknown_check_is_a_clear_error(capsys):
+    assert cli.main(["run", "no_such_check", "--no-progress"]) == 2
+    assert "no registered check matches 'no_such_check'" in capsys.readouterr().err
+
+
+def test_failing_check_gives_nonzero_exit_and_error_verdict(tmp_path, capsys, monkeypatch):
+    from htdp_verify import registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # test checks vanish afterwards
+
+    @register("zz_test.broken", description="always raises")
+    def broken(ctx):
+        raise RuntimeError("boom")
+
+    @register("zz_test.violating", description="always violated")
+    def violating(ctx):
+        return CheckResult(name="zz_test.violating", verdict="violated")
+
+    assert cli.main(["run", "zz_test.broken", "--out", str(tmp_path / "x"), "--no-progress"]) == 1
+    assert "could not run" in capsys.readouterr().err
+    assert cli.main(["run", "zz_test.violating", "--out", str(tmp_path / "y"), "--no-progress"]) == 0
+    assert cli.main(["run", "zz_test.violating", "--out", str(tmp_path / "z"), "--no-progress",
+                     "--fail-on", "violated"]) == 3
+
+
+def test_console_script_help():
+    r = subprocess.run([sys.executable, "-m", "htdp_verify.cli", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0 and "run" in r.stdout and "bench" in r.stdout
