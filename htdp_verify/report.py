@@ -37,7 +37,7 @@ def overview_figure(results: list[CheckResult], out_dir: Path) -> str | None:
 
     kinds = [k for k in _COLOURS if any(r.verdict == k for r in results)]
     counts = [sum(r.verdict == k for r in results) for k in kinds]
-    fig, ax = plt.subplots(figsize=(5, 0.5 + 0.45 * len(kinds)))
+    fig, ax = plt.subplots(figsize=(5, 1.4 + 0.4 * len(kinds)))
     ax.barh(kinds, counts, color=[_COLOURS[k] for k in kinds])
     for i, c in enumerate(counts):
         ax.text(c, i, f" {c}", va="center")

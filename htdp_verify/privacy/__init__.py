@@ -1,4 +1,59 @@
-"""The empirical privacy auditor (see ``audit``) and privacy-guarantee types."""
-from .guarantee import PrivacyGuarantee, zcdp_to_approx_dp
+"""The empirical privacy auditor (see ``audit``) and privacy-guarantee types.
 
-__all__ = ["PrivacyGuarantee", "zcdp_to_approx_dp"]
+* adapters: ``Mechanism``, ``from_estimator``, ``from_scalar_function``, ``from_seeded_callable``, ``from_diffprivlib``
+* neighbours: ``Pair``, relations, StatDP / dataset pattern libraries, ``search_pairs``
+* attacks: event families (thresholds, intervals, outcome sets, projections, classifiers, bit patterns, LR)
+* bounds: pure ε, (ε, δ) profile, GDP μ lower bounds
+* ``audit(mechanism, claim, *, pairs|neighbours, n_samples, alpha, attacks, rng) -> AuditResult``
+"""
+from .guarantee import PrivacyGuarantee, zcdp_to_approx_dp
+from .adapters import (
+    Mechanism,
+    as_mechanism,
+    from_diffprivlib,
+    from_estimator,
+    from_scalar_function,
+    from_seeded_callable,
+)
+from .neighbours import (
+    Pair,
+    add_one,
+    check_neighbours,
+    dataset_patterns,
+    remove_one,
+    replace_one,
+    scalar_pairs,
+    search_pairs,
+    statdp_patterns,
+    vector_pairs,
+)
+from .bounds import PrivacyProfile, gdp_delta, gdp_epsilon, gdp_mu_lb, gaussian_profile_delta
+from .audit import AuditResult, audit
+
+__all__ = [
+    "PrivacyGuarantee",
+    "zcdp_to_approx_dp",
+    "Mechanism",
+    "as_mechanism",
+    "from_estimator",
+    "from_scalar_function",
+    "from_seeded_callable",
+    "from_diffprivlib",
+    "Pair",
+    "add_one",
+    "remove_one",
+    "replace_one",
+    "check_neighbours",
+    "scalar_pairs",
+    "vector_pairs",
+    "statdp_patterns",
+    "dataset_patterns",
+    "search_pairs",
+    "PrivacyProfile",
+    "gdp_delta",
+    "gdp_epsilon",
+    "gdp_mu_lb",
+    "gaussian_profile_delta",
+    "AuditResult",
+    "audit",
+]

@@ -246,3 +246,37 @@ def from_diffprivlib(obj, /, *, kind: str = "auto", neighbours: str = "replace",
         return _stack((obj(data, random_state=rs) for _ in range(size)), size, label)
 
     return Mechanism(fn_tool, name=f"diffprivlib.{label}", guarantee=None, vectorised=False)
+
+
+def draw(mechanism, data, size: int, rng: np.random.Generator, *, chunk_size: int = 1_000_000) -> np.ndarray:
+    """``size`` releases on ``data`` in chunks of at most ``chunk_size`` (bounded memory per call)."""
+    size = check_int("size", size, minimum=1)
+    chunk_size = check_int("chunk_size", chunk_size, minimum=1)
+    parts, left = [], size
+    while left > 0:
+        m = min(left, chunk_size)
+        y = np.asarray(mechanism(data, m, rng))
+        if y.ndim == 0 or y.shape[0] != m:
+            raise ValueError(f"mechanism must return shape (size, ...) with size={m}, got {y.shape}")
+        parts.append(y)
+        left -= m
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def count_events(mechanism, data, size: int, events, rng: np.random.Generator, *, chunk_size: int = 1_000_000) -> np.ndarray:
+    """How many of ``size`` fresh releases on ``data`` fall in each event (releases drawn and discarded in chunks)."""
+    size = check_int("size", size, minimum=1)
+    counts = np.zeros(len(events), dtype=np.int64)
+    left = size
+    while left > 0:
+        m = min(left, chunk_size)
+        y = np.asarray(mechanism(data, m, rng))
+        if y.ndim == 0 or y.shape[0] != m:
+            raise ValueError(f"mechanism must return shape (size, ...) with size={m}, got {y.shape}")
+        for i, ev in enumerate(events):
+            counts[i] += int(np.count_nonzero(ev.indicator(y)))
+        left -= m
+    return counts
+
+
+__all__ += ["draw", "count_events"]

@@ -1,0 +1,179 @@
+"""Lower bounds on privacy parameters from certified event counts.
+
+Every function here takes counts of *fixed* events (chosen before the counted samples were drawn) and turns
+the exact one-sided Clopper–Pearson bounds ``lo = CP_lower(k1, n1)`` (on D) and ``hi = CP_upper(k2, n2)`` (on
+D') into lower bounds that hold simultaneously with the two CP statements:
+
+* pure ε: ``ln(lo / hi)``;  ε at δ: ``ln((lo - δ) / hi)``;  δ at ε: ``lo - e^ε hi``  (since (ε, δ)-DP means
+  ``P[M(D)∈S] <= e^ε P[M(D')∈S] + δ`` for every S);
+* Gaussian DP: ``μ_lb = Φ⁻¹(1 - FPR_hi) - Φ⁻¹(FNR_hi)`` with ``FPR_hi = hi`` and ``FNR_hi = 1 - lo`` (Dong, Roth &
+  Su 2022; Nasr et al. 2023).  ``μ_lb`` is a valid lower bound on any μ for which the mechanism is μ-GDP;
+  converting it to ε **assumes the mechanism's trade-off curve is Gaussian** (true for the Gaussian mechanism
+  and approximately for composed DP-SGD, not for pure-ε mechanisms) and is labelled so.
+
+With several events, each gets its share of α (Bonferroni) and the profile is the pointwise maximum.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize, special
+from scipy.stats import norm
+
+from .._validate import check_positive, check_prob
+from ..stats import cp_lower, cp_upper, epsilon_lower_bound, delta_lower_bound
+
+__all__ = [
+    "pure_epsilon_lb",
+    "epsilon_lb_at_delta",
+    "delta_lb_at_epsilon",
+    "gdp_mu_lb",
+    "gdp_delta",
+    "gdp_epsilon",
+    "smallest_resolvable_delta",
+    "PrivacyProfile",
+    "privacy_profile",
+]
+
+
+def pure_epsilon_lb(k1, n1, k2, n2, alpha):
+    """Pure-ε lower bound ``ln(CP_lo(k1,n1,α/2) / CP_hi(k2,n2,α/2))`` (clipped at 0), confidence ``1 - alpha``."""
+    return epsilon_lower_bound(k1, n1, k2, n2, alpha, 0.0)
+
+
+def epsilon_lb_at_delta(k1, n1, k2, n2, alpha, delta):
+    """ε lower bound at a given δ: ``ln((lo - δ)/hi)``, 0 when ``lo <= δ``."""
+    return epsilon_lower_bound(k1, n1, k2, n2, alpha, delta)
+
+
+def delta_lb_at_epsilon(k1, n1, k2, n2, alpha, epsilon):
+    """δ lower bound at a given ε: ``max(0, lo - e^ε hi)``."""
+    return delta_lower_bound(k1, n1, k2, n2, epsilon, alpha)
+
+
+def gdp_mu_lb(k1, n1, k2, n2, alpha):
+    """Gaussian-DP μ lower bound from one event: ``Φ⁻¹(1 - hi) - Φ⁻¹(1 - lo)`` clipped at 0 (vectorised).
+
+    Valid (at confidence ``1 - alpha``) for any mechanism that is μ-GDP; says nothing about pure-ε mechanisms'
+    ε unless one assumes a Gaussian trade-off curve (see :func:`gdp_epsilon`).
+    """
+    alpha = check_prob("alpha", alpha)
+    lo = np.asarray(cp_lower(k1, n1, alpha / 2), float)
+    hi = np.asarray(cp_upper(k2, n2, alpha / 2), float)
+    mu = special.ndtri(1.0 - hi) - special.ndtri(1.0 - lo)
+    mu = np.where(np.isnan(mu), 0.0, mu)
+    out = np.maximum(mu, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def gdp_delta(epsilon, mu):
+    """δ(ε) of μ-GDP: ``Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2)`` (Dong, Roth & Su 2022, Cor. 2.13). Vectorised in ε."""
+    mu = check_positive("mu", mu, allow_inf=False)
+    e = np.asarray(epsilon, float)
+    # log-space for the second term keeps large ε stable
+    out = special.ndtr(-e / mu + mu / 2) - np.exp(e + special.log_ndtr(-e / mu - mu / 2))
+    out = np.maximum(out, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def gdp_epsilon(delta, mu) -> float:
+    """Smallest ε with ``gdp_delta(ε, μ) <= δ`` (the (ε, δ) implied by μ-GDP; 0 if already δ(0) <= δ).
+
+    Assumes a Gaussian trade-off curve: used to convert a μ lower bound to an ε lower bound only under that
+    assumption.
+    """
+    delta = check_prob("delta", delta)
+    mu = check_positive("mu", mu, allow_zero=True)
+    if mu == 0 or gdp_delta(0.0, mu) <= delta:
+        return 0.0
+    hi = 1.0
+    while gdp_delta(hi, mu) > delta:
+        hi *= 2
+        if hi > 1e6:  # pragma: no cover
+            return math.inf
+    return float(optimize.brentq(lambda e: gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-12))
+
+
+def smallest_resolvable_delta(n, alpha) -> float:
+    """Smallest δ a two-sample event audit with ``n`` samples per side can resolve at level ``alpha``.
+
+    A δ-violation needs an event with probability at least δ on D, and an event seen 0 times out of n is only
+    bounded by ``CP_hi(0, n, α/2) ≈ ln(2/α)/n``: δ below this floor is invisible to the run.
+    """
+    return float(cp_upper(0, int(n), check_prob("alpha", alpha) / 2))
+
+
+@dataclass
+class PrivacyProfile:
+    """Empirical (ε, δ) privacy-profile lower curves from certified events, all valid simultaneously.
+
+    ``epsilon_lb[i]`` lower-bounds the ε at ``deltas[i]``; ``delta_lb[j]`` lower-bounds the δ at
+    ``epsilons[j]``.  ``delta_floor`` is the smallest resolvable δ; ``alpha`` is the total error probability of
+    the curves (Bonferroni over ``n_events`` events).
+    """
+
+    deltas: np.ndarray
+    epsilon_lb: np.ndarray
+    epsilons: np.ndarray
+    delta_lb: np.ndarray
+    delta_floor: float
+    alpha: float
+    n_events: int
+    n_per_side: int
+    mu_lb: float = 0.0
+    notes: str = ""
+    events: list = field(default_factory=list)
+
+    def epsilon_at(self, delta: float) -> float:
+        """Lower bound on ε at ``delta`` (interpolates nothing: recomputed from the grid's nearest δ above)."""
+        idx = np.searchsorted(self.deltas, delta, "left")
+        return float(self.epsilon_lb[min(idx, self.deltas.size - 1)]) if idx < self.deltas.size else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "deltas": self.deltas.tolist(),
+            "epsilon_lb": self.epsilon_lb.tolist(),
+            "epsilons": self.epsilons.tolist(),
+            "delta_lb": self.delta_lb.tolist(),
+            "delta_floor": self.delta_floor,
+            "alpha": self.alpha,
+            "n_events": self.n_events,
+            "n_per_side": self.n_per_side,
+            "mu_lb": self.mu_lb,
+            "mu_note": "GDP mu lower bound; valid for mu-GDP mechanisms. Converting it to epsilon assumes a "
+                       "Gaussian trade-off curve.",
+            "notes": self.notes,
+            "events": self.events,
+        }
+
+
+def privacy_profile(k1, k2, n, alphas, *, deltas=None, epsilons=None) -> PrivacyProfile:
+    """Profile lower curves from counts ``k1[j]`` (D) and ``k2[j]`` (D') of J fixed events, each certified at
+    ``alphas[j]`` (which must sum to the total α), all with ``n`` samples per side."""
+    k1 = np.atleast_1d(np.asarray(k1))
+    k2 = np.atleast_1d(np.asarray(k2))
+    alphas = np.broadcast_to(np.asarray(alphas, float), k1.shape)
+    deltas = np.geomspace(1e-4, 0.5, 25) if deltas is None else np.sort(np.asarray(deltas, float))
+    epsilons = np.linspace(0.0, 2.0, 21) if epsilons is None else np.sort(np.asarray(epsilons, float))
+    lo = np.array([cp_lower(a, n, al / 2) for a, al in zip(k1, alphas)], float)
+    hi = np.array([cp_upper(b, n, al / 2) for b, al in zip(k2, alphas)], float)
+    num = lo[:, None] - deltas[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = np.where(num > 0, np.log(np.where(num > 0, num, 1.0)) - np.log(hi)[:, None], 0.0)
+    eps_lb = np.maximum(e, 0.0).max(axis=0)
+    d_lb = np.maximum(lo[:, None] - np.exp(epsilons)[None, :] * hi[:, None], 0.0).max(axis=0)
+    mu = special.ndtri(1.0 - hi) - special.ndtri(1.0 - lo)
+    mu_lb = float(np.nanmax(np.maximum(mu, 0.0))) if mu.size else 0.0
+    total = float(np.sum(alphas))
+    return PrivacyProfile(deltas, eps_lb, epsilons, d_lb, smallest_resolvable_delta(n, total / max(k1.size, 1)),
+                          total, int(k1.size), int(n), mu_lb)
+
+
+def gaussian_profile_delta(epsilon, sensitivity: float, sigma: float):
+    """True δ(ε) of the Gaussian mechanism with noise σ and sensitivity Δ (μ = Δ/σ; Balle & Wang 2018)."""
+    return gdp_delta(epsilon, check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma))
+
+
+__all__.append("gaussian_profile_delta")
