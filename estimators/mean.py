@@ -680,7 +680,7 @@ class IterativeUpdatingMean(Estimator):
        Output μ_{t*}, t* = argmin_t d_t.
 
     DistEst solver (attribute ``solver_kind``): d = 1 exact (order statistics); d = 2, 3 exact up to a direction grid
-    (``n_directions`` points on the circle / Fibonacci sphere; "grid-exact"); d > 3 **heuristic** (candidates:
+    (``n_directions`` points on the circle / Fibonacci sphere, default 180 / 1000; "grid-exact"); d > 3 **heuristic** (candidates:
     directions μ_t → Z_j, to the coordinate-wise median of Z, ±e_i and 64 random directions) — the paper's utility
     theorems assume an exact solver, so d > 3 results are labelled heuristic. All solvers are permutation-invariant in Z.
 
@@ -753,11 +753,11 @@ class IterativeUpdatingMean(Estimator):
 
     def _directions(self, d, rng):
         if d == 2:
-            k = self.n_directions or 360
+            k = self.n_directions or 180
             ang = np.arange(k) * (2.0 * np.pi / k)
             return np.stack([np.cos(ang), np.sin(ang)], axis=1)
         if d == 3:
-            return _fibonacci_sphere(self.n_directions or 2000)
+            return _fibonacci_sphere(self.n_directions or 1000)
         g = rng.normal(size=(64, d))
         return np.concatenate([np.eye(d), -np.eye(d), g / np.linalg.norm(g, axis=1, keepdims=True)])
 
@@ -784,21 +784,23 @@ class IterativeUpdatingMean(Estimator):
                 mu = mu + (self.step * dist * g)[:, None]
             return best_mu
         fixed = self._directions(d, rng)
+        rows = np.arange(k)
         for _ in range(self.n_iter):
             diff = Z - mu[:, None, :]  # (k, m, d)
             if d <= 3:
-                dirs = np.broadcast_to(fixed, (k,) + fixed.shape)
+                proj = np.einsum("ud,kmd->kum", fixed, diff)  # (k, K, m)
+                dirs = None
             else:
                 med = np.median(Z, axis=1) - mu
                 cand = np.concatenate([diff, med[:, None, :]], axis=1)
                 nrm = np.linalg.norm(cand, axis=2, keepdims=True)
                 cand = np.where(nrm > 0, cand / np.where(nrm > 0, nrm, 1.0), 0.0)
                 dirs = np.concatenate([cand, np.broadcast_to(fixed, (k,) + fixed.shape)], axis=1)
-            proj = np.einsum("kmd,kud->kmu", diff, dirs)  # (k, m, K)
-            r = np.partition(proj, j, axis=1)[:, j, :]  # (k, K)
+                proj = np.einsum("kud,kmd->kum", dirs, diff)
+            r = np.partition(proj, j, axis=2)[:, :, j]  # (k, K): j-th smallest projection per direction
             best_u = np.argmax(r, axis=1)
-            dist = r[np.arange(k), best_u]
-            g = dirs[np.arange(k), best_u]
+            dist = r[rows, best_u]
+            g = fixed[best_u] if dirs is None else dirs[rows, best_u]
             better = dist < best_d
             best_d = np.where(better, dist, best_d)
             best_mu[better] = mu[better]
@@ -818,7 +820,7 @@ class IterativeUpdatingMean(Estimator):
         clipped = _clip_rows(x, self.radius)
         sig = self.noise_std(n)[None, :, None]
         m = self.n_groups
-        n_dir = {1: 1, 2: self.n_directions or 360, 3: self.n_directions or 2000}.get(d, m + 2 * d + 65)
+        n_dir = {1: 1, 2: self.n_directions or 180, 3: self.n_directions or 1000}.get(d, m + 2 * d + 65)
         per = max(1, int(4e6 // (m * d * n_dir)))
         if self.partition == "random":
             per = min(per, max(1, int(2e7 // (n * d))))

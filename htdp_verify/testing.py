@@ -1,14 +1,51 @@
-"""pytest-facing helpers and the htdp-verify pytest plugin (registered through the ``pytest11`` entry point).
+"""pytest-facing assertions and the htdp-verify pytest plugin (registered through the ``pytest11`` entry point).
 
-The plugin provides an ``rng`` fixture seeded from the test's node id, so every test gets its own
-reproducible ``numpy.random.Generator`` without sharing a global stream.
+Assertions (usable in any test; each returns the :class:`~htdp_verify.results.CheckResult` when it passes):
+
+* :func:`assert_rate` – equivalence test of an error exponent (:func:`htdp_verify.rates.check_rate`);
+* :func:`assert_tail_bound` – exact exceedance test of a high-probability bound
+  (:func:`htdp_verify.rates.check_tail_bound`);
+* :func:`assert_quantile_shape` – the (1−β)-quantile grows like ``log(1/β)^γ``
+  (:func:`htdp_verify.rates.check_quantile_shape`).
+
+A failure raises ``AssertionError`` whose message shows the verdict, the fit with its confidence interval, the
+local slopes and the seed.  Every assertion has a designed false-failure rate α (its ``alpha`` argument); with
+fixed seeds (the ``rng`` / ``htdp_seed`` fixtures) CI never flakes, and ``--htdp-seed-salt`` re-draws every seed
+for a scheduled "vary seed" run that samples the real error rates.
+
+Plugin
+------
+* marker ``montecarlo`` (statistical tests with a designed error rate);
+* option ``--htdp-profile quick|full`` (default: ``$HTDP_PROFILE`` or ``quick``) and fixture ``htdp_profile``
+  (a :class:`Profile`; ``htdp_profile.pick(quick=200, full=2000)``);
+* option ``--htdp-seed-salt TEXT`` (default: ``$HTDP_SEED_SALT`` or empty) mixed into every test seed;
+* fixtures ``rng`` (a ``numpy.random.Generator`` seeded from the test id) and ``htdp_seed`` (the same integer,
+  for :func:`htdp_verify.montecarlo.sweep` ``seed=``).
 """
 from __future__ import annotations
 
 import hashlib
+import os
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
+
+from .claims import Provenance, RateClaim, TailBoundClaim
+from .registry import PROFILES
+from .results import CheckResult
+
+__all__ = [
+    "seed_from_text",
+    "Profile",
+    "assert_rate",
+    "assert_tail_bound",
+    "assert_quantile_shape",
+    "PROFILES",
+]
+
+_ON_INCONCLUSIVE = ("fail", "warn", "pass")
 
 
 def seed_from_text(text: str) -> int:
@@ -16,7 +53,223 @@ def seed_from_text(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Assertions
+# ---------------------------------------------------------------------------------------------------------
+def _finish(result: CheckResult, on_inconclusive: str, extra: str = "") -> CheckResult:
+    if on_inconclusive not in _ON_INCONCLUSIVE:
+        raise ValueError(f"on_inconclusive must be one of {_ON_INCONCLUSIVE}, got {on_inconclusive!r}")
+    if result.verdict == "consistent":
+        return result
+    if result.verdict == "inconclusive" and on_inconclusive != "fail":
+        if on_inconclusive == "warn":
+            warnings.warn(f"{result.name}: inconclusive: {result.summary}", UserWarning, stacklevel=3)
+        return result
+    claim = result.claim
+    prov = f" [{result.provenance}]" if str(result.provenance) != "unspecified" else ""
+    lines = [
+        f"{result.name}: {result.verdict.upper()} at alpha={result.alpha:g}{prov}",
+        f"  {result.summary}",
+    ]
+    if extra:
+        lines += ["  " + ln for ln in extra.splitlines()]
+    if result.seed is not None:
+        lines.append(f"  seed: {result.seed}")
+    if claim is not None:
+        lines.append(f"  claim: {claim}")
+    raise AssertionError("\n".join(lines))
+
+
+def assert_rate(
+    data,
+    claim: RateClaim | None = None,
+    *,
+    exponent: float | None = None,
+    variable: str = "n",
+    tolerance: float = 0.1,
+    summary: str = "median",
+    alpha: float = 0.05,
+    errors=None,
+    output: str | None = None,
+    method: str = "bootstrap",
+    n_boot: int = 2000,
+    rng: np.random.Generator | None = None,
+    on_inconclusive: str = "fail",
+    name: str = "",
+    provenance: Provenance | dict | None = None,
+) -> CheckResult:
+    """Assert that the error's exponent in ``variable`` lies within ``tolerance`` of the claimed exponent.
+
+    Give either a :class:`~htdp_verify.claims.RateClaim` or ``exponent=`` (with ``variable``, ``tolerance``,
+    ``summary``).  ``data``: a :class:`~htdp_verify.montecarlo.MonteCarloResult`, a tidy DataFrame, ``(x, errors)``
+    or x values with ``errors=``.  Passes on *consistent*; raises ``AssertionError`` on *violated* and (by default,
+    ``on_inconclusive="fail"``) on *inconclusive* – an undecided check means the test needs more replications
+    (the message says how many).  False-failure rate ≤ ``alpha`` when the true exponent is within the tolerance.
+    """
+    from .rates import check_rate
+
+    if (claim is None) == (exponent is None):
+        raise ValueError("give exactly one of claim (a RateClaim) and exponent")
+    if claim is None:
+        claim = RateClaim(variable=variable, exponent=exponent, tolerance=tolerance, summary=summary,
+                          provenance=provenance or Provenance())
+    elif not isinstance(claim, RateClaim):
+        raise ValueError(f"claim must be a RateClaim, got {type(claim).__name__}")
+    res = check_rate(data, claim, alpha, errors=errors, output=output, method=method, n_boot=n_boot, rng=rng,
+                     name=name or f"rate[{claim.variable}^{claim.exponent:g}]")
+    extra = ""
+    if res.verdict != "consistent":
+        fit = res.details["fit"]
+        ls = ", ".join(f"{v:.3f}" for v in fit["local_slopes"])
+        pts = ", ".join(f"{x:g}: {y:.4g}" for x, y in zip(fit["x"], fit["summaries"]))
+        extra = (
+            f"fit: {fit['summary']} error ≈ {np.exp(fit['intercept']):.4g}·{fit['variable']}^{fit['exponent']:.4f}, "
+            f"{100 * (1 - alpha):g}% CI [{fit['interval'][0]:.4f}, {fit['interval'][1]:.4f}] ({fit['method']}, "
+            f"{min(fit['n_reps'])} reps per value)\n"
+            f"band: [{res.details['band'][0]:.4f}, {res.details['band'][1]:.4f}]\n"
+            f"{fit['summary']} by {fit['variable']}: {pts}\n"
+            f"local slopes: {ls}"
+        )
+        if fit.get("theilsen"):
+            ts = fit["theilsen"]
+            extra += f"\nTheil-Sen: {ts['exponent']:.4f} [{ts['interval'][0]:.4f}, {ts['interval'][1]:.4f}]"
+        if "reps_needed" in res.details:
+            extra += f"\nreplications per value needed to decide: ~{res.details['reps_needed']:.0f}"
+    return _finish(res, on_inconclusive, extra)
+
+
+def assert_tail_bound(
+    errors,
+    bound_values,
+    claim: TailBoundClaim | None = None,
+    *,
+    beta: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    detect_rate: float | None = None,
+    per_cell: bool = False,
+    on_inconclusive: str = "fail",
+    name: str = "",
+) -> CheckResult:
+    """Assert ``P[error > bound] ≤ beta`` by an exact binomial test on the exceedances (false failure ≤ ``alpha``).
+
+    Give either a :class:`~htdp_verify.claims.TailBoundClaim` or ``beta=``.  With ``detect_rate`` the assertion
+    also fails (``on_inconclusive="fail"``) when the run is too small to detect that failure rate.
+    """
+    from .rates import check_tail_bound
+
+    if (claim is None) == (beta is None):
+        raise ValueError("give exactly one of claim (a TailBoundClaim) and beta")
+    if claim is None:
+        claim = TailBoundClaim(beta=beta)
+    elif not isinstance(claim, TailBoundClaim):
+        raise ValueError(f"claim must be a TailBoundClaim, got {type(claim).__name__}")
+    res = check_tail_bound(errors, bound_values, claim, alpha, power=power, detect_rate=detect_rate,
+                           per_cell=per_cell, name=name or f"tail_bound[beta={claim.beta:g}]")
+    d = res.details
+    extra = (
+        f"exceedances per cell: {d['counts']} of {d['reps']}\n"
+        f"empirical constant ((1-beta)-quantile of error/bound): {d['empirical_constant']:.4g} "
+        f"(upper bound {d['empirical_constant_upper']:.4g}; the bound holds when <= 1)"
+    )
+    return _finish(res, on_inconclusive, extra)
+
+
+def assert_quantile_shape(
+    errors,
+    betas=None,
+    *,
+    gamma: float = 0.5,
+    tolerance: float = 0.25,
+    alpha: float = 0.05,
+    n_boot: int = 1000,
+    rng: np.random.Generator | None = None,
+    on_inconclusive: str = "fail",
+    name: str = "",
+) -> CheckResult:
+    """Assert that the (1−β)-quantile of the error grows like ``log(1/β)^gamma`` (± ``tolerance`` on γ)."""
+    from .rates import check_quantile_shape
+
+    res = check_quantile_shape(errors, betas, gamma=gamma, tolerance=tolerance, alpha=alpha, n_boot=n_boot, rng=rng,
+                               name=name or f"quantile_shape[gamma={gamma:g}]")
+    sh = res.details["shape"]
+    qs = ", ".join(f"beta={b:g}: {q:.4g}" for b, q in zip(sh["betas"], sh["quantiles"]))
+    extra = f"quantiles: {qs}\nnested fit q = a + b sqrt(l) + c l: c = {sh['nested']['c']:.4g} CI {sh['nested']['c_interval']}"
+    return _finish(res, on_inconclusive, extra)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# pytest plugin
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Profile:
+    """The run profile chosen with ``--htdp-profile``: ``quick`` (CI on every push) or ``full`` (scheduled)."""
+
+    name: str
+
+    @property
+    def full(self) -> bool:
+        return self.name == "full"
+
+    def pick(self, quick, full):
+        """``quick`` under the quick profile, ``full`` under the full one (e.g. replications, grid sizes)."""
+        return full if self.full else quick
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("htdp-verify")
+    group.addoption(
+        "--htdp-profile",
+        action="store",
+        dest="htdp_profile",
+        default=os.environ.get("HTDP_PROFILE", "quick"),
+        choices=PROFILES,
+        help="htdp-verify run profile: quick (default, or $HTDP_PROFILE) or full",
+    )
+    group.addoption(
+        "--htdp-seed-salt",
+        action="store",
+        dest="htdp_seed_salt",
+        default=os.environ.get("HTDP_SEED_SALT", ""),
+        help="text mixed into every test seed (rng / htdp_seed fixtures); vary it in a scheduled job to sample "
+        "the real false-failure rates (default: $HTDP_SEED_SALT or empty = fixed seeds)",
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "montecarlo: Monte Carlo statistical test with a designed false-failure rate (htdp-verify)"
+    )
+
+
+def pytest_report_header(config):
+    prof = config.getoption("htdp_profile", default="quick")
+    salt = config.getoption("htdp_seed_salt", default="")
+    return f"htdp-verify: profile={prof}" + (f", seed salt={salt!r}" if salt else ", fixed seeds")
+
+
+def _test_seed(request) -> int:
+    salt = request.config.getoption("htdp_seed_salt", default="") or ""
+    text = request.node.nodeid if not salt else f"{request.node.nodeid}#{salt}"
+    return seed_from_text(text)
+
+
 @pytest.fixture
 def rng(request) -> np.random.Generator:
     """A ``numpy.random.Generator`` seeded from the test id (stable across runs and machines)."""
-    return np.random.default_rng(seed_from_text(request.node.nodeid))
+    return np.random.default_rng(_test_seed(request))
+
+
+@pytest.fixture
+def htdp_seed(request) -> int:
+    """The integer seed of this test (the one the ``rng`` fixture uses), e.g. for ``sweep(..., seed=htdp_seed)``."""
+    return _test_seed(request)
+
+
+@pytest.fixture
+def htdp_profile(request) -> Profile:
+    """The :class:`Profile` chosen with ``--htdp-profile`` (``quick`` by default)."""
+    return Profile(request.config.getoption("htdp_profile", default="quick"))

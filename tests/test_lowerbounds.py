@@ -113,3 +113,34 @@ def test_bad_input():
     with pytest.raises(ValueError, match="inst"):
         lb.cannot_beat(lambda x, rng: x.mean(1), lb.mean_coordinate_spike(4, 100, 1.0, 0.0,
                        rng=np.random.default_rng(0)), rng=np.random.default_rng(0))
+
+
+def test_sparse_regression_instance():
+    rng = np.random.default_rng(2)
+    inst = lb.sparse_regression_packing(30, 3, 400, 0.05, rng=rng)
+    assert inst.self_test(rng=rng, reps=400)["ok"]
+    b = inst.bound()
+    # at small ε the private Fano term is the binding one
+    assert b.constants["fano_private"] > b.constants["fano_statistical"]
+    # the bound falls like 1/n² in the privacy-dominated regime (s log d / (nε))²
+    vals = [lb.sparse_regression_packing(30, 3, n, 0.05, rng=np.random.default_rng(2)).bound().value
+            for n in (400, 1600)]
+    assert -2.3 < np.log(vals[1] / vals[0]) / np.log(4) < -1.6
+
+
+def test_sco_reduction_flags_a_nonprivate_solver():
+    """The non-private normalised mean solves the linear-loss SCO instance too well at small ε."""
+    rng = np.random.default_rng(4)
+    inst = lb.sco_linear_packing(4, 4, 2000, 0.05, rng=rng)
+
+    def normalised_mean(x, rng):
+        m = x.mean(axis=1)
+        return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-300)
+
+    res = lb.cannot_beat(normalised_mean, inst, reps=300, rng=rng)
+    assert res.verdict == "violated", res.summary
+
+
+def test_sco_instance_self_test():
+    rng = np.random.default_rng(8)
+    assert lb.sco_linear_packing(4, 6, 500, 1.0, rng=rng).self_test(rng=rng, reps=3000)["ok"]

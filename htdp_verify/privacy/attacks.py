@@ -25,7 +25,6 @@ import numpy as np
 
 from scipy import special
 
-from ..stats import cp_lower, cp_upper, epsilon_lower_bound
 
 __all__ = [
     "Event",
@@ -58,30 +57,42 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------------------
 # Prediction of the certified bound
 # ---------------------------------------------------------------------------------------------------------
+def _wilson(p, n, z, upper: bool):
+    """Wilson score bound (fast stand-in for Clopper–Pearson inside the selection objective only)."""
+    z2 = z * z
+    centre = p + z2 / (2 * n)
+    half = z * np.sqrt(np.maximum(p * (1 - p), 0.0) / n + z2 / (4 * n * n))
+    out = (centre + half) / (1 + z2 / n) if upper else (centre - half) / (1 + z2 / n)
+    return np.clip(out, 0.0, 1.0)
+
+
 def predicted_bound(p_num, p_den, n_final: int, alpha: float, delta: float = 0.0, objective: str = "epsilon",
-                    n_num: int | None = None, n_den: int | None = None, z: float = 1.0):
+                    n_num=None, n_den=None, z: float = 3.0):
     """Bound an event would certify with ``n_final`` samples per side, predicted from selection proportions.
 
-    This is the selection objective (a prediction, not a bound).  The selection proportions are first made
-    pessimistic by ``z`` selection standard errors (one-sided Clopper–Pearson at level Φ(-z) on the selection
-    sizes ``n_num``/``n_den``; skipped when these are ``None``), which stops the maximisation over thousands of
-    candidates from chasing noise in rare events; then the Clopper–Pearson bound at the *final* size is
-    applied to the counts ``p·n_final``.  So high-probability events are preferred whenever they certify more.
+    This is the selection objective (a prediction, never reported as a bound).  The selection proportions are
+    first made pessimistic by ``z`` selection standard errors (Wilson bounds on the selection sizes
+    ``n_num``/``n_den``; skipped when these are ``None``), which stops the maximisation over thousands of
+    candidates from chasing noise in rare events; then the confidence bounds at the *final* size (Wilson at
+    ``alpha/2`` per side, within a few per cent of Clopper–Pearson and ~100× faster) are applied.  So
+    high-probability events are preferred whenever they certify more at the final size.
     ``objective="epsilon"`` predicts the ε lower bound at ``delta``; ``"mu"`` the Gaussian-DP μ lower bound.
     """
     p_num = np.clip(np.asarray(p_num, dtype=float), 0.0, 1.0)
     p_den = np.clip(np.asarray(p_den, dtype=float), 0.0, 1.0)
     if z > 0 and n_num is not None and n_den is not None:
-        g = float(special.ndtr(-z))
-        p_num = np.asarray(cp_lower(np.rint(p_num * n_num), n_num, g), float)
-        p_den = np.asarray(cp_upper(np.rint(p_den * n_den), n_den, g), float)
-    k1 = np.rint(p_num * n_final)
-    k2 = np.rint(p_den * n_final)
-    if objective == "mu":
-        from .bounds import gdp_mu_lb
-
-        return np.asarray(gdp_mu_lb(k1, n_final, k2, n_final, alpha), dtype=float)
-    return np.asarray(epsilon_lower_bound(k1, n_final, k2, n_final, alpha, delta), dtype=float)
+        p_num = _wilson(p_num, np.asarray(n_num, float), z, upper=False)
+        p_den = _wilson(p_den, np.asarray(n_den, float), z, upper=True)
+    zf = float(special.ndtri(1 - alpha / 2))
+    lo = _wilson(p_num, float(n_final), zf, upper=False)
+    hi = _wilson(p_den, float(n_final), zf, upper=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if objective == "mu":
+            mu = special.ndtri(1.0 - hi) - special.ndtri(1.0 - lo)
+            return np.maximum(np.nan_to_num(mu, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
+        num = lo - delta
+        eps = np.where(num > 0, np.log(np.where(num > 0, num, 1.0)) - np.log(np.maximum(hi, 1e-300)), 0.0)
+    return np.maximum(eps, 0.0)
 
 
 # ---------------------------------------------------------------------------------------------------------
