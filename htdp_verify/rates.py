@@ -381,7 +381,7 @@ class RateFit:
         if self.crossover:
             lines.append(
                 f"WARNING: local slope changes by {self.slope_change:+.3f} across the grid "
-                f"(CI [{self.slope_change_interval[0]:+.3f}, {self.slope_change_interval[1]:+.3f}]): "
+                f"(99% CI [{self.slope_change_interval[0]:+.3f}, {self.slope_change_interval[1]:+.3f}]): "
                 "the grid may straddle a crossover"
             )
         return "\n".join(lines)
@@ -402,6 +402,7 @@ def fit_rate(
     n_boot: int = 2000,
     rng: np.random.Generator | None = None,
     crossover_tol: float = 0.1,
+    crossover_alpha: float = 0.01,
     theilsen_max_points: int = 1000,
     warn: bool = True,
 ) -> RateFit:
@@ -421,8 +422,10 @@ def fit_rate(
         Both are always computed; the other is kept as a cross-check.
     alpha: the CI has level ``1 − alpha`` (two-sided).
     rng: generator for the bootstrap; default: one seeded from a hash of the data (deterministic result).
-    crossover_tol: a :class:`CrossoverWarning` is issued when the change of the local slope across the grid
-        (from a quadratic fit in log x) is significant at level α and larger than this.
+    crossover_tol, crossover_alpha: a :class:`CrossoverWarning` is issued when the change of the local slope
+        across the grid (from a quadratic fit in log x, bootstrap interval at level ``crossover_alpha``) is
+        significantly different from 0 and larger than ``crossover_tol`` in absolute value.  The stricter default
+        level keeps false warnings on straight power laws rare (≤ 1%).
     """
     kind, q = _parse_summary(summary)
     if method not in ("bootstrap", "theilsen"):
@@ -430,6 +433,7 @@ def fit_rate(
     alpha = check_prob("alpha", alpha)
     n_boot = check_int("n_boot", n_boot, minimum=100)
     crossover_tol = check_positive("crossover_tol", crossover_tol)
+    crossover_alpha = check_prob("crossover_alpha", crossover_alpha)
     theilsen_max_points = check_int("theilsen_max_points", theilsen_max_points, minimum=10)
     x, cells, _, variable = _extract(data, errors, variable, output)
     rng = _resolve_rng(rng, x, cells)
@@ -460,7 +464,8 @@ def fit_rate(
     if x.size >= 4:
         change = float(_slope_change(u, ly))
         bchange = _slope_change(u, lboot)
-        ch_int = (float(np.percentile(bchange, lo_p)), float(np.percentile(bchange, hi_p)))
+        ch_int = (float(np.percentile(bchange, 50 * crossover_alpha)),
+                  float(np.percentile(bchange, 100 - 50 * crossover_alpha)))
         crossover = (ch_int[0] > 0 or ch_int[1] < 0) and abs(change) > crossover_tol
     else:
         change, ch_int, crossover = float("nan"), (float("nan"), float("nan")), False
@@ -497,7 +502,7 @@ def fit_rate(
     if crossover and warn:
         warnings.warn(
             f"the local slope of the {summary} error against {variable} changes from {loc[0]:.3f} to {loc[-1]:.3f} "
-            f"across [{x[0]:g}, {x[-1]:g}] (quadratic-fit change {change:+.3f}, CI [{ch_int[0]:+.3f}, {ch_int[1]:+.3f}]): "
+            f"across [{x[0]:g}, {x[-1]:g}] (quadratic-fit change {change:+.3f}, {100 * (1 - crossover_alpha):g}% CI [{ch_int[0]:+.3f}, {ch_int[1]:+.3f}]): "
             "the grid may straddle a crossover between regimes; restrict the grid to one regime or use fit_terms()",
             CrossoverWarning,
             stacklevel=2,

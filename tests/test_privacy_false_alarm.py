@@ -1,0 +1,44 @@
+"""False-alarm rate of ``audit`` on correct mechanisms, measured over 240 seeds (slow; run with ``-m slow``).
+
+Design: each audit is valid at α = 0.05, so the number F of false alarms over S = 240 independent seeds is
+stochastically below Binomial(240, 0.05) (mean 12).  The exact one-sided binomial test of H0: rate ≤ 0.05 against
+rate > 0.05 must not reject at level 0.01; it would reject (power ≈ 0.9) if the true rate were ≥ 0.11.
+Because the auditor's CP bounds are conservative and the mechanisms are tight, we expect F ≈ 0.
+"""
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from htdp_verify.claims import PrivacyClaim
+from htdp_verify.privacy import audit
+
+SEEDS = 240
+
+
+def laplace(d, size, rng):
+    return float(d) + rng.laplace(0.0, 1.0, size)
+
+
+def randomised_response(bit, size, rng):
+    q = math.e / (1 + math.e)
+    return np.where(rng.random(size) < q, int(bit), 1 - int(bit))
+
+
+def geometric(d, size, rng):
+    p = 1 - math.exp(-1.0)
+    return int(d) + rng.geometric(p, size) - rng.geometric(p, size)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mech", [laplace, randomised_response, geometric])
+def test_false_alarm_rate_at_most_alpha(mech):
+    ss = np.random.SeedSequence(20260101)
+    flags = 0
+    for child in ss.spawn(SEEDS):
+        r = audit(mech, PrivacyClaim(1.0), pairs=(0, 1), n_samples=20_000, alpha=0.05,
+                  rng=np.random.default_rng(child))
+        flags += r.verdict == "violated"
+    res = binomtest(flags, SEEDS, 0.05, alternative="greater")
+    assert res.pvalue > 0.01, f"{flags}/{SEEDS} false alarms"
