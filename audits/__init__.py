@@ -4,3 +4,10 @@ Importing this package registers every check (the CLI does so through the ``htdp
 """
 from . import selfcheck  # noqa: F401
 from . import diffprivlib  # noqa: F401
+
+try:  # the ground-truth auditor benchmark (needs htdp_verify.privacy.audit)
+    from . import benchmark  # noqa: F401
+except ImportError as _exc:  # pragma: no cover - keep the other audits usable while the auditor is missing
+    import warnings
+
+    warnings.warn(f"audits.benchmark not loaded: {_exc}", stacklevel=2)

@@ -823,3 +823,569 @@ def get_mechanism(name: str) -> BenchMechanism:
         return MECHANISMS[name]
     except KeyError:
         raise ValueError(f"name must be one of {list(MECHANISMS)}, got {name!r}") from None
+
+
+# =========================================================================================================
+# Phase 2: auditing the catalogue (``run_bench``) and one registered check per mechanism
+# =========================================================================================================
+# Post-processings and attack families used by the benchmark.  Every event is still a fixed set of outputs
+# chosen on samples independent of the certification samples: a post-processing f gives ε(f∘M) ≤ ε(M), so a
+# bound certified on f(M(D)) is a valid bound for M.  "white-box" marks post-processings that use knowledge of
+# the mechanism's code (the float reachability test); all others are generic.
+
+def _lazy_attacks():
+    from htdp_verify.privacy import attacks as A
+
+    return A
+
+
+class _Composed:
+    """Feature ``inner(transform(Y))``; passes ``decode`` through so set events still print their outcomes."""
+
+    def __init__(self, transform, inner, label):
+        self.transform, self.inner, self.label = transform, inner, label
+        self.name = f"{getattr(inner, 'name', 'score')} of {label}"
+
+    def __call__(self, Y):
+        return self.inner(self.transform(Y))
+
+    def decode(self, keys):
+        return self.inner.decode(keys) if hasattr(self.inner, "decode") else list(keys)
+
+
+class _KeyValue:
+    """Feature: the value part of rows whose key equals ``key``, NaN elsewhere (NaN is never in an event)."""
+
+    def __init__(self, transform, key, label):
+        self.transform, self.key, self.name = transform, key, label
+
+    def __call__(self, Y):
+        k, v = self.transform(Y)
+        return np.where(k == self.key, v, np.nan)
+
+
+def make_transformed_attack(inner, transform: Callable, label: str):
+    """Run attack ``inner`` on the post-processed releases ``transform(Y)``; events apply ``transform`` first."""
+    A = _lazy_attacks()
+
+    class TransformedAttack(A.Attack):
+        name = f"{inner.name}[{label}]"
+
+        def applicable(self, Y):
+            return True
+
+        def select(self, Y1, Y2, ctx):
+            T1, T2 = transform(Y1), transform(Y2)
+            evs = inner.select(T1, T2, ctx)
+            for e in evs:
+                e.feature = _Composed(transform, e.feature, label)
+                e.attack = self.name
+            return evs
+
+    return TransformedAttack()
+
+
+def make_discrete_attack(max_categories: int = 4096):
+    """Unions of outcomes (the auditor's ``DiscreteAttack``) allowing up to ``max_categories`` distinct outputs."""
+    A = _lazy_attacks()
+
+    class ManyDiscrete(A.DiscreteAttack):
+        name = "discrete"
+
+        def select(self, Y1, Y2, ctx):
+            import dataclasses
+
+            return super().select(Y1, Y2, dataclasses.replace(ctx, max_categories=max_categories))
+
+    return ManyDiscrete()
+
+
+def make_stratified_threshold_attack(split: Callable, label: str, max_keys: int = 32):
+    """Events ``{key(y) = k and value(y) >= t}`` / ``<= t``: ``split(Y) -> (key, value)`` (a discrete part and a
+    real part of the release, e.g. SVT3's first-⊤ index and its released value); thresholds scanned per key."""
+    A = _lazy_attacks()
+
+    class StratifiedThreshold(A.Attack):
+        name = f"stratified[{label}]"
+
+        def select(self, Y1, Y2, ctx):
+            k1, v1 = split(Y1)
+            k2, v2 = split(Y2)
+            keys, cnt = np.unique(np.concatenate([k1, k2]), return_counts=True)
+            keys = keys[np.argsort(-cnt)][:max_keys]
+            evs = []
+            for key in keys:
+                f = _KeyValue(split, key, f"value of {label} where key = {key:g}")
+                s1, s2 = np.where(k1 == key, v1, np.nan), np.where(k2 == key, v2, np.nan)
+                evs += A.scan_thresholds(s1, s2, ctx, f, self.name)
+            return evs
+
+    return StratifiedThreshold()
+
+
+def make_indicator_logistic_attack(pre: Callable | None = None, label: str = "coordinate > median"):
+    """Logistic regression on the indicators ``1[z_j > median_j]`` of (optionally pre-transformed) vector
+    releases, medians fixed from the pooled training half.  Its score counts coordinates on the D side of the
+    median: the right statistic for sums of independent Laplace coordinates (LaplaceParallel, PrefixSum)."""
+    A = _lazy_attacks()
+
+    class IndicatorLogistic(A.Attack):
+        name = f"logistic[{label}]"
+
+        def select(self, Y1, Y2, ctx):
+            Z1 = A._as_2d(Y1 if pre is None else pre(Y1)).astype(float)
+            Z2 = A._as_2d(Y2 if pre is None else pre(Y2)).astype(float)
+            h = min(Z1.shape[0], Z2.shape[0]) // 2
+            med = np.median(np.concatenate([Z1[:h], Z2[:h]]), axis=0)
+
+            def tf(Y, med=med):
+                Z = A._as_2d(Y if pre is None else pre(Y)).astype(float)
+                return (Z > med).astype(np.float32)
+
+            return A.LogisticAttack(transform=tf).select(Y1, Y2, ctx)
+
+    return IndicatorLogistic()
+
+
+# -- mechanism-specific (but black-box in spirit) post-processings -------------------------------------------
+def _first_top_and_value(Y, below=SVT3_BELOW):
+    """SVT3-like rows (c = 1) -> (index of the first ⊤ or m, value released there or 0)."""
+    Y = np.asarray(Y)
+    top = Y > below
+    any_top = top.any(axis=1)
+    first = np.where(any_top, np.argmax(top, axis=1), Y.shape[1])
+    val = np.where(any_top, Y[np.arange(Y.shape[0]), np.minimum(first, Y.shape[1] - 1)], 0.0)
+    return first.astype(float), val
+
+
+def _isvt4_split(Y):
+    Y = np.asarray(Y)
+    return Y[:, 0], Y[:, 1]
+
+
+def _flags_numsvt(Y):
+    """NumericalSVT rows -> ⊤/⊥/aborted codes (1/0/−1)."""
+    Y = np.asarray(Y)
+    return np.where(Y == NUMSVT_ABORT, -1, np.where(Y == 0.0, 0, 1)).astype(np.int8)
+
+
+def _flags_svt34(Y):
+    """SVT34Parallel rows -> codes of both blocks (SVT3 block: value > −1000 is ⊤)."""
+    Y = np.asarray(Y)
+    a = np.where(Y[:, :10] == SVT3_ABORT, -1, np.where(Y[:, :10] == SVT3_BELOW, 0, 1))
+    return np.concatenate([a, Y[:, 10:]], axis=1).astype(np.int8)
+
+
+def _onehot_flags_svt34(Y):
+    F = _flags_svt34(Y)
+    return np.concatenate([(F == v) for v in (-1, 0, 1)], axis=1).astype(np.float32)
+
+
+def _first_diff(Y):
+    """Prefix sums -> increments (an invertible linear post-processing)."""
+    Y = np.asarray(Y, dtype=float)
+    return np.diff(Y, axis=1, prepend=0.0)
+
+
+_REACH_LOCS = (0.0, 1.0, 2.0)
+
+
+def _reach_features(Y):
+    """White-box: is each output an exact output of the naive float Laplace (scale 10) at loc 0, 1, 2?"""
+    y = np.asarray(Y, dtype=float).reshape(-1)
+    return np.stack([float_laplace_reachable(y, loc, 10.0) for loc in _REACH_LOCS], axis=1).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class BenchPlan:
+    """How the benchmark audits one mechanism: the attack families, the per-side sample budget (full and quick,
+    search + selection + certification) and whether the attack uses the mechanism's code (``white_box``)."""
+
+    attacks: Callable | str = "auto"  # "auto" or a zero-argument factory returning a list of attacks
+    n_full: int = 20_000_000
+    n_quick: int = 200_000
+    white_box: str = ""
+    search_share: float = 0.2
+    select_share: float = 0.15
+
+    def make_attacks(self):
+        return "auto" if self.attacks == "auto" else self.attacks()
+
+
+def _plans() -> dict[str, BenchPlan]:
+    A = _lazy_attacks()
+    disc = lambda: [make_discrete_attack(4096)]  # noqa: E731
+    P = {n: BenchPlan() for n in MECHANISMS}
+    P["Laplace"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=12_000_000)
+    P["TruncatedGeometric"] = BenchPlan(disc, n_full=12_000_000)
+    P["NoisyHist1"] = BenchPlan(lambda: [A.CoordinateAttack()], n_full=12_000_000)
+    P["NoisyHist2"] = BenchPlan(lambda: [A.CoordinateAttack()], n_full=2_000_000)
+    for n in ("ReportNoisyMax1", "ReportNoisyMax2", "SVT1", "SVT2", "SVT4", "SVT5", "StatDP.iSVT1", "StatDP.iSVT3"):
+        P[n] = BenchPlan(disc)
+    P["SVT5"] = BenchPlan(disc, n_full=1_000_000)
+    P["StatDP.iSVT1"] = BenchPlan(disc, n_full=1_000_000)
+    P["ReportNoisyMax3"] = BenchPlan(lambda: [A.ThresholdAttack()])
+    P["ReportNoisyMax4"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=4_000_000)
+    P["SVT3"] = BenchPlan(lambda: [make_stratified_threshold_attack(_first_top_and_value, "(first ⊤, value)")],
+                          n_full=8_000_000)
+    P["SVT6"] = BenchPlan(disc, n_full=12_000_000)
+    P["StatDP.iSVT2"] = BenchPlan(disc, n_full=4_000_000)
+    P["NumericalSVT"] = BenchPlan(lambda: [make_transformed_attack(make_discrete_attack(4096), _flags_numsvt,
+                                                                   "⊤/⊥ codes")], n_full=8_000_000)
+    P["RAPPOR"] = BenchPlan(lambda: [A.LogisticAttack()], n_full=8_000_000)
+    P["OneTimeRAPPOR"] = BenchPlan(lambda: [A.LogisticAttack()], n_full=4_000_000)
+    P["LaplaceParallel"] = BenchPlan(lambda: [make_indicator_logistic_attack()], n_full=16_000_000)
+    P["SVT34Parallel"] = BenchPlan(lambda: [A.LogisticAttack(transform=_onehot_flags_svt34)], n_full=8_000_000)
+    P["PrefixSum"] = BenchPlan(lambda: [make_indicator_logistic_attack(_first_diff, "increment > median")],
+                               n_full=4_000_000)
+    P["PrefixSum_N1"] = BenchPlan(lambda: [make_indicator_logistic_attack(_first_diff, "increment > median"),
+                                           make_transformed_attack(A.CoordinateAttack(), _first_diff, "increments")],
+                                  n_full=8_000_000)
+    P["LaplaceNaiveFloat"] = BenchPlan(lambda: [make_transformed_attack(A.DiscreteAttack(), _reach_features,
+                                                                        "exact reachability from loc 0/1/2")],
+                                       n_full=400_000, n_quick=40_000,
+                                       white_box="reachability of the double under numpy's inverse-CDF Laplace")
+    P["LaplaceSnapping"] = BenchPlan(disc, n_full=16_000_000)
+    P["StatDP.histogram_eps@0.2"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=2_000_000)
+    P["StatDP.histogram_eps@1.5"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=4_000_000)
+    P["StatDP.iSVT4"] = BenchPlan(lambda: [make_stratified_threshold_attack(_isvt4_split, "(#⊥, value)"),
+                                           make_discrete_attack(64)], n_full=4_000_000)
+    return P
+
+
+_PLANS: dict[str, BenchPlan] | None = None
+
+
+def bench_plan(name: str) -> BenchPlan:
+    global _PLANS
+    if _PLANS is None:
+        _PLANS = _plans()
+    get_mechanism(name)
+    return _PLANS[name]
+
+
+def _audit_pairs(m: BenchMechanism):
+    from htdp_verify.privacy import Pair as APair
+
+    return [APair(p.d1, p.d2, p.label + ("" if p.source == "pattern" else " [extreme]"), m.relation) for p in m.pairs]
+
+
+def audit_mechanism(name: str, *, n_per_side: int, rng: np.random.Generator, alpha: float = 0.05,
+                    search_share: float | None = None, select_share: float | None = None, check_name=None):
+    """Audit one catalogue mechanism at its claimed ε with at most ``n_per_side`` releases per side in total.
+
+    Budget per side: ``search_share`` for a successive-halving pair search (all pairs on a first slice, the best
+    third on a second, larger slice; no α spent: the certification samples are fresh), ``select_share`` for the
+    auditor's event selection, the rest for certification.  Returns the auditor's ``AuditResult`` with benchmark
+    facts added to ``details["benchmark"]``.
+    """
+    from htdp_verify.privacy import audit
+    from htdp_verify.privacy.attacks import SelectionContext
+    from htdp_verify.privacy.neighbours import search_pairs
+
+    m = get_mechanism(name)
+    plan = bench_plan(name)
+    n_per_side = check_int("n_per_side", n_per_side, minimum=1000)
+    check_rng(rng)
+    s_share = plan.search_share if search_share is None else search_share
+    e_share = plan.select_share if select_share is None else select_share
+    t0 = _now()
+    pairs = _audit_pairs(m)
+    n_search_total = int(s_share * n_per_side) if len(pairs) > 1 else 0
+    n_select = max(2000, int(e_share * n_per_side))
+    n_cert = n_per_side - n_search_total - n_select
+    search_log = []
+    drawn_search = 0
+    if len(pairs) > 1:
+        # rank pairs by the predicted bound with only 1 selection s.e. of pessimism (the auditor's default of 3
+        # flattens every small effect to 0 on a search slice, and the ranking then becomes arbitrary)
+        ctx = SelectionContext(n_final=n_cert, alpha=alpha, z=1.0)
+        keep = pairs
+        stages = [(0.4, len(pairs)), (0.6, max(1, math.ceil(len(pairs) / 3)))]
+        for share, k in stages:
+            keep = keep[:k]
+            n_s = max(500, int(share * n_search_total / len(keep)))
+            ranked = search_pairs(m, keep, plan.make_attacks(), ctx, n_search=n_s, rng=rng)
+            drawn_search += n_s * len(keep)
+            search_log.append([{"pair": r.pair.label, "predicted": r.predicted, "n_per_side": n_s} for r in ranked])
+            keep = [r.pair for r in ranked]
+            if len(keep) == 1:
+                break
+        best = keep[0]
+        n_cert = max(1000, n_per_side - drawn_search - n_select)
+    else:
+        best = pairs[0]
+    res = audit(m, m.claim(), pairs=[best], n_samples=n_cert, n_select=n_select, alpha=alpha,
+                attacks=plan.make_attacks(), rng=rng, name=check_name or f"benchmark.{name}")
+    res.n_samples = int(res.n_samples + 2 * drawn_search)
+    res.seconds = _now() - t0
+    res.details["benchmark"] = {
+        "mechanism": name,
+        "claimed_epsilon": m.claimed_epsilon,
+        "true_epsilon": m.true_epsilon,
+        "pair_epsilon": m.pair_epsilon,
+        "relation": m.relation,
+        "expected_verdict": m.expected_verdict,
+        "matches_ground_truth": (res.verdict == "violated") == m.buggy,
+        "dpsniper_lr": m.dpsniper_lr,
+        "dpsniper_mlp": m.dpsniper_mlp,
+        "statdp_runs": list(m.statdp_runs) if m.statdp_runs else None,
+        "samples_per_side": res.n_samples // 2,
+        "budget_per_side": {"search": drawn_search, "select": n_select, "certify": n_cert},
+        "pair_search": search_log,
+        "white_box": plan.white_box,
+        "attacks": res.details.get("selection", {}).get("attacks"),
+        "seconds": res.seconds,
+    }
+    return res
+
+
+def _now():
+    import time
+
+    return time.perf_counter()
+
+
+def _fmt(x, nd=4):
+    if x is None:
+        return "—"
+    if isinstance(x, (list, tuple)):
+        return " / ".join(_fmt(v, nd) for v in x)
+    x = float(x)
+    if math.isnan(x):
+        return "—"
+    if math.isinf(x):
+        return "∞"
+    return f"{x:.{nd}g}"
+
+
+def _bench_one(name, n, seed, alpha):
+    """Worker: audit ``name`` with its own generator (SeedSequence of the run seed and the name)."""
+    import zlib
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(name.encode())]))
+    try:
+        return audit_mechanism(name, n_per_side=n, rng=rng, alpha=alpha)
+    except Exception as exc:  # a failing mechanism must not sink the table
+        from htdp_verify.results import CheckResult
+
+        return CheckResult(f"benchmark.{name}", "error", "epsilon_lb", summary=f"{type(exc).__name__}: {exc}",
+                           details={"error": repr(exc), "benchmark": {"mechanism": name}})
+
+
+def run_bench(*, quick: bool, out_dir, seed: int, progress: bool = True, names=None, n_jobs: int = 2,
+              alpha: float = 0.05) -> list:
+    """Audit every benchmark mechanism at its claimed ε and write ``bench.md``, ``bench.csv`` and ``bench.png``.
+
+    Parameters
+    ----------
+    quick: small budgets (``BenchPlan.n_quick`` releases per side; about a minute) instead of the full ones
+        (``n_full`` ≤ 2·10⁷ per side).
+    out_dir: folder for the table and figure (created).
+    seed: run seed; mechanism ``name`` gets ``SeedSequence([seed, crc32(name)])`` so rows reproduce alone.
+    progress: print one line per mechanism.
+    names: subset of mechanisms (default: all); n_jobs: worker processes (default 2); alpha: per-audit error.
+
+    Returns the ``AuditResult`` of every mechanism (verdict on the mechanism's claim) in catalogue order.
+    """
+    from pathlib import Path
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    seed = check_int("seed", seed)
+    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+    names = list(MECHANISMS) if names is None else [get_mechanism(n).name for n in names]
+    budgets = {n: (bench_plan(n).n_quick if quick else bench_plan(n).n_full) for n in names}
+    order = sorted(names, key=lambda n: -budgets[n])  # longest first for load balance
+    t0 = _now()
+    results = {}
+    if n_jobs > 1 and len(names) > 1:
+        from joblib import Parallel, delayed
+
+        it = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(lambda n: (n, _bench_one(n, budgets[n], seed, alpha)))(n) for n in order)
+    else:
+        it = ((n, _bench_one(n, budgets[n], seed, alpha)) for n in order)
+    for n, r in it:
+        results[n] = r
+        if progress:
+            print(f"[{_now() - t0:7.1f}s] {n:26s} {r.verdict:12s} eps_lb={_fmt(r.estimate)}  ({r.seconds:.1f}s)",
+                  flush=True)
+    out = [results[n] for n in names]
+    write_bench_tables(out, out_dir, quick=quick, seed=seed, wall=_now() - t0, n_jobs=n_jobs)
+    return out
+
+
+BENCH_COLUMNS = ["mechanism", "relation", "claimed_eps", "true_eps", "pair_eps", "verdict", "expected",
+                 "eps_lb", "confidence", "possibly_unbounded", "samples_per_side", "seconds", "dpsniper_lr",
+                 "dpsniper_mlp", "statdp_run1", "statdp_run2", "ratio_vs_dpsniper", "meets_dpsniper", "pair",
+                 "event", "attack"]
+
+
+def bench_rows(results) -> list[dict]:
+    rows = []
+    for r in results:
+        b = r.details.get("benchmark", {})
+        m = get_mechanism(b.get("mechanism", r.name.split("benchmark.", 1)[-1]))
+        dps = m.dpsniper_best
+        lb = float(r.estimate) if r.verdict != "error" else float("nan")
+        ratio = lb / dps if dps and not math.isnan(lb) else None
+        unb = bool(r.details.get("detectability", {}).get("possibly_unbounded", False))
+        rows.append({
+            "mechanism": m.name, "relation": m.relation, "claimed_eps": m.claimed_epsilon,
+            "true_eps": m.true_epsilon, "pair_eps": m.pair_epsilon, "verdict": r.verdict,
+            "expected": m.expected_verdict, "eps_lb": lb, "confidence": 1 - r.alpha,
+            "possibly_unbounded": unb, "samples_per_side": r.n_samples // 2, "seconds": r.seconds,
+            "dpsniper_lr": m.dpsniper_lr, "dpsniper_mlp": m.dpsniper_mlp,
+            "statdp_run1": m.statdp_runs[0] if m.statdp_runs else None,
+            "statdp_run2": m.statdp_runs[1] if m.statdp_runs else None,
+            "ratio_vs_dpsniper": ratio, "meets_dpsniper": None if dps is None else bool(lb >= dps),
+            "pair": r.details.get("pair", {}).get("label", ""), "event": r.details.get("event", {}).get("event", ""),
+            "attack": r.details.get("event", {}).get("attack", "") + (" (white-box)" if b.get("white_box") else ""),
+        })
+    return rows
+
+
+def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float, n_jobs: int):
+    """``bench.csv`` (every column), ``bench.md`` (the table with notes and citations) and ``bench.png``."""
+    import csv
+    from pathlib import Path
+
+    out_dir = Path(out_dir)
+    rows = bench_rows(results)
+    with open(out_dir / "bench.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=BENCH_COLUMNS)
+        w.writeheader()
+        for row in rows:
+            w.writerow({k: ("inf" if isinstance(v, float) and math.isinf(v) else v) for k, v in row.items()})
+    lines = [
+        f"# Auditor benchmark ({'quick' if quick else 'full'} profile, seed {seed})",
+        "",
+        f"{len(rows)} mechanisms, wall time {wall:.0f} s with {n_jobs} worker process(es). Our ε_lb is certified "
+        "at the stated confidence with exact Clopper–Pearson bounds on fresh samples; 'samples/side' counts every "
+        "release drawn on one side (pair search + event selection + certification).",
+        "",
+        "| mechanism | rel. | claimed ε | true ε | verdict (expected) | our ε_lb | conf. | samples/side | s "
+        "| DP-Sniper LR / MLP | StatDP r1 / r2 | ours / DP-Sniper |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        verdict = row["verdict"] + (" — possibly unbounded" if row["possibly_unbounded"] else "")
+        mark = "" if (row["verdict"] == "violated") == (row["expected"] == "violated") else " **≠**"
+        ratio = "—" if row["ratio_vs_dpsniper"] is None else (
+            f"{row['ratio_vs_dpsniper']:.3g}" + ("" if row["meets_dpsniper"] else " (below)"))
+        lines.append(
+            f"| {row['mechanism']} | {row['relation']} | {_fmt(row['claimed_eps'])} | {_fmt(row['true_eps'])} | "
+            f"{verdict} ({row['expected']}){mark} | {_fmt(row['eps_lb'])} | {row['confidence']:.0%} | "
+            f"{row['samples_per_side']:.3g} | {row['seconds']:.1f} | {_fmt([row['dpsniper_lr'], row['dpsniper_mlp']])}"
+            f" | {_fmt([row['statdp_run1'], row['statdp_run2']])} | {ratio} |")
+    lines += [
+        "",
+        "![ε lower bounds](bench.png)",
+        "",
+        "Notes.",
+        "* DP-Sniper and StatDP columns are data cited from `anchors_dp_auditing.md` §3.1 (DP-Sniper's logs "
+        "`eth-sri/dp-sniper/eval_sp2021/reference-results`): ε lower bounds at **90 %** confidence from 2·10⁸ "
+        "final samples per side plus ~3·10⁷ for search; StatDP ran through DP-Sniper's wrapper (two runs). "
+        "'ours / DP-Sniper' divides by the better of DP-Sniper's LR and MLP bounds.",
+        "* True ε is derived per mechanism (`true_epsilon_note` in `audits/benchmark.py`; "
+        "`benchmark_mechanisms.md`); pair-ε (in bench.csv) is the best any auditor can certify on the patterns.",
+        "* RAPPOR: DP-Sniper's MLP 0.3008 exceeds the exact pair-ε 0.3001 of its own pair (a 90 % miss). Our "
+        "pairs add in-domain extreme pairs from the spec (e.g. RAPPOR values 7 vs 6, RNM1/SVT1/SVT4 "
+        "(9…, −9) vs (10…, −10)); all are neighbours under the same relation and inside DP-Sniper's domain.",
+        "* Attacks marked white-box use the mechanism's code (the naive float Laplace's reachability test); "
+        "the others are generic event families of the auditor or generic post-processings declared in "
+        "`BenchPlan` (codes of SVT outputs, first differences, indicators above the median).",
+        "* TruncatedGeometric is instantiated with ε = 0.1 but guarantees ln(9/8) = 0.1178; that is its claim here.",
+        "* PrefixSum is 0.1-DP under N1 (the `PrefixSum_N1` control) but 1.0 under DP-Sniper's N∞ pairs.",
+    ]
+    (out_dir / "bench.md").write_text("\n".join(lines) + "\n")
+    _bench_figure(rows, out_dir / "bench.png", quick=quick)
+
+
+def _bench_figure(rows, path, *, quick: bool):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [r["mechanism"] for r in rows]
+    y = np.arange(len(rows))
+    cap = 20.0
+
+    def c(v):
+        return np.nan if v is None else min(float(v), cap)
+
+    fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.6))
+    ax.scatter([c(r["true_eps"]) for r in rows], y, marker="|", s=200, color="k", label="true ε (∞ drawn at 20)")
+    ax.scatter([c(r["claimed_eps"]) for r in rows], y, marker="x", color="grey", label="claimed ε")
+    ax.scatter([c(r["dpsniper_mlp"] if r["dpsniper_mlp"] is not None else r["dpsniper_lr"]) for r in rows], y,
+               marker="s", color="#1f77b4", label="DP-Sniper (90 %, 2·10⁸)")
+    ours = [c(r["eps_lb"]) for r in rows]
+    cols = ["#c62828" if r["verdict"] == "violated" else "#2e7d32" for r in rows]
+    ax.scatter(ours, y, marker="o", color=cols, label="ours (95 %; red = violation)", zorder=3)
+    ax.set_xscale("log")
+    ax.set_xlim(0.01, 30)
+    ax.set_yticks(y, names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("ε")
+    ax.set_title(f"Certified ε lower bounds ({'quick' if quick else 'full'} profile)", fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Registered checks: one per mechanism ("benchmark.<name>")
+# ---------------------------------------------------------------------------------------------------------
+def _auditor_check(name: str):
+    """Check ``benchmark.<name>``: does the auditor get this ground-truth mechanism right?
+
+    Runs a quick-profile-sized audit (``BenchPlan.n_quick`` per side; 4× that in the ``full`` profile).  The
+    returned verdict is about the **auditor**: ``"violated"`` when it flags a mechanism whose true ε is within
+    its claim (a false alarm: the auditor is invalid), ``"inconclusive"`` when a buggy mechanism is not flagged at
+    this size (lack of power, not an error), ``"consistent"`` when the audit matches the ground truth.  The
+    audit itself (ε_lb, pair, event, counts) is in ``details``.
+    """
+
+    def check(ctx):
+        from htdp_verify.results import CheckResult
+
+        m = get_mechanism(name)
+        n = bench_plan(name).n_quick * (1 if ctx.profile == "quick" else 4)
+        r = audit_mechanism(name, n_per_side=n, rng=ctx.rng, check_name=f"benchmark.{name}")
+        flagged = r.verdict == "violated"
+        if flagged and not m.buggy:
+            verdict, what = "violated", "FALSE ALARM: the auditor flagged a mechanism whose true ε is within its claim"
+        elif m.buggy and not flagged:
+            verdict, what = "inconclusive", "buggy mechanism not flagged at this sample size"
+        else:
+            verdict, what = "consistent", "auditor verdict matches the ground truth"
+        unb = " (possibly unbounded)" if r.details.get("detectability", {}).get("possibly_unbounded") else ""
+        summary = (f"{what}: claim ε={m.claimed_epsilon:.4g}, true ε={_fmt(m.true_epsilon)}; audit says {r.verdict}"
+                   f"{unb} with ε_lb={r.estimate:.4g} at {1 - r.alpha:.0%} on {r.n_samples // 2} releases/side")
+        return CheckResult(f"benchmark.{name}", verdict, "epsilon_lb", float(r.estimate), r.interval, r.alpha,
+                           r.claim, r.n_samples, r.seconds, ctx.seed, r.provenance, summary,
+                           {**r.details, "audit_verdict": r.verdict, "audit_summary": r.summary})
+
+    check.__name__ = f"check_benchmark_{name}"
+    check.__doc__ = f"Auditor vs ground truth on {name}."
+    return check
+
+
+def _register_checks():
+    try:
+        from htdp_verify.registry import register
+    except ImportError:  # pragma: no cover - the engine always ships the registry
+        return
+    for name, m in MECHANISMS.items():
+        kind = "buggy" if m.buggy else "correct"
+        register(f"benchmark.{name}",
+                 description=f"auditor vs ground truth: {name} ({kind}; claim {m.claimed_epsilon:.4g}, "
+                             f"true {_fmt(m.true_epsilon)}, {m.relation})",
+                 provenance=m.provenance, tags=("benchmark", "privacy"))(_auditor_check(name))
+
+
+_register_checks()

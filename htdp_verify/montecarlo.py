@@ -335,14 +335,11 @@ def sweep(
     workers = _n_workers(n_jobs)
     if vectorised:
         vchunk = chunk_size or n_reps
-        # tasks are whole vectorised chunks; group chunks so that every worker gets some work
-        per_task = vchunk * max(1, math.ceil(n_reps / vchunk / max(1, math.ceil(4 * workers / len(cells)))))
+        per_task = vchunk  # one vectorised chunk per task: choose chunk_size to split big cells across workers
     else:
         vchunk = 1
-        per_task = chunk_size or max(1, math.ceil(len(cells) * n_reps / (8 * workers)))
-        per_task = min(per_task, n_reps)
-        if backend == "serial":
-            per_task = n_reps
+        per_task = n_reps if backend == "serial" else (chunk_size or math.ceil(len(cells) * n_reps / (16 * workers)))
+        per_task = max(1, min(per_task, n_reps))
     tasks = [
         ({**cells[c], **fixed}, c, s, min(s + per_task, n_reps)) for c in range(len(cells)) for s in range(0, n_reps, per_task)
     ]

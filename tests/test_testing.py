@@ -132,14 +132,13 @@ def test_plugin_marker_option_and_fixtures(pytester):
     quick = pytester.runpytest("-s", "--strict-markers", "-p", "no:cacheprovider")
     quick.assert_outcomes(passed=1)
     quick.stdout.fnmatch_lines(["*htdp-verify: profile=quick, fixed seeds*", "*PROFILE quick SEED *"])
-    full = pytester.runpytest("-s", "--strict-markers", "--htdp-profile", "full", "-p", "no:cacheprovider")
-    full.assert_outcomes(passed=1)
-    full.stdout.fnmatch_lines(["*PROFILE full SEED *"])
-    # same seed and draw across runs; a salt changes them
-    line = lambda r: [ln for ln in r.outlines if ln.startswith("PROFILE") or "PROFILE" in ln][0].split("SEED")[1]
-    assert line(quick) == line(full)
-    salted = pytester.runpytest("-s", "--htdp-seed-salt", "nightly-1", "-p", "no:cacheprovider")
+    # the seed is a function of the test id (it equals seed_from_text(nodeid)); a salt changes it
+    seed = lambda r: int([ln for ln in r.outlines if "PROFILE" in ln][0].split("SEED")[1].split()[0])
+    assert seed(quick) == seed_from_text("test_user.py::test_profile")
+    salted = pytester.runpytest("-s", "--htdp-profile", "full", "--htdp-seed-salt", "nightly-1",
+                                "-p", "no:cacheprovider")
     salted.assert_outcomes(passed=1)
-    assert line(salted) != line(quick)
+    salted.stdout.fnmatch_lines(["*profile=full, seed salt='nightly-1'*", "*PROFILE full SEED *"])
+    assert seed(salted) == seed_from_text("test_user.py::test_profile#nightly-1") != seed(quick)
     bad = pytester.runpytest("--htdp-profile", "huge", "-p", "no:cacheprovider")
     assert bad.ret != 0

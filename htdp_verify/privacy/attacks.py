@@ -154,8 +154,9 @@ class Projection(Feature):
 class LearnedScore(Feature):
     """Decision function of a fitted classifier on (optionally transformed, standardised) releases."""
 
-    def __init__(self, model, transform: Callable | None, centre, scale, label: str):
+    def __init__(self, model, transform: Callable | None, centre, scale, label: str, n_threads: int | None = 1):
         self.model = model
+        self.n_threads = n_threads
         self.transform = transform
         self.centre = centre
         self.scale = scale
@@ -166,7 +167,23 @@ class LearnedScore(Feature):
         return (X - self.centre) / self.scale
 
     def __call__(self, Y):
-        return np.asarray(self.model.decision_function(self.features(Y)), dtype=float)
+        with _threads(self.n_threads):
+            return np.asarray(self.model.decision_function(self.features(Y)), dtype=float)
+
+
+def _threads(n):
+    """Limit native thread pools (OpenMP/BLAS) for model fits and scores; ``None`` leaves them alone.
+
+    The default of 1 avoids the oversubscription that makes histogram gradient boosting 10-50× slower on a
+    shared machine; pass ``n_threads=None`` to an attack to use every core.
+    """
+    import contextlib
+
+    if n is None:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(int(n))
 
 
 class LikelihoodRatio(Feature):
@@ -523,8 +540,9 @@ class _ClassifierAttack(Attack):
     name = "classifier"
     transform: Callable | None = None
 
-    def __init__(self, transform: Callable | None = None, **model_kwargs):
+    def __init__(self, transform: Callable | None = None, *, n_threads: int | None = 1, **model_kwargs):
         self.transform = transform if transform is not None else type(self).transform
+        self.n_threads = n_threads
         self.model_kwargs = model_kwargs
 
     def make_model(self):  # pragma: no cover - abstract
@@ -544,8 +562,9 @@ class _ClassifierAttack(Attack):
         scale = Xtr.std(axis=0)
         scale = np.where(scale > 0, scale, 1.0)
         model = self.make_model()
-        model.fit((Xtr - centre) / scale, ytr)
-        f = LearnedScore(model, tf, centre, scale, f"{self.name} score")
+        with _threads(self.n_threads):
+            model.fit((Xtr - centre) / scale, ytr)
+        f = LearnedScore(model, tf, centre, scale, f"{self.name} score", self.n_threads)
         return scan_thresholds(f(Y1[h1:]), f(Y2[h2:]), ctx, f, self.name)
 
 
