@@ -11,3 +11,4 @@ except ImportError as _exc:  # pragma: no cover - keep the other audits usable w
     import warnings
 
     warnings.warn(f"audits.benchmark not loaded: {_exc}", stacklevel=2)
+from . import lowerbounds  # noqa: F401

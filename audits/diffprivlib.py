@@ -64,14 +64,14 @@ PAPER = "Holohan et al. 2019, Diffprivlib (arXiv:1907.02444); diffprivlib 0.6.6"
 #: max_pairs (candidate pairs searched)
 SIZES = {
     "quick": {
-        "mechanism": dict(n_samples=20_000, n_select=4_000, n_search=2_000, max_pairs=2),
-        "tool": dict(n_samples=2_000, n_select=800, n_search=300, max_pairs=3),
-        "model": dict(n_samples=200, n_select=100, n_search=60, max_pairs=3),
+        "mechanism": dict(n_samples=10_000, n_select=2_000, n_search=1_000, max_pairs=2),
+        "tool": dict(n_samples=1_200, n_select=500, n_search=200, max_pairs=2),
+        "model": dict(n_samples=150, n_select=80, n_search=50, max_pairs=2),
     },
     "full": {
-        "mechanism": dict(n_samples=200_000, n_select=40_000, n_search=10_000, max_pairs=4),
-        "tool": dict(n_samples=20_000, n_select=5_000, n_search=1_000, max_pairs=12),
-        "model": dict(n_samples=2_000, n_select=600, n_search=150, max_pairs=8),
+        "mechanism": dict(n_samples=100_000, n_select=20_000, n_search=5_000, max_pairs=3),
+        "tool": dict(n_samples=10_000, n_select=3_000, n_search=600, max_pairs=10),
+        "model": dict(n_samples=1_000, n_select=400, n_search=100, max_pairs=6),
     },
 }
 
@@ -168,14 +168,17 @@ class Component:
     size_scale: dict = field(default_factory=dict)  # per-profile multiplier of the kind's sizes
 
 
-def _mech(name, pairs, note="", **params):
+def _mech(name, pairs, note="", size_scale=None, **params):
     def build(eps):
         p = dict(params)
         delta = p.pop("delta", 0.0)
         return DPLMechanism(name, epsilon=eps, delta=delta, n_jobs=N_JOBS, **p)
 
     return Component(f"mechanisms.{name}", "mechanism", build, lambda: [Pair(a, b, lab, "query") for lab, a, b in pairs],
-                     note=note)
+                     note=note, size_scale=size_scale or {})
+
+
+SLOW = {"quick": 0.5, "full": 0.5}  # mechanisms at ~1/4 of Laplace's speed
 
 
 def _mechanisms():
@@ -190,14 +193,14 @@ def _mechanisms():
         _mech("Laplace", real, sensitivity=s),
         _mech("LaplaceTruncated", bounded, sensitivity=s, lower=0.0, upper=1.0),
         _mech("LaplaceFolded", bounded, sensitivity=s, lower=0.0, upper=1.0),
-        _mech("LaplaceBoundedDomain", bounded, sensitivity=s, lower=0.0, upper=1.0),
+        _mech("LaplaceBoundedDomain", bounded, sensitivity=s, lower=0.0, upper=1.0, size_scale=SLOW),
         _mech("LaplaceBoundedNoise", real, sensitivity=s, delta=1e-3),
         _mech("Gaussian", real, sensitivity=s, delta=1e-5),
         _mech("GaussianAnalytic", real, sensitivity=s, delta=1e-5),
         _mech("GaussianDiscrete", integer, sensitivity=1, delta=1e-5),
         _mech("Geometric", integer, sensitivity=1),
         _mech("GeometricTruncated", int_bounded, sensitivity=1, lower=0, upper=5),
-        _mech("GeometricFolded", int_bounded, sensitivity=1, lower=0, upper=5),
+        _mech("GeometricFolded", int_bounded, sensitivity=1, lower=0, upper=5, size_scale=SLOW),
         _mech("Staircase", real, sensitivity=s),
         _mech("Snapping", bounded, sensitivity=s, lower=0.0, upper=1.0,
               note="crlibm is not installed, so Snapping uses np.log (its guarantee assumes a correctly rounded log)"),
@@ -500,7 +503,12 @@ def _release_source(adapter: DPLAdapter) -> str:
         if name == "GaussianNB":
             src.append(f"    m.partial_fit(X, y, classes=np.array({_py(adapter.params['classes'])}))")
             src.append("    return np.concatenate([m.theta_.ravel(), m.var_.ravel(), m.class_count_.ravel()])")
-        elif name in ("LinearRegression", "LogisticRegression"):
+        elif name == "LinearRegression":
+            src.append("    m.fit(X, y)")
+            src.append("    # coef_, intercept_, then the noisy objective coefficients (Σy², Xᵀy, XᵀX) kept on the model")
+            src.append("    return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)]"
+                       " + [np.ravel(c) for c in m._obj_coefs])")
+        elif name == "LogisticRegression":
             src.append("    m.fit(X, y)")
             src.append("    return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)])")
         elif name == "RandomForestClassifier":

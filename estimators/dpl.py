@@ -510,7 +510,9 @@ class DPLModel(DPLAdapter):
 
     Release (flattened, fixed length for a configuration):
 
-    * LinearRegression: ``coef_``, ``intercept_``
+    * LinearRegression: ``coef_``, ``intercept_``, then the noisy objective coefficients diffprivlib stores on the
+      fitted model (``_obj_coefs``: Σy², Xᵀy, XᵀX after the functional mechanism's noise, on centred data when
+      ``fit_intercept``); ``coef_`` is their post-processing, so they are covered by the same ε claim
     * LogisticRegression: ``coef_``, ``intercept_`` (``classes`` is checked against the labels; diffprivlib reads
       the classes from ``y``, and a neighbour that removes a class changes the output shape, which this adapter
       reports as a ``ValueError`` from scikit-learn)
@@ -625,7 +627,11 @@ class DPLModel(DPLAdapter):
     def flatten(self, m, d: int) -> np.ndarray:
         """The release vector of a fitted model (see the class docstring)."""
         name = self.model
-        if name in ("LinearRegression", "LogisticRegression"):
+        if name == "LinearRegression":
+            # coef_ is a post-processing (a numerical minimisation) of the noisy objective coefficients, which
+            # diffprivlib keeps on the fitted model as ``_obj_coefs`` = (Σy², Xᵀy, XᵀX) after noise: the DP release
+            parts = [np.ravel(m.coef_), np.ravel(m.intercept_)] + [np.ravel(c) for c in m._obj_coefs]
+        elif name == "LogisticRegression":
             parts = [np.ravel(m.coef_), np.ravel(m.intercept_)]
         elif name == "GaussianNB":
             parts = [np.ravel(m.theta_), np.ravel(m.var_), np.ravel(m.class_count_)]

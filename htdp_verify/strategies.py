@@ -337,6 +337,10 @@ def neighbouring_pairs(data=None, *, relation: str | Sequence[str] = ("replace",
     bad = [k for k in allowed if k not in REPLACE_KINDS + ADD_REMOVE_KINDS]
     if bad or not allowed:
         raise ValueError(f"kinds must be a non-empty subset of {REPLACE_KINDS + ADD_REMOVE_KINDS}, got {kinds!r}")
+    by_relation = {"replace": REPLACE_KINDS, "add_remove": ADD_REMOVE_KINDS}
+    relations = tuple(r for r in relations if any(k in by_relation[r] for k in allowed))
+    if not relations:
+        raise ValueError(f"kinds {tuple(allowed)} match none of the relations {relation!r}")
     if data is None:
         data = datasets(st.integers(2, 30), st.one_of(st.none(), st.integers(1, 4)))
 
@@ -347,12 +351,7 @@ def neighbouring_pairs(data=None, *, relation: str | Sequence[str] = ("replace",
         if arr.ndim not in (1, 2) or arr.shape[0] < 2:
             raise ValueError(f"data must be a 1-d or 2-d array with at least 2 rows, got shape {arr.shape}")
         rel = draw(st.sampled_from(relations))
-        if rel == "replace":
-            choices = [k for k in allowed if k in REPLACE_KINDS]
-        else:
-            choices = [k for k in allowed if k in ADD_REMOVE_KINDS]
-        if not choices:
-            raise ValueError(f"no kind in {allowed} matches relation {rel!r}")
+        choices = [k for k in allowed if k in by_relation[rel]]
         kind = draw(st.sampled_from(choices))
         n = arr.shape[0]
         if kind == "remove":

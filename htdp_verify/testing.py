@@ -76,8 +76,18 @@ def _finish(result: CheckResult, on_inconclusive: str, extra: str = "") -> Check
     if result.seed is not None:
         lines.append(f"  seed: {result.seed}")
     if claim is not None:
-        lines.append(f"  claim: {claim}")
+        lines.append(f"  claim: {_claim_text(claim)}")
     raise AssertionError("\n".join(lines))
+
+
+def _claim_text(claim) -> str:
+    if isinstance(claim, RateClaim):
+        regime = f", regime: {claim.regime}" if claim.regime else ""
+        return (f"{claim.summary} error ∝ {claim.variable}^{claim.exponent:.4g} "
+                f"(tolerance ±{claim.tolerance:g} on the exponent{regime})")
+    if isinstance(claim, TailBoundClaim):
+        return f"P[error > {claim.bound or 'bound'}] <= {claim.beta:g}"
+    return str(claim)
 
 
 def assert_rate(

@@ -148,7 +148,8 @@ def _direct_model(name, params, data, seed):
             return np.concatenate([m.theta_.ravel(), m.var_.ravel(), m.class_count_.ravel()])
         if name in ("LinearRegression", "LogisticRegression"):
             m.fit(data[:, :-1], data[:, -1])
-            return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)])
+            extra = [np.ravel(c) for c in m._obj_coefs] if name == "LinearRegression" else []
+            return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)] + extra)
         if name == "RandomForestClassifier":
             m.fit(data[:, :-1], data[:, -1])
             g = np.linspace(0, 1, 3)

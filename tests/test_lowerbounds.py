@@ -144,3 +144,25 @@ def test_sco_reduction_flags_a_nonprivate_solver():
 def test_sco_instance_self_test():
     rng = np.random.default_rng(8)
     assert lb.sco_linear_packing(4, 6, 500, 1.0, rng=rng).self_test(rng=rng, reps=3000)["ok"]
+
+
+def test_optimality_ratio_separates_optimal_from_suboptimal(tmp_path):
+    """Clipping at the rate-optimal level (nε)^{1/4} gives slope ≈ 0; clipping at √n makes the Laplace noise
+    ≍ n^{-1/2}/ε dominate, so risk/bound grows like n^{1/4} (slope 0.25 vs tolerance 0.1)."""
+    eps, k = 0.1, 4
+
+    def clipped(c_of_n):
+        def fn(x, rng):
+            n = x.shape[1]
+            c = c_of_n(n)
+            return np.clip(x, -c, c).mean(axis=1) + rng.laplace(0, 2 * c / (n * eps), x.shape[0])
+        return fn
+
+    make = lambda n: lb.mean_1d_spike(k, n, eps)
+    ns = [500, 2000, 8000]
+    good = lb.optimality_ratio(clipped(lambda n: (n * eps) ** 0.25), make, ns, reps=400,
+                               rng=np.random.default_rng(1), out_dir=tmp_path, name="good")
+    bad = lb.optimality_ratio(clipped(lambda n: n ** 0.5), make, ns, reps=400, rng=np.random.default_rng(1), name="bad")
+    assert good.verdict == "consistent", good.summary
+    assert bad.verdict == "violated", bad.summary
+    assert (tmp_path / "good.png").exists()
