@@ -1028,7 +1028,7 @@ def _plans() -> dict[str, BenchPlan]:
     P["ReportNoisyMax4"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=4_000_000)
     P["SVT3"] = BenchPlan(lambda: [make_stratified_threshold_attack(_first_top_and_value, "(first ⊤, value)")],
                           n_full=8_000_000)
-    P["SVT6"] = BenchPlan(disc, n_full=12_000_000)
+    P["SVT6"] = BenchPlan(lambda: [make_discrete_attack(4096), A.LogisticAttack()], n_full=12_000_000)
     P["StatDP.iSVT2"] = BenchPlan(disc, n_full=4_000_000)
     P["NumericalSVT"] = BenchPlan(lambda: [make_transformed_attack(make_discrete_attack(4096), _flags_numsvt,
                                                                    "⊤/⊥ codes")], n_full=8_000_000)
@@ -1080,8 +1080,6 @@ def audit_mechanism(name: str, *, n_per_side: int, rng: np.random.Generator, alp
     facts added to ``details["benchmark"]``.
     """
     from htdp_verify.privacy import audit
-    from htdp_verify.privacy.attacks import SelectionContext
-    from htdp_verify.privacy.neighbours import search_pairs
 
     m = get_mechanism(name)
     plan = bench_plan(name)
@@ -1097,18 +1095,16 @@ def audit_mechanism(name: str, *, n_per_side: int, rng: np.random.Generator, alp
     search_log = []
     drawn_search = 0
     if len(pairs) > 1:
-        # rank pairs by the predicted bound with only 1 selection s.e. of pessimism (the auditor's default of 3
-        # flattens every small effect to 0 on a search slice, and the ranking then becomes arbitrary)
-        ctx = SelectionContext(n_final=n_cert, alpha=alpha, z=1.0)
         keep = pairs
         stages = [(0.4, len(pairs)), (0.6, max(1, math.ceil(len(pairs) / 3)))]
         for share, k in stages:
             keep = keep[:k]
-            n_s = max(500, int(share * n_search_total / len(keep)))
-            ranked = search_pairs(m, keep, plan.make_attacks(), ctx, n_search=n_s, rng=rng)
+            n_s = max(1000, int(share * n_search_total / len(keep)))
+            ranked = _honest_search(m, keep, plan, n_s, n_cert, alpha, rng)
             drawn_search += n_s * len(keep)
-            search_log.append([{"pair": r.pair.label, "predicted": r.predicted, "n_per_side": n_s} for r in ranked])
-            keep = [r.pair for r in ranked]
+            search_log.append([{"pair": p.label, "predicted": v, "event": ev, "n_per_side": n_s}
+                               for p, v, ev in ranked])
+            keep = [p for p, _, _ in ranked]
             if len(keep) == 1:
                 break
         best = keep[0]
@@ -1138,6 +1134,40 @@ def audit_mechanism(name: str, *, n_per_side: int, rng: np.random.Generator, alp
         "seconds": res.seconds,
     }
     return res
+
+
+def _honest_search(m, pairs, plan, n_s, n_final, alpha, rng, top=4):
+    """Rank ``pairs`` by an honest prediction: on ``n_s`` releases per side, events are selected on one half
+    (the auditor's attacks, 1 s.e. of pessimism) and their proportions re-estimated on the other half (made
+    pessimistic by 1.5 s.e.), then turned into the bound they would certify with ``n_final`` releases per side.  Spends no α (the audit
+    certifies on fresh samples).  Returns ``[(pair, predicted, event text)]`` best first."""
+    from htdp_verify.privacy.adapters import draw
+    from htdp_verify.privacy.attacks import SelectionContext, make_attacks, predicted_bound
+    import dataclasses
+
+    ctx = SelectionContext(n_final=n_final, alpha=alpha, z=1.0, rng=rng)
+    out = []
+    for p in pairs:
+        Y1 = draw(m, p.d, n_s, rng)
+        Y2 = draw(m, p.d_prime, n_s, rng)
+        h = n_s // 2
+        atts = make_attacks(plan.make_attacks(), Y1[:h])
+        c = dataclasses.replace(ctx, pair=(p.d, p.d_prime))
+        evs = []
+        for a in atts:
+            evs += a.select(Y1[:h], Y2[:h], c)
+        evs.sort(key=lambda e: -e.predicted)
+        best, best_ev = 0.0, ""
+        for e in evs[:top]:
+            q1 = float(np.mean(e.indicator(Y1[h:])))
+            q2 = float(np.mean(e.indicator(Y2[h:])))
+            num, den = (q1, q2) if e.orientation > 0 else (q2, q1)
+            v = float(predicted_bound(num, den, n_final, alpha, 0.0, "epsilon", n_s - h, n_s - h, 1.5))
+            if v > best:
+                best, best_ev = v, e.describe()
+        out.append((p, best, best_ev))
+    out.sort(key=lambda t: -t[1])
+    return out
 
 
 def _now():

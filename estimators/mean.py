@@ -796,7 +796,7 @@ class IterativeUpdatingMean(Estimator):
         mu = np.zeros((k, d)) if self.center0 is None else np.broadcast_to(self.center0, (k, d)).astype(float).copy()
         best_mu, best_d = mu.copy(), np.full(k, np.inf)
         if d == 1:
-            zs = np.sort(Z[:, :, 0], axis=1)
+            zs = np.partition(Z[:, :, 0], sorted({j, m - 1 - j}), axis=1)  # only two order statistics are needed
             q_lo, q_hi = zs[:, j], zs[:, m - 1 - j]
             for _ in range(self.n_iter):
                 up, down = q_lo - mu[:, 0], mu[:, 0] - q_hi

@@ -30,6 +30,7 @@ def rng(seed: int) -> np.random.Generator:
 # ----------------------------------------------------------------------------------------------------------------
 # linear and sparse regression
 # ----------------------------------------------------------------------------------------------------------------
+@pytest.mark.montecarlo
 def test_linear_regression_identities_and_truth():
     design, noise = D.StudentT(5.0), D.SymmetricPareto(6.5)
     data = DS.linear_regression(50_000, 4, design=design, noise=noise, beta_norm=2.0, rng=rng(1))
@@ -56,6 +57,7 @@ def test_linear_regression_multivariate_design_and_given_beta():
         DS.linear_regression(10, 4, beta=np.ones(3), rng=rng(0))
 
 
+@pytest.mark.montecarlo
 def test_ols_recovers_beta_with_light_noise():
     """Sanity of the truth: OLS error is N(0, sigma^2 (X^T X)^{-1}) given X; standardised z-test at alpha/d."""
     data = DS.linear_regression(5000, 3, noise=D.Normal(0.0, 0.5), rng=rng(3))
@@ -83,6 +85,7 @@ def test_sparse_regression_structure(values, support, signs):
     np.testing.assert_allclose(data.y, data.X @ beta + data.noise, atol=1e-12)
 
 
+@pytest.mark.montecarlo
 def test_sparse_support_is_uniform():
     """Each coordinate is in a random s-support with probability s/d: exact binomial test over 400 draws (alpha/d)."""
     d, s, reps = 10, 3, 400
@@ -95,6 +98,7 @@ def test_sparse_support_is_uniform():
         assert stats.binomtest(int(c), reps, s / d).pvalue >= ALPHA / d
 
 
+@pytest.mark.montecarlo
 def test_random_signs_are_balanced():
     g = rng(6)
     signs = np.concatenate([np.sign(DS.sparse_vector(50, 20, rng=g)[0]) for _ in range(50)])
@@ -113,6 +117,7 @@ F0 = {
 }
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("noise", sorted(F0))
 def test_lad_regression_frappe_settings(noise):
     n, d, s = 20_000, 6, 3
@@ -144,6 +149,7 @@ def test_lad_regression_rejects_noise_without_zero_median():
 # ----------------------------------------------------------------------------------------------------------------
 # DP-EM models
 # ----------------------------------------------------------------------------------------------------------------
+@pytest.mark.montecarlo
 def test_gaussian_mixture_truth():
     n, d, sigma = 40_000, 4, 1.5
     data = DS.gaussian_mixture(n, d, snr=3.0, sigma=sigma, rng=rng(8))
@@ -159,6 +165,7 @@ def test_gaussian_mixture_truth():
     assert data.data.shape == (n, d)
 
 
+@pytest.mark.montecarlo
 def test_mixture_of_regressions_truth():
     n, d, sigma = 40_000, 3, 1.0
     data = DS.mixture_of_regressions(n, d, snr=3.0, sigma=sigma, rng=rng(9))
@@ -173,6 +180,7 @@ def test_mixture_of_regressions_truth():
     assert data.data.shape == (n, d + 1)
 
 
+@pytest.mark.montecarlo
 def test_missing_covariates_truth():
     n, d, p = 30_000, 5, 0.2
     data = DS.missing_covariates(n, d, snr=2.0, sigma=1.0, p_missing=p, rng=rng(10))
@@ -191,6 +199,7 @@ def test_missing_covariates_truth():
 # ----------------------------------------------------------------------------------------------------------------
 # bounded-moment gradients
 # ----------------------------------------------------------------------------------------------------------------
+@pytest.mark.montecarlo
 def test_bounded_gradient_regression_tau_exact_and_mc():
     k, tau, n, d = 2.0, 3.0, 200_000, 3
     data = DS.bounded_gradient_regression(n, d, k=k, tau=tau, design=D.StudentT(7.0), noise=D.LogNormal(0.0, 0.5),
@@ -205,6 +214,7 @@ def test_bounded_gradient_regression_tau_exact_and_mc():
     assert np.all(np.abs(stat - tau) <= tol)
 
 
+@pytest.mark.montecarlo
 def test_bounded_gradient_mean_tau_exact_and_mc():
     k, tau, n, d = 2.0, 0.5, 200_000, 3
     data = DS.bounded_gradient_mean(n, d, k=k, tau=tau, law=D.Lomax(9.0), rng=rng(12))

@@ -101,6 +101,7 @@ def _mc_moment_check(x, law, k, central, alpha):
     return float(np.mean(np.abs(x - c) ** k)), float(stated), tol
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("name,law,orders,seed", UNIVARIATE, ids=[c[0] for c in UNIVARIATE])
 def test_univariate_moments_match_monte_carlo(name, law, orders, seed):
     x = law.sample(N_MOMENT, rng=np.random.default_rng(seed))
@@ -116,6 +117,7 @@ def test_univariate_moments_match_monte_carlo(name, law, orders, seed):
         assert abs(np.mean(x) - law.mean) <= z(alpha) * sd / math.sqrt(x.size)
 
 
+@pytest.mark.montecarlo
 def test_spike_moments_exact_binomial():
     """Spike with E X^2 = 5 at p = 0.01: sample moments are functions of the atom count N ~ Bin(n, p)."""
     n, p = N_MOMENT, 0.01
@@ -160,6 +162,7 @@ def _mc_check(values, stated, second, alpha, label):
     assert abs(values.mean() - stated) <= tol, f"{label}: MC {values.mean()} vs stated {stated} (tol {tol})"
 
 
+@pytest.mark.montecarlo
 def test_multivariate_t_directional_and_coordinate_moments():
     law = D.MultivariateT(9.0, loc=[1.0, -1.0, 0.5], shape=SHAPE)
     x = law.sample(N_MOMENT, rng=np.random.default_rng(71))
@@ -183,6 +186,7 @@ def test_multivariate_t_directional_and_coordinate_moments():
     assert np.all(vals <= law.directional_moment(2.0) * (1 + 1e-12))
 
 
+@pytest.mark.montecarlo
 def test_multivariate_t_isotropic_norm_moment():
     law = D.MultivariateT(9.0, shape=2.0, d=3)
     x = law.sample(N_MOMENT, rng=np.random.default_rng(73))
@@ -191,6 +195,7 @@ def test_multivariate_t_isotropic_norm_moment():
         _mc_check(r**k, law.norm_moment(k), law.norm_moment(2 * k), ALPHA / 3, f"norm k={k}")
 
 
+@pytest.mark.montecarlo
 def test_radial_pareto_moments():
     law = D.RadialPareto(4, 7.0, 2.0)
     x = law.sample(N_MOMENT, rng=np.random.default_rng(74))
@@ -305,6 +310,7 @@ def _hill_check(values, sf, seed_label):
     return 1 / gamma_hat, 1 / m
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("name,law,seed", POWER_TAILS, ids=[c[0] for c in POWER_TAILS])
 def test_power_tail_index(name, law, seed):
     sf = lambda x: _sf_scalar(law, x)  # noqa: E731
@@ -319,6 +325,7 @@ def test_power_tail_index(name, law, seed):
     _hill_check(x, sf, name)
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("name,law,seed", LIGHT_TAILS, ids=[c[0] for c in LIGHT_TAILS])
 def test_light_tail_index_is_infinite(name, law, seed):
     sf = lambda x: _sf_scalar(law, x)  # noqa: E731
@@ -339,6 +346,7 @@ def _quantile(sf, q, lo=-1e3, hi=10.0):
     return optimize.brentq(f, lo, hi, xtol=1e-13, rtol=1e-13)
 
 
+@pytest.mark.montecarlo
 @pytest.mark.parametrize("name,law,seed", POWER_TAILS + LIGHT_TAILS, ids=[c[0] for c in POWER_TAILS + LIGHT_TAILS])
 def test_exceedance_counts_match_sf(name, law, seed):
     sf = lambda x: _sf_scalar(law, x)  # noqa: E731
@@ -352,6 +360,7 @@ def test_exceedance_counts_match_sf(name, law, seed):
 
 @pytest.mark.parametrize("law,seed", [(D.RadialPareto(3, 4.0, 1.5), 81),
                                       (D.MultivariateT(5.0, shape=2.0, d=3), 82)], ids=["radial_pareto", "mvt"])
+@pytest.mark.montecarlo
 def test_multivariate_norm_tail_index(law, seed):
     sf = lambda r: float(law.norm_sf(r))  # noqa: E731
     for r in (1e6, 1e7):
@@ -390,6 +399,7 @@ def test_sampling_does_not_touch_global_rng():
     np.testing.assert_array_equal(np.random.get_state()[1], before)
 
 
+@pytest.mark.montecarlo
 def test_mixture_component_frequencies_exact_binomial():
     law = D.Mixture([D.Normal(-100.0, 1.0), D.Normal(100.0, 1.0)], [0.3, 0.7])
     x = law.sample(N_MOMENT, rng=np.random.default_rng(91))
