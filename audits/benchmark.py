@@ -25,12 +25,19 @@ Two suites:
 * ``suite="statdp"``: StatDP's extras in StatDP's own (scalar-reduced) form: ``histogram_eps`` (scale ε instead of
   1/ε, at claimed 0.2 where it is broken and at 1.5 where it happens to be private) and iSVT1–4 at claimed 0.7.
 
+Auditing (phase 2): :func:`audit_mechanism` audits one mechanism at its claimed ε within a per-side budget
+(successive-halving pair search with an honest split, then ``htdp_verify.privacy.audit`` on the best pair with
+the attacks of its :class:`BenchPlan`); :func:`run_bench` audits the catalogue and writes ``bench.md``,
+``bench.csv`` and ``bench.png`` (entry point ``htdp_verify.bench``, command ``htdp-verify bench [--quick]``); and
+one check per mechanism is registered as ``benchmark.<name>`` (verdict about the auditor: a false alarm on a
+correct mechanism is ``violated``).
+
 Randomness: every sampler draws from the ``rng`` it is given (a ``numpy.random.Generator``); nothing else.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
 from typing import Callable
@@ -969,6 +976,14 @@ def _flags_numsvt(Y):
     return np.where(Y == NUMSVT_ABORT, -1, np.where(Y == 0.0, 0, 1)).astype(np.int8)
 
 
+def _dpsniper_features_numsvt(Y):
+    """DP-Sniper's flag transform for NumericalSVT: one-hot codes per query plus the released values on ⊤."""
+    F = _flags_numsvt(Y)
+    Y = np.asarray(Y, dtype=float)
+    vals = np.where(F == 1, Y, 0.0)
+    return np.concatenate([(F == v) for v in (-1, 0, 1)] + [vals], axis=1).astype(np.float64)
+
+
 def _flags_svt34(Y):
     """SVT34Parallel rows -> codes of both blocks (SVT3 block: value > −1000 is ⊤)."""
     Y = np.asarray(Y)
@@ -1027,15 +1042,17 @@ def _plans() -> dict[str, BenchPlan]:
     P["ReportNoisyMax3"] = BenchPlan(lambda: [A.ThresholdAttack()])
     P["ReportNoisyMax4"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=4_000_000)
     P["SVT3"] = BenchPlan(lambda: [make_stratified_threshold_attack(_first_top_and_value, "(first ⊤, value)")],
-                          n_full=8_000_000)
+                          n_full=20_000_000)
     P["SVT6"] = BenchPlan(lambda: [make_discrete_attack(4096), A.LogisticAttack()], n_full=12_000_000)
     P["StatDP.iSVT2"] = BenchPlan(disc, n_full=4_000_000)
     P["NumericalSVT"] = BenchPlan(lambda: [make_transformed_attack(make_discrete_attack(4096), _flags_numsvt,
-                                                                   "⊤/⊥ codes")], n_full=8_000_000)
+                                                                   "⊤/⊥ codes"),
+                                           A.LogisticAttack(transform=_dpsniper_features_numsvt)],
+                                  n_full=20_000_000)
     P["RAPPOR"] = BenchPlan(lambda: [A.LogisticAttack()], n_full=8_000_000)
     P["OneTimeRAPPOR"] = BenchPlan(lambda: [A.LogisticAttack()], n_full=4_000_000)
-    P["LaplaceParallel"] = BenchPlan(lambda: [make_indicator_logistic_attack()], n_full=16_000_000)
-    P["SVT34Parallel"] = BenchPlan(lambda: [A.LogisticAttack(transform=_onehot_flags_svt34)], n_full=8_000_000)
+    P["LaplaceParallel"] = BenchPlan(lambda: [make_indicator_logistic_attack()], n_full=20_000_000)
+    P["SVT34Parallel"] = BenchPlan(lambda: [A.LogisticAttack(transform=_onehot_flags_svt34)], n_full=20_000_000)
     P["PrefixSum"] = BenchPlan(lambda: [make_indicator_logistic_attack(_first_diff, "increment > median")],
                                n_full=4_000_000)
     P["PrefixSum_N1"] = BenchPlan(lambda: [make_indicator_logistic_attack(_first_diff, "increment > median"),
@@ -1139,7 +1156,7 @@ def audit_mechanism(name: str, *, n_per_side: int, rng: np.random.Generator, alp
 def _honest_search(m, pairs, plan, n_s, n_final, alpha, rng, top=4):
     """Rank ``pairs`` by an honest prediction: on ``n_s`` releases per side, events are selected on one half
     (the auditor's attacks, 1 s.e. of pessimism) and their proportions re-estimated on the other half (made
-    pessimistic by 1.5 s.e.), then turned into the bound they would certify with ``n_final`` releases per side.  Spends no α (the audit
+    pessimistic by 1 s.e.; ties broken by the smoothed log-ratio), then turned into the bound they would certify with ``n_final`` releases per side.  Spends no α (the audit
     certifies on fresh samples).  Returns ``[(pair, predicted, event text)]`` best first."""
     from htdp_verify.privacy.adapters import draw
     from htdp_verify.privacy.attacks import SelectionContext, make_attacks, predicted_bound
@@ -1157,17 +1174,20 @@ def _honest_search(m, pairs, plan, n_s, n_final, alpha, rng, top=4):
         for a in atts:
             evs += a.select(Y1[:h], Y2[:h], c)
         evs.sort(key=lambda e: -e.predicted)
-        best, best_ev = 0.0, ""
+        best, best_ev, tie = 0.0, "", 0.0
+        hb = n_s - h
         for e in evs[:top]:
-            q1 = float(np.mean(e.indicator(Y1[h:])))
-            q2 = float(np.mean(e.indicator(Y2[h:])))
-            num, den = (q1, q2) if e.orientation > 0 else (q2, q1)
-            v = float(predicted_bound(num, den, n_final, alpha, 0.0, "epsilon", n_s - h, n_s - h, 1.5))
-            if v > best:
-                best, best_ev = v, e.describe()
-        out.append((p, best, best_ev))
-    out.sort(key=lambda t: -t[1])
-    return out
+            k1 = int(np.count_nonzero(e.indicator(Y1[h:])))
+            k2 = int(np.count_nonzero(e.indicator(Y2[h:])))
+            kn, kd = (k1, k2) if e.orientation > 0 else (k2, k1)
+            v = float(predicted_bound(kn / hb, kd / hb, n_final, alpha, 0.0, "epsilon", hb, hb, 1.0))
+            # tie-break when nothing is resolvable yet: smoothed point estimate of the log-ratio
+            t = math.log((kn + 1) / (kd + 1))
+            if (v, t) > (best, tie):
+                best, best_ev, tie = v, e.describe(), t
+        out.append((p, best, best_ev, tie))
+    out.sort(key=lambda t: (-t[1], -t[3]))
+    return [t[:3] for t in out]
 
 
 def _now():

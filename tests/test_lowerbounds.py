@@ -166,3 +166,12 @@ def test_optimality_ratio_separates_optimal_from_suboptimal(tmp_path):
     assert good.verdict == "consistent", good.summary
     assert bad.verdict == "violated", bad.summary
     assert (tmp_path / "good.png").exists()
+
+
+def test_maximal_coupling_closed_form_matches_quadrature():
+    from scipy import integrate
+
+    for shift in (0.01, 0.5, 3.0):
+        a = shift / 2
+        quad = 2 * integrate.quad(lambda z: (2 * sst.norm.cdf(z * a) - 1) * sst.norm.pdf(z), 0, np.inf)[0]
+        assert lb._maximal_coupling_prob(shift, 1.0) == pytest.approx(quad, rel=1e-8)

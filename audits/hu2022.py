@@ -1,0 +1,225 @@
+"""Hu, Ni, Xiao & Wang 2022 (PODS '22; arXiv 2107.11136): the 1-d smoothed soft-truncation mean estimator under audit.
+
+Spec: ``../shared/specs/hu2022_heavy_tailed_dp_sco.md`` (§2 estimator, §2.3 sensitivity, §2.4 Lemma 4, §8 checks).
+
+Checks (all registered; ``htdp-verify run hu2022``):
+
+* ``hu2022.privacy.smoothed_mean`` — x̂(s, β) + Laplace(4√2 s/(3nε)) is ε-DP (proof of Thm 1, Def. 2). Worst pair:
+  one record moved from +1e12 to −1e12. Analytic true ε = ε·erf(√(β/2)) (spec §2.3): the claim has slack.
+* ``hu2022.privacy.smoothed_mean_tight`` — the same with the tight sensitivity (× erf(√(β/2))): true ε = claim, so
+  the audit should come close to, but not above, ε.
+* ``hu2022.privacy.closed_form`` — the canary: the printed closed form of E φ(a + bZ) (eq. (5), Appendix Ĉ)
+  evaluated literally in float64; at |x|/s ≈ 1e6 it returns ≈ −121 instead of a value in ±0.943, so the
+  sensitivity bound of the privacy proof is void (spec §2.2, P6). Expected: violated.
+* ``hu2022.tail.lemma4`` — Lemma 4 (eq. (12)), explicit constants: P(|x̂ − E x| > bound) ≤ ζ, exact binomial test on
+  Student-t₃ + 1, Pareto(2.5) and log-normal data at several n (spec R0).
+* ``hu2022.rate.lemma4_n`` — the (1−ζ)-quantile of the non-private error at s* falls as n^{-1/2} (Lemma 4, R0).
+* ``hu2022.rate.private_n`` / ``hu2022.rate.private_eps`` — the Laplace-noised estimator with s ∝ √(nετ) (the
+  per-block choice of Thm 2, s = O(√(nετ/(T log)))) has error ∝ (nε)^{-1/2}: slope −1/2 in n and in ε (§5.3).
+* ``hu2022.compare_baselines`` — errors at equal ε against clipped-mean + Laplace/Gaussian, diffprivlib-free
+  baselines and the non-private references (descriptive; table in details, figure).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from estimators.baselines import ClippedMeanLaplace, MedianOfMeans, NonPrivateMean, TrimmedMean
+from estimators.mean import (PrivateSmoothedSoftTruncationMean, SmoothedSoftTruncationMean, hu_lemma4_bound,
+                             hu_lemma4_scale, smoothed_bound, soft_truncation_statistic)
+from htdp_verify.claims import Provenance, RateClaim, TailBoundClaim
+from htdp_verify.distributions import LogNormal, Pareto, StudentT
+from htdp_verify.registry import register
+
+from . import _mean_common as C
+
+PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
+PROV_PRIV = Provenance(PAPER, "Thm 1 (proof: sensitivity 4√2s/(3n)) + Laplace mechanism, Def. 2", "(4)",
+                       "1-d estimator of §4 released with Laplace noise")
+PROV_CANARY = Provenance(PAPER, "§4 closed form of E φ(a+bZ), Appendix 'Explicit form of Ĉ'", "(5)",
+                         "canary: literal float64 evaluation (spec §2.2)")
+PROV_L4 = Provenance(PAPER, "Lemma 4", "(12)", "explicit constants; raw second moment τ")
+PROV_RATE = Provenance(PAPER, "Thm 2 (per-block estimator, s = O(√(nετ/(T log))))", "(28)",
+                       "1-d private estimator: error ∝ √(τ/(nε)) (spec §5.3)")
+
+EPS = 1.0
+BETA = 1.0
+T3 = StudentT(3.0, loc=1.0)  # τ = E x² = 3 + 1 = 4
+
+SIZES = {
+    "tiny": dict(priv=(3000, 1000, 300), reps_tail=200, tail_n=(200,), reps_rate=60, ns=(300, 1200, 4800),
+                 epss=(0.02, 0.08, 0.32), n_eps=2000, reps_cmp=10, n_cmp=500),
+    "quick": dict(priv=(30_000, 6_000, 2_000), reps_tail=2000, tail_n=(200, 2000), reps_rate=200,
+                  ns=(500, 1500, 4500, 13500, 40500), epss=(0.003, 0.01, 0.03, 0.1), n_eps=5000, reps_cmp=60,
+                  n_cmp=2000),
+    "full": dict(priv=(400_000, 60_000, 10_000), reps_tail=20_000, tail_n=(200, 2000, 20000), reps_rate=1000,
+                 ns=(500, 1500, 4500, 13500, 40500, 121500), epss=(0.001, 0.003, 0.01, 0.03, 0.1, 0.3), n_eps=20000,
+                 reps_cmp=300, n_cmp=5000),
+}
+
+
+def _base_data(n=200, seed=7):
+    return T3.sample(n, rng=np.random.default_rng(seed))
+
+
+def privacy_smoothed(ctx, *, sensitivity="paper", evaluation="stable", noise_factor=1.0, name=None,
+                     magnitude=C.HUGE, scale=10.0):
+    """Audit ``PrivateSmoothedSoftTruncationMean(ε=1, s=scale, β=1)`` on the ±``magnitude`` pairs.
+
+    ``noise_factor`` < 1 builds a deliberately broken estimator (Laplace scale multiplied by it) for tests."""
+    est = PrivateSmoothedSoftTruncationMean(EPS, scale, BETA, sensitivity=sensitivity, evaluation=evaluation)
+    if noise_factor != 1.0:
+        orig = est.noise_scale
+        est.noise_scale = lambda n, d=1: noise_factor * orig(n, d)  # the bug under test
+    ratio = smoothed_bound(BETA) / C.SOFT_BOUND if sensitivity == "paper" else 1.0
+    true = EPS * ratio / noise_factor if evaluation == "stable" else None
+    n_s, n_sel, n_sea = SIZES[C.profile_of(ctx)]["priv"]
+    nm = name or f"hu2022.privacy.smoothed_mean{'_tight' if sensitivity == 'tight' else ''}"
+    prov = PROV_CANARY if evaluation == "closed_form" else PROV_PRIV
+    note = ("printed closed form evaluated literally; per-sample value at |x|/s = "
+            f"{magnitude / scale:.3g} is {float(soft_truncation_statistic(np.array([magnitude]), scale, BETA, evaluation=evaluation)) / scale:.4g}"
+            " (proven bound ±0.943)") if evaluation == "closed_form" else ""
+    return C.privacy_check(est, C.huge_pairs(_base_data(), magnitude), name=nm, provenance=prov, rng=ctx.rng,
+                           seed=ctx.seed, out_dir=ctx.out_dir, n_samples=n_s, n_select=n_sel, n_search=n_sea,
+                           true_epsilon=true, note=note)
+
+
+@register("hu2022.privacy.smoothed_mean", description="1-d smoothed soft truncation + Laplace is ε-DP (ε=1, β=1); "
+          "one record moved to ±1e12", provenance=PROV_PRIV, tags=("issue7", "privacy"))
+def check_privacy_smoothed(ctx):
+    return privacy_smoothed(ctx)
+
+
+@register("hu2022.privacy.smoothed_mean_tight", description="same with the tight sensitivity ×erf(√(β/2)): "
+          "true ε equals the claim", provenance=PROV_PRIV, tags=("issue7", "privacy"))
+def check_privacy_smoothed_tight(ctx):
+    return privacy_smoothed(ctx, sensitivity="tight")
+
+
+@register("hu2022.privacy.closed_form", description="canary: printed closed form Ĉ evaluated in float64 "
+          "(expected to break the sensitivity bound)", provenance=PROV_CANARY, tags=("issue7", "privacy", "canary"))
+def check_privacy_closed_form(ctx):
+    return privacy_smoothed(ctx, evaluation="closed_form", name="hu2022.privacy.closed_form", magnitude=1e7)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Lemma 4: explicit high-probability bound and its n-rate
+# ---------------------------------------------------------------------------------------------------------
+LAWS_L4 = {"t3+1": T3, "pareto2.5": Pareto(2.5, 1.0), "lognormal(0,1)": LogNormal(0.0, 1.0)}
+ZETA = 0.05
+
+
+def lemma4_errors(law, n, reps, rng, *, beta=BETA, zeta=ZETA, chunk=200):
+    """|x̂(s*, β) − E x| over ``reps`` fresh datasets of size n (s* from Lemma 4 with τ = E x²)."""
+    tau = float(law.moment(2))
+    s = hu_lemma4_scale(n, tau, beta, zeta)
+    out = []
+    for start in range(0, reps, chunk):
+        k = min(chunk, reps - start)
+        x = law.sample((n, k), rng=rng)  # columns = replications (the statistic is coordinate-wise)
+        out.append(np.abs(soft_truncation_statistic(x, s, beta) - float(law.mean)))
+    return np.concatenate(out), hu_lemma4_bound(n, tau, s, beta, zeta)
+
+
+@register("hu2022.tail.lemma4", description="Lemma 4 (explicit constants): P(|x̂ − Ex| > bound) ≤ ζ, exact test",
+          provenance=PROV_L4, tags=("issue7", "tail"))
+def check_lemma4(ctx):
+    sz = SIZES[C.profile_of(ctx)]
+    cells, bounds = {}, {}
+    for lname, law in LAWS_L4.items():
+        for n in sz["tail_n"]:
+            e, b = lemma4_errors(law, n, sz["reps_tail"], ctx.rng)
+            cells[f"{lname}, n={n}"], bounds[f"{lname}, n={n}"] = e, b
+    claim = TailBoundClaim(ZETA, "τ(1/β+1)/(2s) + (s/n)(β/2 + log(2/ζ)), s = s*, β = 1", PROV_L4)
+    return C.tail_check(cells, bounds, claim, name="hu2022.tail.lemma4", seed=ctx.seed, out_dir=ctx.out_dir,
+                        note="(pooled over cells; per-cell ratios of the (1-ζ)-quantile to the bound in details)")
+
+
+def _lemma4_rate_fn(n, n_reps, rng):
+    return lemma4_errors(T3, int(n), n_reps, rng)[0]
+
+
+@register("hu2022.rate.lemma4_n", description="Lemma 4 rate: (1-ζ)-quantile of the non-private error ∝ n^{-1/2}",
+          provenance=PROV_L4, tags=("issue7", "rate"))
+def check_lemma4_rate(ctx):
+    sz = SIZES[C.profile_of(ctx)]
+    claim = RateClaim("n", -0.5, 0.1, f"q{1 - ZETA:g}", "t3+1 data, s = s*(n)", PROV_L4)
+    return C.rate_check(_lemma4_rate_fn, {"n": list(sz["ns"])}, claim, name="hu2022.rate.lemma4_n",
+                        seed=ctx.seed, out_dir=ctx.out_dir, reps=sz["reps_rate"])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# private estimator: rate in n and ε
+# ---------------------------------------------------------------------------------------------------------
+def private_scale(n, epsilon, tau, beta=BETA, zeta=ZETA):
+    """s = s*(n, τ)·√ε: balances the bias τ(1+1/β)/(2s) with the Laplace noise ∝ s/(nε) (error ∝ √(τ/(nε)))."""
+    return hu_lemma4_scale(n, tau, beta, zeta) * math.sqrt(epsilon)
+
+
+def private_errors(n, epsilon, n_reps, rng, *, law=T3, noise_factor=1.0, scale=None, chunk=200):
+    """|x̂ + Laplace − E x| for ``PrivateSmoothedSoftTruncationMean`` on fresh data (vectorised over replications:
+    the coordinate-wise statistic of an (n, reps) array plus one Laplace draw per replication, the same law as
+    ``reps`` independent releases)."""
+    n = int(n)
+    tau = float(law.moment(2))
+    s = scale if scale is not None else private_scale(n, epsilon, tau)
+    est = PrivateSmoothedSoftTruncationMean(epsilon, s, BETA)
+    out = []
+    for start in range(0, n_reps, chunk):
+        k = min(chunk, n_reps - start)
+        x = law.sample((n, k), rng=rng)
+        stat = est.statistic(x)
+        out.append(np.abs(stat + rng.laplace(0.0, noise_factor * est.noise_scale(n, 1), size=k) - float(law.mean)))
+    return np.concatenate(out)
+
+
+def _priv_n_fn(n, epsilon, n_reps, rng):
+    return private_errors(n, epsilon, n_reps, rng)
+
+
+def _priv_eps_fn(epsilon, n, n_reps, rng):
+    return private_errors(n, epsilon, n_reps, rng)
+
+
+@register("hu2022.rate.private_n", description="private 1-d estimator: median error ∝ n^{-1/2} (ε = 0.1)",
+          provenance=PROV_RATE, tags=("issue7", "rate"))
+def check_private_rate_n(ctx):
+    sz = SIZES[C.profile_of(ctx)]
+    claim = RateClaim("n", -0.5, 0.1, "median", "t3+1, ε = 0.1, s ∝ √(nετ)", PROV_RATE)
+    return C.rate_check(_priv_n_fn, {"n": list(sz["ns"])}, claim, name="hu2022.rate.private_n", seed=ctx.seed,
+                        out_dir=ctx.out_dir, reps=sz["reps_rate"], fixed={"epsilon": 0.1})
+
+
+@register("hu2022.rate.private_eps", description="private 1-d estimator: median error ∝ ε^{-1/2}",
+          provenance=PROV_RATE, tags=("issue7", "rate"))
+def check_private_rate_eps(ctx):
+    sz = SIZES[C.profile_of(ctx)]
+    claim = RateClaim("epsilon", -0.5, 0.1, "median", f"t3+1, n = {sz['n_eps']}, s ∝ √(nετ)", PROV_RATE)
+    return C.rate_check(_priv_eps_fn, {"epsilon": list(sz["epss"])}, claim, name="hu2022.rate.private_eps",
+                        seed=ctx.seed, out_dir=ctx.out_dir, reps=sz["reps_rate"], fixed={"n": sz["n_eps"]})
+
+
+# ---------------------------------------------------------------------------------------------------------
+# comparison with baselines
+# ---------------------------------------------------------------------------------------------------------
+@register("hu2022.compare_baselines", description="error at equal ε vs clipped-mean baselines (table + figure)",
+          provenance=PROV_RATE, tags=("issue7", "comparison"))
+def check_compare(ctx):
+    sz = SIZES[C.profile_of(ctx)]
+    n, eps = sz["n_cmp"], EPS
+    laws = {"t3+1": T3, "pareto2.1": Pareto(2.1, 1.0)}
+    tau_max = max(float(law.moment(2)) for law in laws.values())
+    s = private_scale(n, eps, tau_max)
+    ests = {
+        "hu_smoothed+laplace": PrivateSmoothedSoftTruncationMean(eps, s, BETA),
+        "clip[-10,10]+laplace": ClippedMeanLaplace(eps, -10.0, 10.0),
+        "clip[-3,5]+laplace": ClippedMeanLaplace(eps, -3.0, 5.0),
+        "mean (non-private)": NonPrivateMean(),
+        "median-of-means (non-private)": MedianOfMeans(20),
+        "trimmed 10% (non-private)": TrimmedMean(0.1),
+        "smoothed (non-private)": SmoothedSoftTruncationMean(hu_lemma4_scale(n, tau_max, BETA, ZETA), BETA),
+    }
+    return C.comparison_check(ests, laws, n=n, reps=sz["reps_cmp"], rng=ctx.rng, name="hu2022.compare_baselines",
+                              provenance=PROV_RATE, seed=ctx.seed, out_dir=ctx.out_dir, epsilon=eps, delta=0.0,
+                              focus="hu_smoothed+laplace")
