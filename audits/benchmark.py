@@ -1028,19 +1028,21 @@ class BenchPlan:
 
 
 def _plans() -> dict[str, BenchPlan]:
+    import dataclasses
+
     A = _lazy_attacks()
     disc = lambda: [make_discrete_attack(4096)]  # noqa: E731
     P = {n: BenchPlan() for n in MECHANISMS}
     P["Laplace"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=12_000_000)
-    P["TruncatedGeometric"] = BenchPlan(disc, n_full=12_000_000)
-    P["NoisyHist1"] = BenchPlan(lambda: [A.CoordinateAttack()], n_full=12_000_000)
+    P["TruncatedGeometric"] = BenchPlan(disc, n_full=20_000_000)
+    P["NoisyHist1"] = BenchPlan(lambda: [A.CoordinateAttack()], n_full=20_000_000)
     P["NoisyHist2"] = BenchPlan(lambda: [A.CoordinateAttack()], n_full=2_000_000)
     for n in ("ReportNoisyMax1", "ReportNoisyMax2", "SVT1", "SVT2", "SVT4", "SVT5", "StatDP.iSVT1", "StatDP.iSVT3"):
         P[n] = BenchPlan(disc)
     P["SVT5"] = BenchPlan(disc, n_full=1_000_000)
     P["StatDP.iSVT1"] = BenchPlan(disc, n_full=1_000_000)
     P["ReportNoisyMax3"] = BenchPlan(lambda: [A.ThresholdAttack()])
-    P["ReportNoisyMax4"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=4_000_000)
+    P["ReportNoisyMax4"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=20_000_000)
     P["SVT3"] = BenchPlan(lambda: [make_stratified_threshold_attack(_first_top_and_value, "(first ⊤, value)")],
                           n_full=20_000_000)
     P["SVT6"] = BenchPlan(lambda: [make_discrete_attack(4096), A.LogisticAttack()], n_full=12_000_000)
@@ -1062,11 +1064,14 @@ def _plans() -> dict[str, BenchPlan]:
                                                                         "exact reachability from loc 0/1/2")],
                                        n_full=400_000, n_quick=40_000,
                                        white_box="reachability of the double under numpy's inverse-CDF Laplace")
-    P["LaplaceSnapping"] = BenchPlan(disc, n_full=16_000_000)
+    P["LaplaceSnapping"] = BenchPlan(disc, n_full=20_000_000)
     P["StatDP.histogram_eps@0.2"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=2_000_000)
     P["StatDP.histogram_eps@1.5"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=4_000_000)
     P["StatDP.iSVT4"] = BenchPlan(lambda: [make_stratified_threshold_attack(_isvt4_split, "(#⊥, value)"),
                                            make_discrete_attack(64)], n_full=4_000_000)
+    # buggy mechanisms whose violation needs more than the default quick size to resolve
+    for n in ("ReportNoisyMax3", "ReportNoisyMax4", "SVT3", "SVT4", "SVT6", "SVT34Parallel"):
+        P[n] = dataclasses.replace(P[n], n_quick=1_000_000)
     return P
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -163,7 +162,6 @@ class Component:
     pairs: Callable[[], list]
     attacks: object = "auto"
     full_attacks: object = None
-    cost: float = 1.0  # multiplies nothing; informational (relative seconds per release)
     note: str = ""
     size_scale: dict = field(default_factory=dict)  # per-profile multiplier of the kind's sizes
 

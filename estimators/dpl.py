@@ -156,13 +156,16 @@ def _dpl():
 
 def _warning_filters():
     """Context: diffprivlib's privacy-leak / compatibility warnings become errors; sklearn's and scipy's
-    deprecation chatter (LogisticRegression's ``multi_class``, L-BFGS-B ``disp``) is silenced."""
+    deprecation chatter (LogisticRegression's ``multi_class``, L-BFGS-B ``disp``) and lbfgs convergence warnings
+    are silenced (they concern accuracy, not privacy)."""
     from diffprivlib.utils import DiffprivlibCompatibilityWarning, PrivacyLeakWarning
+    from sklearn.exceptions import ConvergenceWarning
 
     ctx = warnings.catch_warnings()
     ctx.__enter__()
     warnings.simplefilter("ignore", FutureWarning)
     warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore", ConvergenceWarning)  # LogisticRegression's lbfgs on tiny/degenerate data
     warnings.simplefilter("error", PrivacyLeakWarning)
     warnings.simplefilter("error", DiffprivlibCompatibilityWarning)
     return ctx
