@@ -163,3 +163,26 @@ def test_budget_refuses_to_overspend_and_prints_ledger():
 def test_bad_input_names_parameter(call, param):
     with pytest.raises(ValueError, match=param):
         call()
+
+
+@pytest.mark.parametrize("p1,eps,lam", [(0.5, 0.1, 2000), (0.02, 2.0, 20_000), (0.001, 0.5, 5000), (0.3, 0.0, 500)])
+def test_poisson_conditional_bound_validity(p1, eps, lam):
+    """Poissonised counts at the boundary p1 = e^ε p2: the bound exceeds the true ε w.p. ≤ α (R draws)."""
+    p2 = p1 * math.exp(-eps)
+    rng = np.random.default_rng(int(p1 * 1e4) + lam)
+    k1, k2 = rng.poisson(lam * p1, R), rng.poisson(lam * p2, R)
+    miss = int(np.sum(stats.epsilon_lower_bound_poisson(k1, k2, 0.05) > eps))
+    assert stats.exceedance_test(miss, R, 0.05, TEST_LEVEL).verdict == "consistent"
+
+
+def test_poisson_bound_is_tighter_for_balanced_events_and_handles_unequal_sizes():
+    n, p1, p2 = 10**6, 0.05, 0.05 * math.exp(-0.5)
+    k1, k2 = int(n * p1), int(n * p2)
+    assert stats.epsilon_lower_bound_poisson(k1, k2, 0.05) > stats.epsilon_lower_bound(k1, n, k2, n, 0.05)
+    # unequal expected sizes: doubling lam2 doubles k2's mean and the bound corrects for it
+    a = stats.epsilon_lower_bound_poisson(k1, k2, 0.05)
+    b = stats.epsilon_lower_bound_poisson(k1, 2 * k2, 0.05, lam1=n, lam2=2 * n)
+    assert b == pytest.approx(a, abs=2e-3)
+    assert stats.epsilon_lower_bound_poisson(0, 10, 0.05) == 0.0
+    with pytest.raises(ValueError, match="k1"):
+        stats.epsilon_lower_bound_poisson(-1, 3, 0.05)

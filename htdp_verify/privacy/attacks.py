@@ -66,8 +66,20 @@ def _wilson(p, n, z, upper: bool):
     return np.clip(out, 0.0, 1.0)
 
 
+def _predicted_poisson(p_num, p_den, n_final: int, alpha: float):
+    """Predicted :func:`~htdp_verify.stats.epsilon_lower_bound_poisson` at ``n_final`` expected releases per side
+    (Wilson one-sided bound for θ = p_num/(p_num+p_den) on s = n_final·(p_num+p_den) trials)."""
+    tot = p_num + p_den
+    s = float(n_final) * tot
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = np.where(tot > 0, p_num / np.where(tot > 0, tot, 1.0), 0.0)
+        lo = _wilson(theta, np.maximum(s, 1e-300), float(special.ndtri(1 - alpha)), upper=False)
+        eps = np.where((lo > 0) & (s > 0), np.log(np.maximum(lo, 1e-300)) - np.log1p(-np.minimum(lo, 1 - 1e-16)), 0.0)
+    return np.maximum(eps, 0.0)
+
+
 def predicted_bound(p_num, p_den, n_final: int, alpha: float, delta: float = 0.0, objective: str = "epsilon",
-                    n_num=None, n_den=None, z: float = 3.0):
+                    n_num=None, n_den=None, z: float = 3.0, method: str = "auto"):
     """Bound an event would certify with ``n_final`` samples per side, predicted from selection proportions.
 
     This is the selection objective (a prediction, never reported as a bound).  The selection proportions are
@@ -77,6 +89,9 @@ def predicted_bound(p_num, p_den, n_final: int, alpha: float, delta: float = 0.0
     ``alpha/2`` per side, within a few per cent of Clopper–Pearson and ~100× faster) are applied.  So
     high-probability events are preferred whenever they certify more at the final size.
     ``objective="epsilon"`` predicts the ε lower bound at ``delta``; ``"mu"`` the Gaussian-DP μ lower bound.
+    ``method``: ``"cp"`` (two Clopper–Pearson bounds), ``"poisson"`` (the conditional test on Poissonised counts,
+    pure ε only) or ``"auto"`` (the larger of the two when δ = 0: the auditor certifies with whichever method
+    the selection samples predict to be tighter).
     """
     p_num = np.clip(np.asarray(p_num, dtype=float), 0.0, 1.0)
     p_den = np.clip(np.asarray(p_den, dtype=float), 0.0, 1.0)
@@ -92,7 +107,11 @@ def predicted_bound(p_num, p_den, n_final: int, alpha: float, delta: float = 0.0
             return np.maximum(np.nan_to_num(mu, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
         num = lo - delta
         eps = np.where(num > 0, np.log(np.where(num > 0, num, 1.0)) - np.log(np.maximum(hi, 1e-300)), 0.0)
-    return np.maximum(eps, 0.0)
+    eps = np.maximum(eps, 0.0)
+    if delta == 0 and method in ("auto", "poisson"):
+        pois = _predicted_poisson(p_num, p_den, n_final, alpha)
+        eps = pois if method == "poisson" else np.maximum(eps, pois)
+    return eps
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -27,9 +27,10 @@ import numpy as np
 from .._validate import check_int, check_prob, check_rng
 from ..claims import NEIGHBOUR_RELATIONS, PrivacyClaim
 from ..results import CheckResult
-from ..stats import Budget, cp_lower, cp_upper, epsilon_lower_bound, max_certifiable_epsilon, samples_needed_for_epsilon
+from ..stats import (Budget, cp_lower, cp_upper, epsilon_lower_bound, epsilon_lower_bound_poisson,
+                     max_certifiable_epsilon, max_certifiable_epsilon_poisson, samples_needed_for_epsilon)
 from .adapters import as_mechanism, count_events, draw
-from .attacks import DiscreteAttack, SelectionContext, make_attacks, scan_thresholds
+from .attacks import DiscreteAttack, SelectionContext, make_attacks, predicted_bound, scan_thresholds
 from .bounds import delta_lb_at_epsilon, gdp_epsilon, gdp_mu_lb, privacy_profile, smallest_resolvable_delta
 from .guarantee import PrivacyGuarantee
 from .neighbours import Pair, as_pairs, check_neighbours, dataset_patterns, search_pairs
@@ -88,8 +89,9 @@ class AuditResult(CheckResult):
         lines.append(f"  pair:   {d.get('pair', {}).get('text', '')}")
         lines.append(f"  event:  {self.event}  ({d.get('event', {}).get('orientation', '')})")
         c = self.counts
-        lines.append(f"  counts: {c.get('numerator')} / {c.get('n_per_side')} vs {c.get('denominator')} / "
-                     f"{c.get('n_per_side')} (point estimate ln ratio = {d.get('point_estimate', float('nan')):.4g})")
+        lines.append(f"  counts: {c.get('numerator')} / {c.get('n_numerator', c.get('n_per_side'))} vs "
+                     f"{c.get('denominator')} / {c.get('n_denominator', c.get('n_per_side'))} "
+                     f"[{c.get('method', 'cp')}] (point estimate ln ratio = {d.get('point_estimate', float('nan')):.4g})")
         lines.append(f"  detectability: {self.detectability.get('statement', '')}")
         if self.profile:
             lines.append(f"  profile: {self.profile.get('n_events')} events, δ floor {self.profile.get('delta_floor'):.3g}")
@@ -290,36 +292,59 @@ def audit(
     del Y1, Y2
 
     # ---- 3. certification on fresh samples -----------------------------------------------------------------
+    # Sample sizes are Poissonised, N ~ Poisson(n_samples) per side (independent of every output), so that a
+    # pure-ε event can be certified by the exact conditional test on Poisson counts
+    # (stats.epsilon_lower_bound_poisson); Clopper–Pearson bounds with the realised N stay valid for the rest.
+    # Which of the two certifies each main event is decided from the *selection* proportions, before any
+    # certification sample exists, so the choice costs no α.
     ts = time.perf_counter()
     all_events = main_events + prof_events
-    k_d = count_events(mech, best_pair.d, n_samples, all_events, rng, chunk_size=chunk_size)
-    k_dp = count_events(mech, best_pair.d_prime, n_samples, all_events, rng, chunk_size=chunk_size)
-    drawn += 2 * n_samples
+    methods = []
+    for e in main_events:
+        pn, pd = (float(x) for x in e.sel_props)
+        if claim.delta > 0 or not (np.isfinite(pn) and np.isfinite(pd)):
+            methods.append("cp")
+            continue
+        cp_pred = float(predicted_bound(pn, pd, n_samples, a_event, 0.0, "epsilon", z=0.0, method="cp"))
+        po_pred = float(predicted_bound(pn, pd, n_samples, a_event, 0.0, "epsilon", z=0.0, method="poisson"))
+        methods.append("poisson" if po_pred >= cp_pred else "cp")
+    N_d, N_dp = int(rng.poisson(n_samples)), int(rng.poisson(n_samples))
+    zeros = np.zeros(len(all_events), dtype=np.int64)
+    k_d = count_events(mech, best_pair.d, N_d, all_events, rng, chunk_size=chunk_size) if N_d else zeros
+    k_dp = count_events(mech, best_pair.d_prime, N_dp, all_events, rng, chunk_size=chunk_size) if N_dp else zeros
+    drawn += N_d + N_dp
     seconds["certification"] = time.perf_counter() - ts
     orient = np.array([e.orientation for e in all_events])
     k_num = np.where(orient > 0, k_d, k_dp)
     k_den = np.where(orient > 0, k_dp, k_d)
+    n_num = np.where(orient > 0, max(N_d, 1), max(N_dp, 1))
+    n_den = np.where(orient > 0, max(N_dp, 1), max(N_d, 1))
     n = n_samples
 
     nm = len(main_events)
-    eps_main = np.atleast_1d(epsilon_lower_bound(k_num[:nm], n, k_den[:nm], n, a_event, claim.delta))
+    eps_main = np.array([
+        float(epsilon_lower_bound_poisson(k_num[j], k_den[j], a_event, n_samples, n_samples)) if methods[j] == "poisson"
+        else float(epsilon_lower_bound(k_num[j], n_num[j], k_den[j], n_den[j], a_event, claim.delta))
+        for j in range(nm)
+    ])
     i = int(np.argmax(eps_main))
     ev = main_events[i]
     kn, kd = int(k_num[i]), int(k_den[i])
+    nn_i, nd_i = int(n_num[i]), int(n_den[i])
     eps_lb = float(eps_main[i])
-    pure = float(epsilon_lower_bound(kn, n, kd, n, a_event, 0.0))
-    lo, hi = float(cp_lower(kn, n, a_event / 2)), float(cp_upper(kd, n, a_event / 2))
-    d_at_claim = float(delta_lb_at_epsilon(kn, n, kd, n, a_event, claim.epsilon))
-    mu_main = float(gdp_mu_lb(kn, n, kd, n, a_event))
+    pure = eps_lb if claim.delta == 0 else float(epsilon_lower_bound(kn, nn_i, kd, nd_i, a_event, 0.0))
+    lo, hi = float(cp_lower(kn, nn_i, a_event / 2)), float(cp_upper(kd, nd_i, a_event / 2))
+    d_at_claim = float(delta_lb_at_epsilon(kn, nn_i, kd, nd_i, a_event, claim.epsilon))
+    mu_main = float(gdp_mu_lb(kn, nn_i, kd, nd_i, a_event))
     with np.errstate(divide="ignore"):
-        point = math.inf if kd == 0 and kn > 0 else (math.log(kn / kd) if kn > 0 and kd > 0 else 0.0)
+        point = math.inf if kd == 0 and kn > 0 else (math.log((kn / nn_i) / (kd / nd_i)) if kn > 0 and kd > 0 else 0.0)
 
     # ---- profile -------------------------------------------------------------------------------------------
     prof_dict = None
     mu_lb = mu_main
     if n_prof:
         alphas = np.r_[np.full(nm, a_event), np.full(len(prof_events), a_prof / n_prof)]
-        prof = privacy_profile(k_num, k_den, n, alphas, deltas=deltas, epsilons=eps_grid)
+        prof = privacy_profile(k_num, k_den, n_num, alphas, n2=n_den, deltas=deltas, epsilons=eps_grid)
         prof.delta_floor = smallest_resolvable_delta(n, a_prof / n_prof)
         prof.notes = ("all curves hold simultaneously with the verdict at confidence 1 - alpha; deltas below "
                       "delta_floor cannot be resolved with these sample sizes")
@@ -330,7 +355,8 @@ def audit(
             gdp_epsilon(claim.delta, mu_lb) if claim.delta > 0 and mu_lb > 0 else None)
 
     # ---- verdict and detectability -------------------------------------------------------------------------
-    max_cert = max_certifiable_epsilon(n, a_event, claim.delta)
+    max_cert = (max_certifiable_epsilon_poisson(n, a_event) if claim.delta == 0
+                else max_certifiable_epsilon(n, a_event, claim.delta))
     floor_p = float(cp_upper(0, n, a_event / 2))
     unbounded = kd == 0 and kn > 0 and eps_lb > 0
     if eps_lb > claim.epsilon:
@@ -362,11 +388,11 @@ def audit(
     elapsed = time.perf_counter() - t0
     oriented = "D over D'" if ev.orientation > 0 else "D' over D"
     counts = {"D": int(k_d[i]), "D'": int(k_dp[i]), "numerator": kn, "denominator": kd, "n_per_side": n,
-              "orientation": oriented}
+              "n_D": N_d, "n_D'": N_dp, "n_numerator": nn_i, "n_denominator": nd_i, "orientation": oriented, "method": methods[i]}
     dtext = f" at delta={claim.delta:g}" if claim.delta > 0 else ""
     summary = (f"certified epsilon >= {eps_lb:.4g}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
                f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {best_pair.describe()}; counts "
-               f"{kn}/{n} vs {kd}/{n}" + (" [possibly unbounded]" if unbounded else ""))
+               f"{kn}/{nn_i} vs {kd}/{nd_i}" + (" [possibly unbounded]" if unbounded else ""))
     details = {
         "epsilon_lb": eps_lb,
         "confidence": 1 - alpha,
@@ -377,12 +403,18 @@ def audit(
                     "trade-off curve",
         "point_estimate": point,
         "cp_bounds": {"numerator_lower": lo, "denominator_upper": hi, "alpha_per_event": a_event},
+        "certification_method": {
+            "chosen": methods[i],
+            "note": "sample sizes are Poisson(n_samples) per side; 'poisson' = exact conditional binomial test of "
+                    "k_num given k_num + k_den (pure epsilon), 'cp' = two Clopper-Pearson bounds at alpha/2 each; "
+                    "the method was fixed from the selection samples before certification",
+        },
         "pair": {**best_pair.to_dict(), "text": best_pair.describe()},
         "event": ev.to_dict(),
         "counts": counts,
         "certified_events": [
             {**e.to_dict(), "numerator": int(k_num[j]), "denominator": int(k_den[j]),
-             "epsilon_lb": float(eps_main[j]) if j < nm else None}
+             "epsilon_lb": float(eps_main[j]) if j < nm else None, "method": methods[j] if j < nm else "cp"}
             for j, e in enumerate(all_events)
         ],
         "samples": {"n_search_per_pair_side": n_search if len(pair_list) > 1 else 0, "n_select_per_side": n_select,

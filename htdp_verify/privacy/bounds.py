@@ -149,16 +149,20 @@ class PrivacyProfile:
         }
 
 
-def privacy_profile(k1, k2, n, alphas, *, deltas=None, epsilons=None) -> PrivacyProfile:
-    """Profile lower curves from counts ``k1[j]`` (D) and ``k2[j]`` (D') of J fixed events, each certified at
-    ``alphas[j]`` (which must sum to the total α), all with ``n`` samples per side."""
+def privacy_profile(k1, k2, n, alphas, *, n2=None, deltas=None, epsilons=None) -> PrivacyProfile:
+    """Profile lower curves from counts ``k1[j]`` (numerator side) and ``k2[j]`` (denominator side) of J fixed
+    events, each certified at ``alphas[j]`` (which must sum to the total α), with ``n`` releases on the numerator
+    side and ``n2`` (default ``n``) on the denominator side; ``n`` and ``n2`` may be per-event arrays."""
     k1 = np.atleast_1d(np.asarray(k1))
     k2 = np.atleast_1d(np.asarray(k2))
+    n1a = np.broadcast_to(np.asarray(n), k1.shape)
+    n2a = np.broadcast_to(np.asarray(n if n2 is None else n2), k1.shape)
     alphas = np.broadcast_to(np.asarray(alphas, float), k1.shape)
     deltas = np.geomspace(1e-4, 0.5, 25) if deltas is None else np.sort(np.asarray(deltas, float))
     epsilons = np.linspace(0.0, 2.0, 21) if epsilons is None else np.sort(np.asarray(epsilons, float))
-    lo = np.array([cp_lower(a, n, al / 2) for a, al in zip(k1, alphas)], float)
-    hi = np.array([cp_upper(b, n, al / 2) for b, al in zip(k2, alphas)], float)
+    lo = np.array([cp_lower(a, int(m), al / 2) for a, m, al in zip(k1, n1a, alphas)], float)
+    hi = np.array([cp_upper(b, int(m), al / 2) for b, m, al in zip(k2, n2a, alphas)], float)
+    n = int(min(n1a.min(), n2a.min()))
     num = lo[:, None] - deltas[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         e = np.where(num > 0, np.log(np.where(num > 0, num, 1.0)) - np.log(hi)[:, None], 0.0)
