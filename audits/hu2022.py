@@ -115,6 +115,7 @@ def lemma4_errors(law, n, reps, rng, *, beta=BETA, zeta=ZETA, chunk=200):
     tau = float(law.moment(2))
     s = hu_lemma4_scale(n, tau, beta, zeta)
     out = []
+    chunk = max(1, min(chunk, int(1e7 // n)))  # bound memory: (n, chunk) draws plus temporaries
     for start in range(0, reps, chunk):
         k = min(chunk, reps - start)
         x = law.sample((n, k), rng=rng)  # columns = replications (the statistic is coordinate-wise)
@@ -166,6 +167,7 @@ def private_errors(n, epsilon, n_reps, rng, *, law=T3, noise_factor=1.0, scale=N
     s = scale if scale is not None else private_scale(n, epsilon, tau)
     est = PrivateSmoothedSoftTruncationMean(epsilon, s, BETA)
     out = []
+    chunk = max(1, min(chunk, int(1e7 // n)))  # bound memory: (n, chunk) draws plus temporaries
     for start in range(0, n_reps, chunk):
         k = min(chunk, n_reps - start)
         x = law.sample((n, k), rng=rng)

@@ -148,6 +148,7 @@ def central_errors(n, epsilon, n_reps, rng, *, tuning="theorem2", scale=None, la
     est = WangCentralMean(epsilon, DELTA, TAU, ZETA, tuning=tuning, scale=scale)
     sig = est.noise_std(n, 1)
     out = []
+    chunk = max(1, min(chunk, int(1e7 // n)))  # bound memory: (n, chunk) draws plus temporaries
     for start in range(0, n_reps, chunk):
         k = min(chunk, n_reps - start)
         x = law.sample((n, k), rng=rng)
@@ -162,6 +163,7 @@ def local_errors(n, epsilon, n_reps, rng, *, variant="proof", law=T3, chunk=50):
     s, lam = est.parameters(n)
     sig = est.noise_std(n, 1) / math.sqrt(n)
     out = []
+    chunk = max(1, min(chunk, int(1e7 // n)))  # bound memory: (n, chunk) draws plus temporaries
     for start in range(0, n_reps, chunk):
         k = min(chunk, n_reps - start)
         x = law.sample((n, k), rng=rng)

@@ -263,12 +263,32 @@ def audit(
     Y1 = draw(mech, best_pair.d, n_select, rng, chunk_size=chunk_size)
     Y2 = draw(mech, best_pair.d_prime, n_select, rng, chunk_size=chunk_size)
     drawn += 2 * n_select
-    atts = make_attacks(attacks, Y1, log_density=log_density, max_categories=ctx.max_categories)
+    # When several attacks compete, the selection split is divided: attacks fit and choose their events on the
+    # first two thirds, and every candidate is re-scored on the last third.  Choosing "the best of thousands of
+    # thresholds / outcome unions / scores" inflates an attack's in-sample prediction (winner's curse, worst for
+    # unions of rare outcomes), so only held-out scores compare attacks fairly.  With a single attack all the
+    # selection samples go to it.  Either way no α is spent: certification uses fresh samples.
+    probe = make_attacks(attacks, Y1, log_density=log_density, max_categories=ctx.max_categories)
+    cut = (2 * n_select) // 3 if len(probe) > 1 else n_select
+    Y1a, Y2a = Y1[:cut], Y2[:cut]
+    atts = probe if cut == n_select else make_attacks(attacks, Y1a, log_density=log_density,
+                                                     max_categories=ctx.max_categories)
     ctx_pair = dataclasses.replace(ctx, pair=(best_pair.d, best_pair.d_prime))
     events = []
     for a in atts:
-        events += a.select(Y1, Y2, ctx_pair)
-    events = _dedupe(sorted(events, key=lambda e: -e.predicted))
+        events += a.select(Y1a, Y2a, ctx_pair)
+    events = _dedupe(events)
+    if cut < n_select:
+        Y1b, Y2b = Y1[cut:], Y2[cut:]
+        for e in events:
+            in1 = float(np.count_nonzero(e.indicator(Y1b))) / Y1b.shape[0]
+            in2 = float(np.count_nonzero(e.indicator(Y2b))) / Y2b.shape[0]
+            pn, pd = (in1, in2) if e.orientation > 0 else (in2, in1)
+            e.extra["in_sample_prediction"] = float(e.predicted)
+            e.predicted = float(predicted_bound(pn, pd, n_samples, a_event, claim.delta, "epsilon",
+                                                Y1b.shape[0], Y2b.shape[0], z=1.0))
+            e.sel_props = (pn, pd)
+    events = sorted(events, key=lambda e: -e.predicted)
     if not events:
         raise ValueError("attacks produced no candidate event for these releases")
     n_candidates_scanned = len(events)
@@ -289,7 +309,7 @@ def audit(
                 cands = scan_thresholds(f(Y1), f(Y2), c, f, best.attack)
             prof_events.append(max(cands, key=lambda e: e.predicted))
     seconds["selection"] = time.perf_counter() - ts
-    del Y1, Y2
+    del Y1, Y2, Y1a, Y2a
 
     # ---- 3. certification on fresh samples -----------------------------------------------------------------
     # Sample sizes are Poissonised, N ~ Poisson(n_samples) per side (independent of every output), so that a
