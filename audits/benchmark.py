@@ -1317,7 +1317,9 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
         f"# Auditor benchmark ({'quick' if quick else 'full'} profile, seed {seed})",
         "",
         f"{len(rows)} mechanisms, wall time {wall:.0f} s with {n_jobs} worker process(es). Our ε_lb is certified "
-        "at the stated confidence with exact Clopper–Pearson bounds on fresh samples; 'samples/side' counts every "
+        "at the stated confidence on fresh samples, by an exact test (the conditional binomial test on Poissonised "
+        "counts for pure ε, or two Clopper–Pearson bounds, whichever the selection split predicted tighter); "
+        "'samples/side' counts every "
         "release drawn on one side (pair search + event selection + certification).",
         "",
         "| mechanism | rel. | claimed ε | true ε | verdict (expected) | our ε_lb | conf. | samples/side | s "

@@ -1,8 +1,8 @@
 """Small fixed-seed audits of diffprivlib components (audits/diffprivlib.py).
 
-Statistical design: every audit certifies at α = 0.05, so for a mechanism that satisfies its claim the verdict
-"violated" has probability <= 0.05 over the seed (a false alarm); with the fixed seeds below the outcome is
-deterministic.  The broken wrappers leak far beyond their claims (true ε = 10x the claim, or unbounded), which these
+Statistical design: an audit at level α reports "violated" for a mechanism that satisfies its claim with probability
+<= α over the seed (a false alarm; α = 0.05 unless stated, the suite's per-check α for the Laplace test); with the
+fixed seeds below the outcome is deterministic.  The broken wrappers leak far beyond their claims (true ε = 10x the claim, or unbounded), which these
 sample sizes detect with overwhelming power (the certified bound is capped near ln(n / 3.7) for n releases per side,
 e.g. ~6.3 at n = 2000, well above the claims).
 """
@@ -24,9 +24,11 @@ from htdp_verify.registry import get_checks
 
 
 def test_laplace_at_eps1_not_flagged():
+    """At the suite's per-check α (0.05 / #checks) a tight ε-DP mechanism is flagged with probability <= that α."""
     mech = DPLMechanism("Laplace", epsilon=1.0, sensitivity=1.0)
     res = dpl_audits.audit_component(mech, [Pair(0.0, 1.0, "x=0 vs x=1", "query")], n_samples=20_000,
-                                     n_select=4_000, n_search=1_000, rng=np.random.default_rng(20261121))
+                                     n_select=4_000, n_search=1_000, rng=np.random.default_rng(20261121),
+                                     alpha=dpl_audits.check_alpha())
     assert res.verdict == "consistent"
     assert res.epsilon_lb <= 1.0
     row = res.details["table"][0]
