@@ -321,10 +321,13 @@ def _model(name, kind, *, full_attacks=("auto", "gboost"), size_scale=None, **pa
                      full_attacks=list(full_attacks), size_scale=size_scale or {})
 
 
+LINREG_SCALE = {"quick": 0.6}  # scipy.optimize.minimize per fit: the slowest model
+
+
 def _models():
     norm = float(np.sqrt(2.0))
     return [
-        _model("LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX),
+        _model("LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX, size_scale=LINREG_SCALE),
         # every base keeps both classes in >= 2 rows: diffprivlib reads the classes from y and scikit-learn refuses
         # a single-class fit, so a pair that removes a class would not be a release but an exception
         _model("LogisticRegression", "classification-all-classes", data_norm=norm, classes=[0.0, 1.0],
@@ -341,7 +344,8 @@ def _models():
 def _model_variants():
     norm = float(np.sqrt(2.0))
     out = [
-        _model("LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX, fit_intercept=False),
+        _model("LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX, fit_intercept=False,
+               size_scale=LINREG_SCALE),
         _model("PCA", "unsupervised", bounds=BOX, data_norm=norm, n_components=2, centered=True),
     ]
     out[0].key += "[fit_intercept=False]"
