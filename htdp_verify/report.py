@@ -66,10 +66,16 @@ def write_report(results: list[CheckResult], out_dir, run_info: dict | None = No
     paths["json"].write_text(json.dumps({"meta": meta, "results": [r.to_dict() for r in results]}, indent=2,
                                         ensure_ascii=False))
     overview = overview_figure(results, out_dir)
+    alpha_sum = float(sum(r.alpha for r in results if r.verdict != "error"))
+    fwer = (f"Each verdict holds at its own α (column α). Across these {len(results)} checks the α's sum to "
+            f"{alpha_sum:.3g}: by Bonferroni the probability of at least one false 'violated' is at most "
+            f"{min(alpha_sum, 1.0):.3g}, and the expected number of false violations is at most {alpha_sum:.3g}. "
+            "Suites that split α themselves (e.g. diffprivlib: 0.05 over its checks) say so in their α column.")
 
     # ---------- Markdown
     md = [f"# htdp-verify report", "", f"Created {meta['created']}; " +
           ", ".join(f"{k}={v}" for k, v in meta.items() if k != "created"), ""]
+    md += [fwer, ""]
     md += ["| check | verdict | statistic | estimate | interval | α | samples | seconds |",
            "|---|---|---|---|---|---|---|---|"]
     for r in results:
@@ -120,6 +126,7 @@ table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:3px 8px;fo
 img{{max-width:100%;margin:.5em 0}}.src{{color:#555;font-size:13px}}</style></head><body>
 <h1>htdp-verify report</h1><p>{html.escape(', '.join(f'{k}={v}' for k, v in meta.items()))}</p>
 {img(overview) if overview else ''}
+<p class='src'>{html.escape(fwer)}</p>
 <table><tr><th>check</th><th>verdict</th><th>statistic</th><th>estimate</th><th>interval</th><th>α</th>
 <th>samples</th><th>seconds</th></tr>{rows}</table>
 {''.join(sections)}</body></html>"""
