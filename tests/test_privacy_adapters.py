@@ -124,3 +124,20 @@ def test_adapter_validation():
     with pytest.raises(ValueError, match="differing shapes"):
         it = iter([np.zeros(1), np.zeros(2)])
         from_scalar_function(lambda d, rng: next(it))(0.0, 2, np.random.default_rng(0))
+
+
+def test_plain_callable_keeps_declared_guarantee_and_name():
+    import numpy as np
+
+    from htdp_verify.privacy import PrivacyGuarantee, as_mechanism
+
+    class Declared:
+        name = "my-laplace"
+        privacy = PrivacyGuarantee(0.5)
+
+        def __call__(self, data, size, rng):
+            return rng.laplace(0.0, 2.0, size)
+
+    m = as_mechanism(Declared())
+    assert m.name == "my-laplace" and m.guarantee.epsilon == 0.5
+    assert m(0.0, 3, np.random.default_rng(0)).shape == (3,)

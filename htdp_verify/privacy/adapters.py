@@ -76,8 +76,10 @@ def as_mechanism(obj) -> Mechanism:
         return obj
     if hasattr(obj, "sample") and callable(getattr(obj, "sample")):
         return from_estimator(obj)
-    if callable(obj):
-        return Mechanism(obj, name=getattr(obj, "__name__", type(obj).__name__))
+    if callable(obj):  # a declared guarantee / name on the callable (e.g. diffprivlib adapters) is kept
+        name = getattr(obj, "name", None) or getattr(obj, "__name__", type(obj).__name__)
+        guarantee = getattr(obj, "privacy", None) or getattr(obj, "guarantee", None)
+        return Mechanism(obj, name=str(name), guarantee=guarantee)
     raise ValueError(
         "mechanism must be a Mechanism, an estimator with .sample(data, size, rng=...), or a callable "
         f"(data, size, rng) -> ndarray; got {type(obj).__name__}"
