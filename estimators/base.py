@@ -30,6 +30,25 @@ class Estimator:
         return f"{type(self).__name__}({params})"
 
 
+class DeterministicEstimator(Estimator):
+    """A non-private reference: ``statistic(data)`` with no noise; ``sample`` repeats it ``size`` times."""
+
+    privacy = None
+
+    def statistic(self, data) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
+        check_rng(rng)
+        return self.statistic(data)
+
+    def sample(self, data, size: int, *, rng: np.random.Generator) -> np.ndarray:
+        size = check_int("size", size, minimum=1)
+        check_rng(rng)
+        stat = np.asarray(self.statistic(data))
+        return np.broadcast_to(stat, (size,) + stat.shape).copy()
+
+
 def as_data(data, name: str = "data", *, ndim: tuple = (1, 2)) -> np.ndarray:
     """Validate a dataset: a finite float array with ``ndim`` in the accepted set; never repaired silently."""
     arr = np.asarray(data, dtype=float)

@@ -21,7 +21,7 @@ from scipy import optimize, special, stats
 from htdp_verify._validate import check_int, check_positive, check_prob, check_rng
 from htdp_verify.privacy import PrivacyGuarantee
 
-from .base import Estimator, as_data
+from .base import DeterministicEstimator, Estimator, as_data
 
 __all__ = [
     "NonPrivateMean",
@@ -34,24 +34,7 @@ __all__ = [
 ]
 
 
-class _Deterministic(Estimator):
-    privacy = None
-
-    def statistic(self, data) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
-        check_rng(rng)
-        return self.statistic(data)
-
-    def sample(self, data, size: int, *, rng: np.random.Generator) -> np.ndarray:
-        size = check_int("size", size, minimum=1)
-        check_rng(rng)
-        stat = self.statistic(data)
-        return np.broadcast_to(stat, (size,) + stat.shape).copy()
-
-
-class NonPrivateMean(_Deterministic):
+class NonPrivateMean(DeterministicEstimator):
     """Sample mean (column-wise for (n, d) data); non-private reference."""
 
     reference = "sample mean (non-private reference)"
@@ -60,7 +43,7 @@ class NonPrivateMean(_Deterministic):
         return np.asarray(np.mean(as_data(data), axis=0))
 
 
-class MedianOfMeans(_Deterministic):
+class MedianOfMeans(DeterministicEstimator):
     """Median of the means of ``n_blocks`` contiguous blocks (``np.array_split`` of the row order; coordinate-wise
     median for (n, d) data). Non-private. Nemirovski & Yudin 1983; Lugosi & Mendelson 2019 (survey), §2.1."""
 
@@ -77,7 +60,7 @@ class MedianOfMeans(_Deterministic):
         return np.asarray(np.median(means, axis=0))
 
 
-class TrimmedMean(_Deterministic):
+class TrimmedMean(DeterministicEstimator):
     """Coordinate-wise trimmed mean, cutting ``proportion`` from each tail (``scipy.stats.trim_mean``). Non-private."""
 
     reference = "trimmed mean (scipy.stats.trim_mean)"

@@ -51,7 +51,7 @@ from scipy import optimize, special
 from htdp_verify._validate import check_int, check_positive, check_prob, check_rng
 from htdp_verify.privacy import PrivacyGuarantee
 
-from .base import Estimator, as_data
+from .base import DeterministicEstimator, Estimator, as_data
 
 __all__ = [
     "SOFT_TRUNCATION_BOUND",
@@ -308,7 +308,7 @@ def _check_choice(name, value, choices):
 # ---------------------------------------------------------------------------------------------------------------
 # Hu et al. 2022
 # ---------------------------------------------------------------------------------------------------------------
-class SmoothedSoftTruncationMean(Estimator):
+class SmoothedSoftTruncationMean(DeterministicEstimator):
     """Non-private smoothed soft-truncation mean x̂(s, β), 1-d or coordinate-wise (Hu et al. 2022, §4, eq. (4);
     Catoni–Giulini 2017; Holland 2019).
 
@@ -330,17 +330,6 @@ class SmoothedSoftTruncationMean(Estimator):
 
     def sensitivity(self, n: int, kind: str = "paper") -> float:
         return soft_truncation_sensitivity(n, self.scale, self.beta, kind=kind)
-
-    def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
-        check_rng(rng)
-        return self.statistic(data)
-
-    def sample(self, data, size: int, *, rng: np.random.Generator) -> np.ndarray:
-        size = check_int("size", size, minimum=1)
-        check_rng(rng)
-        stat = self.statistic(data)
-        return np.broadcast_to(stat, (size,) + stat.shape).copy()
-
 
 class PrivateSmoothedSoftTruncationMean(Estimator):
     """x̂(s, β) + Laplace noise: pure ε-DP, replace-one neighbours (Hu et al. 2022, §4 estimator (4) with the Laplace
