@@ -268,11 +268,9 @@ def audit(
     # thresholds / outcome unions / scores" inflates an attack's in-sample prediction (winner's curse, worst for
     # unions of rare outcomes), so only held-out scores compare attacks fairly.  With a single attack all the
     # selection samples go to it.  Either way no α is spent: certification uses fresh samples.
-    probe = make_attacks(attacks, Y1, log_density=log_density, max_categories=ctx.max_categories)
-    cut = (2 * n_select) // 3 if len(probe) > 1 else n_select
+    atts = make_attacks(attacks, Y1, log_density=log_density, max_categories=ctx.max_categories)
+    cut = (2 * n_select) // 3 if len(atts) > 1 else n_select
     Y1a, Y2a = Y1[:cut], Y2[:cut]
-    atts = probe if cut == n_select else make_attacks(attacks, Y1a, log_density=log_density,
-                                                     max_categories=ctx.max_categories)
     ctx_pair = dataclasses.replace(ctx, pair=(best_pair.d, best_pair.d_prime))
     events = []
     for a in atts:
