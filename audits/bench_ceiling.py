@@ -69,8 +69,8 @@ def _svt_c1_outcomes(q: np.ndarray, *, b_rho: float, b_nu: float, T: float) -> n
     from audits.benchmark import svt_outcome_probability
 
     m = q.size
-    p = [svt_outcome_probability(q, [0] * k + [1], b_rho=b_rho, b_nu=b_nu, T=T) for k in range(m)]
-    p.append(svt_outcome_probability(q, [0] * m, b_rho=b_rho, b_nu=b_nu, T=T))
+    p = [svt_outcome_probability(q, [0] * k + [1], b_rho=b_rho, b_nu=b_nu, T=T, grid=40001) for k in range(m)]
+    p.append(svt_outcome_probability(q, [0] * m, b_rho=b_rho, b_nu=b_nu, T=T, grid=40001))
     p = np.asarray(p)
     return p / p.sum()
 
@@ -159,6 +159,10 @@ def _best_prefix(p_num: np.ndarray, p_den: np.ndarray, n: int, alpha: float) -> 
     # prefixes up to (nearly) the whole space; the whole space itself certifies nothing
     stop = int(np.searchsorted(a, 0.999)) + 1
     a, b = a[:stop], b[:stop]
+    if a.size > 3000:  # fine grids: every prefix is not needed, a dense uniform + geometric subset is
+        idx = np.unique(np.concatenate([np.linspace(0, a.size - 1, 2000).astype(np.int64),
+                                        np.geomspace(1, a.size, 1000).astype(np.int64) - 1]))
+        a, b = a[idx], b[idx]
     k1 = np.minimum(np.floor(n * a), n)  # quadrature can overshoot 1 by ~1e-7
     k2 = np.minimum(np.floor(n * b), n)
     lb = np.maximum(epsilon_lower_bound_poisson(k1, k2, alpha), epsilon_lower_bound(k1, n, k2, n, alpha))

@@ -974,35 +974,9 @@ def _isvt4_split(Y):
     return Y[:, 0], Y[:, 1]
 
 
-def _flags_numsvt(Y):
-    """NumericalSVT rows -> ⊤/⊥/aborted codes (1/0/−1)."""
-    Y = np.asarray(Y)
-    return np.where(Y == NUMSVT_ABORT, -1, np.where(Y == 0.0, 0, 1)).astype(np.int8)
-
-
-def _dpsniper_features_numsvt(Y):
-    """DP-Sniper's flag transform for NumericalSVT: one-hot codes per query plus the released values on ⊤."""
-    F = _flags_numsvt(Y)
-    Y = np.asarray(Y, dtype=float)
-    vals = np.where(F == 1, Y, 0.0)
-    return np.concatenate([(F == v) for v in (-1, 0, 1)] + [vals], axis=1).astype(np.float64)
-
-
-def _flags_svt34(Y):
-    """SVT34Parallel rows -> codes of both blocks (SVT3 block: value > −1000 is ⊤)."""
-    Y = np.asarray(Y)
-    a = np.where(Y[:, :10] == SVT3_ABORT, -1, np.where(Y[:, :10] == SVT3_BELOW, 0, 1))
-    return np.concatenate([a, Y[:, 10:]], axis=1).astype(np.int8)
-
-
 def _svt4_block(Y):
     """SVT34Parallel rows -> the SVT4 half (columns 10-19, codes 1/0/−1): a projection (post-processing)."""
     return np.asarray(Y)[:, 10:].astype(np.int8)
-
-
-def _onehot_flags_svt34(Y):
-    F = _flags_svt34(Y)
-    return np.concatenate([(F == v) for v in (-1, 0, 1)], axis=1).astype(np.float32)
 
 
 def _first_diff(Y):

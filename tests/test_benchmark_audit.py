@@ -35,7 +35,9 @@ N_BY_NAME = {
 # resolve; the full benchmark (``htdp-verify bench``) audits them with up to 2·10⁷ releases per side
 XFAIL = {
     "SVT3": "true ε 0.5 sits on events of probability ~1e-3 split over 11 first-⊤ positions: needs > 10⁶ per side",
-    "SVT34Parallel": "true ε 0.575 vs claim 0.2; the learned score needs > 3·10⁶ releases per side to pass 0.2",
+    "SVT34Parallel": "true ε 0.575 vs claim 0.2, but the best event (SVT4-half outcomes, P ≈ 0.003) is found by "
+                     "the pair search only from ~10⁷ releases per side: at 2·10⁶ / 3·10⁶ it is flagged at one "
+                     "seed and not at the other",
 }
 
 
@@ -63,7 +65,7 @@ def test_auditor_flags_exactly_the_buggy_mechanisms(name):
     else:
         assert r.verdict != "violated", r.report()
     assert strict_epsilon_lb(r) <= m.true_epsilon  # validity at α=1e-3 (tests/_auditcheck.py)
-    if m.unbounded and name in ("SVT5", "StatDP.iSVT1", "LaplaceNaiveFloat"):
+    if m.unbounded and name in ("SVT5", "StatDP.iSVT1", "LaplaceNaiveFloat", "ReportNoisyMax4"):
         assert r.possibly_unbounded, r.report()  # an event with probability 0 on one side was certified
 
 
