@@ -21,12 +21,9 @@ import numpy as np
 
 from htdp_verify.stats import epsilon_lower_bound, epsilon_lower_bound_poisson
 
+from audits.benchmark import _lap_cdf  # the catalogue's Laplace CDF (one copy)
+
 __all__ = ["partition_probabilities", "oracle_ceiling", "CEILING_MECHANISMS"]
-
-
-def _lap_cdf(x, b):
-    x = np.asarray(x, dtype=float)
-    return np.where(x < 0, 0.5 * np.exp(np.minimum(x, 0) / b), -0.5 * np.expm1(-np.maximum(x, 0) / b) + 0.5)
 
 
 def _cells_from_cdf(cdf_values: np.ndarray) -> np.ndarray:
