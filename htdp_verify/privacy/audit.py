@@ -37,11 +37,11 @@ from .neighbours import Pair, as_pairs, check_neighbours, dataset_patterns, sear
 
 __all__ = ["audit", "AuditResult"]
 
-# Pessimism (selection standard errors) of the held-out comparison between attacks.  The winner is the maximum
-# of several noisy held-out scores; at 2 s.e. a rare event must beat a common one by a clear margin before it
-# is preferred (at 1 s.e. a 40-count tail event of a learned score beat a 3000-count outcome union that was
-# the better choice, SVT34Parallel in the benchmark).
-HELD_OUT_Z = 2.0
+# Pessimism (selection standard errors) of the held-out comparison between attacks.  2 s.e. stopped a lucky
+# 40-count tail event of a learned score from beating a 3000-count outcome union (SVT34Parallel), but it also
+# discarded real zero-count-side events at small sizes (diffprivlib LinearRegression at 98 releases per side
+# went from violated to consistent), so it stays at 1 s.e.; scan leftovers are filtered instead (below).
+HELD_OUT_Z = 1.0
 
 
 class AuditResult(CheckResult):
