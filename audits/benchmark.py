@@ -1030,8 +1030,8 @@ def _plans() -> dict[str, BenchPlan]:
                           n_full=20_000_000)
     P["SVT6"] = BenchPlan(lambda: [make_discrete_attack(4096), A.LogisticAttack()], n_full=12_000_000)
     P["StatDP.iSVT2"] = BenchPlan(disc, n_full=4_000_000)
-    mixed = lambda: [A.MixedLogisticAttack(trend=None), A.MixedLogisticAttack(trend="linear")]  # noqa: E731
-    P["NumericalSVT"] = BenchPlan(mixed, n_full=20_000_000)
+    P["NumericalSVT"] = BenchPlan(lambda: [A.MixedLogisticAttack(trend=None), A.MixedLogisticAttack(trend="linear")],
+                                  n_full=20_000_000)
     P["RAPPOR"] = BenchPlan(lambda: [A.LogisticAttack()], n_full=20_000_000)
     P["OneTimeRAPPOR"] = BenchPlan(lambda: [A.LogisticAttack()], n_full=20_000_000)
     P["LaplaceParallel"] = BenchPlan(lambda: [make_indicator_logistic_attack()], n_full=20_000_000)

@@ -613,6 +613,11 @@ class GradientBoostingAttack(_ClassifierAttack):
         return HistGradientBoostingClassifier(**kw)
 
 
+def _check_trend(trend):
+    if trend not in (None, "linear", "tanh"):
+        raise ValueError(f"trend must be None, 'linear' or 'tanh', got {trend!r}")
+
+
 class MixedFeatures:
     """Automatic feature map for releases that mix atoms and continuous values (fitted on training releases).
 
@@ -629,8 +634,7 @@ class MixedFeatures:
 
     def __init__(self, X_train, *, trend: str | None = "linear", atom_share: float = 0.01, max_levels: int = 16,
                  max_rows: int = 50_000):
-        if trend not in (None, "linear", "tanh"):
-            raise ValueError(f"trend must be None, 'linear' or 'tanh', got {trend!r}")
+        _check_trend(trend)
         self.trend = trend
         X = _as_2d(np.asarray(X_train)).astype(float)
         Xs = X[: max_rows]
@@ -687,8 +691,7 @@ class MixedLogisticAttack(Attack):
 
     def __init__(self, pre: Callable | None = None, *, trend: str | None = "linear", label: str | None = None,
                  n_threads: int | None = 1, **model_kwargs):
-        if trend not in (None, "linear", "tanh"):
-            raise ValueError(f"trend must be None, 'linear' or 'tanh', got {trend!r}")
+        _check_trend(trend)
         self.pre = pre
         self.trend = trend
         self.n_threads = n_threads
