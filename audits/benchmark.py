@@ -1160,46 +1160,45 @@ def audit_mechanism(name: str, *, n_per_side: int, rng: np.random.Generator, alp
 
 
 # pair search (see ``_honest_search``): selection pessimism (the auditor's own selection uses 3 s.e.), held-out
-# pessimism for events that survived it / for fallback events, events re-counted per pair, cross-fitting
+# pessimism, events re-counted per pair, cross-fitting
 SEARCH_SELECT_Z = 3.0
-SEARCH_HELDOUT_Z = 0.0
-SEARCH_FALLBACK_Z = 1.0
+SEARCH_HELDOUT_Z = 1.0
 SEARCH_TOP = 4
 SEARCH_CROSSFIT = True
 
 
 def _search_select(atts, Y1, Y2, ctx):
-    """The attacks' events on (Y1, Y2), best predicted first, and whether any survived the stringent selection;
-    when nothing does at this size (every prediction 0), the selection is redone at 1 s.e. so the pair still
-    gets an event to be judged by (ranked below the pairs whose events survived)."""
+    """The attacks' events on (Y1, Y2), best predicted first; when nothing survives the stringent selection at
+    this size (every prediction 0), the selection is redone at 1 s.e. so the pair still has an event to be
+    judged by."""
     import dataclasses
 
     evs = [e for a in atts for e in a.select(Y1, Y2, ctx)]
-    survived = max((e.predicted for e in evs), default=0.0) > 0
-    if ctx.z > 1 and not survived:
+    if ctx.z > 1 and max((e.predicted for e in evs), default=0.0) <= 0:
         c1 = dataclasses.replace(ctx, z=1.0)
         evs = [e for a in atts for e in a.select(Y1, Y2, c1)]
     evs.sort(key=lambda e: -e.predicted)
-    return evs, survived
+    return evs
 
 
 def _honest_search(m, pairs, plan, n_s, n_final, alpha, rng, top=None):
     """Rank ``pairs`` by an honest prediction of the bound each would certify with ``n_final`` releases per side.
 
     On ``n_s`` releases per side, events are selected on one half by the auditor's attacks at
-    ``SEARCH_SELECT_Z`` s.e. of pessimism (as the audit itself selects) and the ``top`` best are re-counted on the
-    other half; the best re-counted prediction is the pair's score.  Events that survived the stringent
-    selection are re-estimated without pessimism (counts + ½: a near-unbiased score; pessimism at this step
-    favours common-event pairs over rare-event ones of higher value).  When nothing
-    survives at this size, the selection is redone at 1 s.e. and those noisier events are re-estimated with 1
-    s.e. of pessimism (``SEARCH_FALLBACK_Z``: without it, lucky tail events of RNM3's weak pairs won).  Ties
-    (nothing resolvable) are broken by the smoothed held-out log-ratio.  With ``SEARCH_CROSSFIT`` the halves
-    swap roles and the two scores are averaged.  Spends no α: the audit certifies on fresh samples.
+    ``SEARCH_SELECT_Z`` s.e. of pessimism (as the audit itself selects; redone at 1 s.e. when nothing survives
+    at this size) and the ``top`` best are re-counted on the other half with ``SEARCH_HELDOUT_Z`` s.e. of
+    pessimism; the best re-counted prediction is the pair's score, ties (nothing resolvable) broken by the
+    smoothed held-out log-ratio.  With ``SEARCH_CROSSFIT`` the halves swap roles and the two scores are
+    averaged.  Spends no α: the audit certifies on fresh samples.
 
     Measured (``pair_search`` alone, 30 seeds; good = a pair whose oracle ceiling clearly exceeds the claim):
-    SVT4 10/30 at 6·10⁵ releases per side, 19/30 at 2·10⁶, 25/30 at 4·10⁶; RNM3 24/30 at 5·10⁵.  Plug-in
-    everywhere gave SVT4 18/30 and 26/30 but RNM3 13/30; 1 s.e. everywhere SVT4 10/30 and 19/30, RNM3 22/30.
-    Returns ``[(pair, predicted, event text)]`` best first."""
+    SVT4 10/30 at 6·10⁵ releases per side, 19/30 at 2·10⁶; RNM3 22/30 at 5·10⁵.  Selection at 1 s.e. (the
+    previous setting) let SVT3's search chase lucky rare events: SVT3 at 10⁷ was flagged at 3/6 seeds, at
+    3 s.e. 6/6.  A plug-in held-out score (no pessimism) found SVT4's good pairs more often (18/30, 26/30) but
+    at full budgets, where the final confidence interval is narrow, it ranked pairs by the noise of small
+    held-out counts: the full bench missed RNM3 (0.045) and fell to 0.24 on RAPPOR.  2 s.e. here made the pair
+    choice worse for rare-outcome events (RNM1/2, SVT2).  Returns ``[(pair, predicted, event text)]`` best first.
+    """
     from htdp_verify.privacy.adapters import draw
     from htdp_verify.privacy.attacks import SelectionContext, make_attacks, predicted_bound
     import dataclasses
@@ -1218,18 +1217,15 @@ def _honest_search(m, pairs, plan, n_s, n_final, alpha, rng, top=None):
             folds.append((slice(h, n_s), slice(0, h)))
         preds, ties, texts = [], [], []
         for tr, te in folds:
-            evs, survived = _search_select(atts, Y1[tr], Y2[tr], c)
+            evs = _search_select(atts, Y1[tr], Y2[tr], c)
             nb = Y1[te].shape[0]
             best, best_ev, tie = 0.0, "", -math.inf
             for e in evs[:top]:
                 k1 = int(np.count_nonzero(e.indicator(Y1[te])))
                 k2 = int(np.count_nonzero(e.indicator(Y2[te])))
                 kn, kd = (k1, k2) if e.orientation > 0 else (k2, k1)
-                hz = SEARCH_HELDOUT_Z if survived else SEARCH_FALLBACK_Z
-                if hz > 0:
-                    v = float(predicted_bound(kn / nb, kd / nb, n_final, alpha, 0.0, "epsilon", nb, nb, hz))
-                else:
-                    v = float(predicted_bound((kn + 0.5) / nb, (kd + 0.5) / nb, n_final, alpha, 0.0, "epsilon"))
+                v = float(predicted_bound(kn / nb, kd / nb, n_final, alpha, 0.0, "epsilon", nb, nb,
+                                          SEARCH_HELDOUT_Z))
                 t = math.log((kn + 1) / (kd + 1))
                 if (v, t) > (best, tie):
                     best, best_ev, tie = v, e.describe(), t
@@ -1468,7 +1464,8 @@ def _bench_figure(rows, path, *, quick: bool):
 def _auditor_check(name: str):
     """Check ``benchmark.<name>``: does the auditor get this ground-truth mechanism right?
 
-    Runs a quick-profile-sized audit (``BenchPlan.n_quick`` per side; 4× that in the ``full`` profile).  The
+    Runs a quick-profile-sized audit (``BenchPlan.n_quick`` per side; 4× that, at most the full budget, in the
+    ``full`` profile).  The
     returned verdict is about the **auditor**: ``"violated"`` when it flags a mechanism whose true ε is within
     its claim (a false alarm: the auditor is invalid), ``"inconclusive"`` when a buggy mechanism is not flagged at
     this size (lack of power, not an error), ``"consistent"`` when the audit matches the ground truth.  The
@@ -1479,7 +1476,8 @@ def _auditor_check(name: str):
         from htdp_verify.results import CheckResult
 
         m = get_mechanism(name)
-        n = bench_plan(name).n_quick * (1 if ctx.profile == "quick" else 4)
+        plan = bench_plan(name)
+        n = plan.n_quick if ctx.profile == "quick" else min(4 * plan.n_quick, plan.n_full)
         r = audit_mechanism(name, n_per_side=n, rng=ctx.rng, check_name=f"benchmark.{name}")
         flagged = r.verdict == "violated"
         if flagged and not m.buggy:
