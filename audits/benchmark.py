@@ -1067,7 +1067,7 @@ def _plans() -> dict[str, BenchPlan]:
         P[n] = dataclasses.replace(P[n], n_quick=1_000_000)
     # SVT4: 2 of 9 pairs exceed the claim by a margin; the search finds one of them at ~1/3 of seeds at 10⁶
     P["SVT4"] = dataclasses.replace(P["SVT4"], n_quick=4_000_000)
-    P["StatDP.iSVT4"] = dataclasses.replace(P["StatDP.iSVT4"], n_quick=500_000)
+    P["StatDP.iSVT4"] = dataclasses.replace(P["StatDP.iSVT4"], n_quick=1_000_000)
     # rare-event rows: their pair search alone needs a few 10⁶ releases per side (``search_min``)
     P["SVT3"] = dataclasses.replace(P["SVT3"], n_quick=10_000_000)
     P["SVT34Parallel"] = dataclasses.replace(P["SVT34Parallel"], n_quick=6_000_000)

@@ -34,7 +34,8 @@ N_BY_NAME = {
     "ReportNoisyMax3": 500_000,  # 0.25 vs 0.1 on events of probability ~0.03
     "ReportNoisyMax4": 200_000,
     "StatDP.iSVT3": 100_000,
-    "StatDP.iSVT4": 500_000,  # at 2·10⁵ 2 of 4 other seeds settled on a weaker event (ε_lb 0.39-0.59 < 0.7)
+    "StatDP.iSVT4": 1_000_000,  # at 2·10⁵ 2 of 4 other seeds settled on a weaker pair (ε_lb 0.39-0.59 < 0.7),
+    # at 5·10⁵ 1 of 4 (0.61); at 10⁶ 4 of 4 flagged (1.33-1.66)
     # rare-event rows: the pair search needs a few 10⁶ releases per side before the good pairs stand out
     # (SVT3: ε 0.5 on events of probability ~10⁻³; SVT34Parallel: 2 of 9 pairs exceed the claim 0.2).
     # At these sizes both were flagged at 6 of 6 other seeds (ε_lb 0.17-0.22 and 0.22-0.30).
