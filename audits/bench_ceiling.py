@@ -23,7 +23,7 @@ from htdp_verify.stats import epsilon_lower_bound, epsilon_lower_bound_poisson
 
 from audits.benchmark import _lap_cdf  # the catalogue's Laplace CDF (one copy)
 
-__all__ = ["partition_probabilities", "oracle_ceiling", "CEILING_MECHANISMS"]
+__all__ = ["partition_probabilities", "oracle_ceiling", "oracle_spread", "CEILING_MECHANISMS"]
 
 
 def _cells_from_cdf(cdf_values: np.ndarray) -> np.ndarray:
@@ -145,8 +145,15 @@ CEILING_MECHANISMS = ("Laplace", "LaplaceSnapping", "TruncatedGeometric", "Noisy
                       "OneTimeRAPPOR", "PrefixSum_N1", "StatDP.histogram_eps@0.2", "StatDP.histogram_eps@1.5")
 
 
-def _best_prefix(p_num: np.ndarray, p_den: np.ndarray, n: int, alpha: float) -> tuple[float, float, float]:
-    """Best likelihood-ratio prefix event for the orientation num/den: (bound, P_num(S), ln ratio)."""
+def _oracle_bound(k1, k2, n: int, alpha: float, method: str = "best"):
+    """Our certification tests on counts ``k1``/``k2`` of ``n`` per side: ``"poisson"``, ``"cp"`` or the better."""
+    po = np.asarray(epsilon_lower_bound_poisson(k1, k2, alpha), dtype=float)
+    cp = np.asarray(epsilon_lower_bound(k1, n, k2, n, alpha), dtype=float)
+    return {"poisson": po, "cp": cp, "best": np.maximum(po, cp)}[method]
+
+
+def _best_prefix(p_num: np.ndarray, p_den: np.ndarray, n: int, alpha: float) -> tuple[float, float, float, float]:
+    """Best likelihood-ratio prefix event for the orientation num/den: (bound, P_num(S), ln ratio, P_den(S))."""
     with np.errstate(divide="ignore", invalid="ignore"):
         lr = np.where(p_num > 0, np.log(p_num) - np.log(np.where(p_den > 0, p_den, 1e-300)), -np.inf)
     keep = p_num > 0
@@ -162,17 +169,18 @@ def _best_prefix(p_num: np.ndarray, p_den: np.ndarray, n: int, alpha: float) -> 
         a, b = a[idx], b[idx]
     k1 = np.minimum(np.floor(n * a), n)  # quadrature can overshoot 1 by ~1e-7
     k2 = np.minimum(np.floor(n * b), n)
-    lb = np.maximum(epsilon_lower_bound_poisson(k1, k2, alpha), epsilon_lower_bound(k1, n, k2, n, alpha))
+    lb = _oracle_bound(k1, k2, n, alpha)
     j = int(np.argmax(lb))
     ratio = math.log(a[j] / b[j]) if b[j] > 0 else math.inf
-    return float(lb[j]), float(a[j]), ratio
+    return float(lb[j]), float(a[j]), ratio, float(b[j])
 
 
 def oracle_ceiling(name: str, n_per_side: int, alpha: float = 0.05) -> dict | None:
     """Expected (median) bound of the oracle auditor on mechanism ``name`` with ``n_per_side`` certification
     releases per side at confidence ``1 − alpha``, over the catalogue pairs; ``None`` without an exact law.
 
-    Returns ``{"epsilon", "pair", "event_probability", "log_ratio", "n_per_side", "alpha"}``.
+    Returns ``{"epsilon", "pair", "event_probability", "event_probability_den", "log_ratio", "n_per_side",
+    "alpha"}`` (the event's probabilities on the numerator and denominator sides).
     """
     from audits.benchmark import get_mechanism
 
@@ -191,11 +199,44 @@ def oracle_ceiling(name: str, n_per_side: int, alpha: float = 0.05) -> dict | No
             continue
         P1, P2 = probs
         for num, den in ((P1, P2), (P2, P1)):
-            lb, prob, ratio = _best_prefix(num, den, n, alpha)
+            lb, prob, ratio, prob_den = _best_prefix(num, den, n, alpha)
             if best is None or lb > best["epsilon"]:
-                best = {"epsilon": lb, "pair": p.label, "event_probability": prob, "log_ratio": ratio,
-                        "n_per_side": n, "alpha": alpha}
+                best = {"epsilon": lb, "pair": p.label, "event_probability": prob, "event_probability_den": prob_den,
+                        "log_ratio": ratio, "n_per_side": n, "alpha": alpha}
     return best
+
+
+def oracle_spread(name: str, n_per_side: int, alpha: float = 0.05, *, target: float | None = None,
+                  n_draws: int = 4000, rng: np.random.Generator) -> dict | None:
+    """How far one run of the oracle auditor scatters around its ceiling, and how often it reaches ``target``.
+
+    The oracle of :func:`oracle_ceiling` certifies its event on ``N ~ Poisson(n_per_side)`` fresh releases per
+    side, as our auditor does; its bound is therefore random.  Its counts are drawn ``n_draws`` times
+    (``k ~ Poisson(n·P(S))`` on each side, exact for Poissonised sample sizes) and certified with the test it
+    would pick from the expected counts (the conditional test, or the Clopper–Pearson pair with ``n`` standing in
+    for the realised ``N``).  ``p_reaches_target`` estimates P(oracle bound ≥ ``target``) with Monte Carlo
+    standard error ≤ 0.5/√n_draws (0.008 at the default): e.g. whether DP-Sniper's published number (90 %,
+    2·10⁸ samples) is within reach of *any* single-event auditor at this budget and confidence.
+
+    Returns ``{"q05", "median", "q95", "p_reaches_target", "target", "n_draws"}`` or ``None`` without an exact law.
+    """
+    if rng is None or not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {rng!r}")
+    if int(n_draws) < 100:
+        raise ValueError(f"n_draws must be >= 100, got {n_draws}")
+    c = oracle_ceiling(name, n_per_side, alpha)
+    if c is None:
+        return None
+    n = int(n_per_side)
+    a, b = c["event_probability"], c["event_probability_den"]
+    e1, e2 = math.floor(n * a), math.floor(n * b)
+    method = "poisson" if _oracle_bound(e1, e2, n, alpha, "poisson") >= _oracle_bound(e1, e2, n, alpha, "cp") else "cp"
+    k1 = rng.poisson(n * a, int(n_draws))
+    k2 = rng.poisson(n * b, int(n_draws))
+    lb = _oracle_bound(k1, k2, n, alpha, method)
+    q05, med, q95 = (float(v) for v in np.quantile(lb, [0.05, 0.5, 0.95]))
+    return {"q05": q05, "median": med, "q95": q95, "n_draws": int(n_draws), "target": target,
+            "p_reaches_target": None if target is None else float(np.mean(lb >= target))}
 
 
 if __name__ == "__main__":  # pragma: no cover - manual check

@@ -87,10 +87,16 @@ def _cmd_bench(args) -> int:
         print("htdp-verify bench: no benchmark suite is installed (entry point group 'htdp_verify.bench')",
               file=sys.stderr)
         return 2
+    if args.seeds < 1:
+        print(f"htdp-verify bench: --seeds must be >= 1, got {args.seeds}", file=sys.stderr)
+        return 2
     run_bench = eps[0].load()
-    results = run_bench(quick=args.quick, out_dir=Path(args.out), seed=args.seed, progress=not args.no_progress)
+    extra = {"seeds": args.seeds} if args.seeds > 1 else {}  # a suite without multi-seed support still runs once
+    results = run_bench(quick=args.quick, out_dir=Path(args.out), seed=args.seed, progress=not args.no_progress,
+                        **extra)
     errors = [r for r in results if r.verdict == "error"]
-    print(f"{len(results)} mechanisms audited; table: {Path(args.out) / 'bench.md'}")
+    print(f"{len(results)} mechanisms audited; table: {Path(args.out) / 'bench.md'}"
+          + (f"; over {args.seeds} seeds: {Path(args.out) / 'bench_seeds.md'}" if args.seeds > 1 else ""))
     return 1 if errors else 0
 
 
@@ -115,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="audit the ground-truth mechanism suite; table vs DP-Sniper and StatDP")
     b.add_argument("--quick", action="store_true", help="small sizes (< 3 minutes)")
     b.add_argument("--seed", type=int, default=20261121)
+    b.add_argument("--seeds", type=int, default=1,
+                   help="run the suite with K run seeds (seed, seed+1, ...) and write bench_seeds.md: each row's "
+                   "median and range, flag counts and runs reaching DP-Sniper's number")
     b.add_argument("--out", default="htdp-bench")
     b.add_argument("--no-progress", action="store_true")
     b.set_defaults(func=_cmd_bench)

@@ -124,3 +124,37 @@ def test_mixed_logistic_power_and_validity():
     r2 = audit(mech, PrivacyClaim(1.0), pairs=(0.0, 1.0), n_samples=200_000,
                attacks=[MixedLogisticAttack(trend="linear")], rng=np.random.default_rng(6))
     assert r2.verdict != "violated", r2.report()
+
+
+def test_oracle_spread_centres_on_the_ceiling_and_matches_a_normal_approximation():
+    # RNM3 at 2·10⁷: the oracle's event {max <= 1} on "all above" has P = 2^-5 and 2^-5 e^-0.25.  Its bound from
+    # the conditional test is ~ the log-ratio estimate minus z_0.95 standard errors, so
+    # P(bound >= t) ≈ Φ((0.25 - t - 1.645 se) / se) with se = sqrt(1/k1 + 1/k2); 4000 draws give a Monte Carlo
+    # s.e. ≤ 0.008, and 0.03 also absorbs the normal approximation's error at these counts (k ≈ 5·10⁵).
+    from scipy import stats
+
+    n = 20_000_000
+    rng = np.random.default_rng(2)
+    s = C.oracle_spread("ReportNoisyMax3", n, target=0.2488, rng=rng)
+    c = C.oracle_ceiling("ReportNoisyMax3", n)
+    assert s["q05"] < c["epsilon"] < s["q95"]
+    assert abs(s["median"] - c["epsilon"]) < 2e-4  # the ceiling is the median of the oracle's bound
+    k1, k2 = n * 0.5 ** 5, n * 0.5 ** 5 * math.exp(-0.25)
+    se = math.sqrt(1 / k1 + 1 / k2)
+    approx = stats.norm.cdf((0.25 - 0.2488 - stats.norm.ppf(0.95) * se) / se)
+    assert abs(s["p_reaches_target"] - approx) < 0.03, (s, approx)
+    # a target at the ceiling is reached about half the time; one far below it always; one above the true ε never
+    half = C.oracle_spread("ReportNoisyMax3", n, target=c["epsilon"], rng=np.random.default_rng(3))
+    assert abs(half["p_reaches_target"] - 0.5) < 0.05
+    assert C.oracle_spread("ReportNoisyMax3", n, target=0.2, rng=rng)["p_reaches_target"] == 1.0
+    assert C.oracle_spread("ReportNoisyMax3", n, target=0.26, rng=rng)["p_reaches_target"] == 0.0
+
+
+def test_oracle_spread_validates_and_skips_mechanisms_without_a_law():
+    with pytest.raises(ValueError, match="rng"):
+        C.oracle_spread("Laplace", 10**6, rng=None)
+    with pytest.raises(ValueError, match="n_draws"):
+        C.oracle_spread("Laplace", 10**6, n_draws=10, rng=np.random.default_rng(0))
+    assert C.oracle_spread("SVT6", 10**6, rng=np.random.default_rng(0)) is None
+    s = C.oracle_spread("Laplace", 10**6, rng=np.random.default_rng(0))
+    assert s["p_reaches_target"] is None and s["q05"] <= s["median"] <= s["q95"]

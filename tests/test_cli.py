@@ -63,3 +63,8 @@ def test_failing_check_gives_nonzero_exit_and_error_verdict(tmp_path, capsys, mo
 def test_console_script_help():
     r = subprocess.run([sys.executable, "-m", "htdp_verify.cli", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "run" in r.stdout and "bench" in r.stdout
+
+
+def test_bench_rejects_a_seed_count_below_one(tmp_path, capsys):
+    assert cli.main(["bench", "--quick", "--seeds", "0", "--out", str(tmp_path / "b"), "--no-progress"]) == 2
+    assert "--seeds must be >= 1" in capsys.readouterr().err
