@@ -37,7 +37,8 @@ def test_union_pessimism_is_the_expected_top_fraction_bias():
 def _value(S, P_num, P_den):
     """Median bound the event S certifies with N_FINAL fresh releases per side (expected counts)."""
     k1, k2 = np.floor(N_FINAL * P_num[S].sum()), np.floor(N_FINAL * P_den[S].sum())
-    return max(float(epsilon_lower_bound_poisson(k1, k2, ALPHA)), float(epsilon_lower_bound(k1, N_FINAL, k2, N_FINAL, ALPHA)))
+    return max(float(epsilon_lower_bound_poisson(k1, k2, ALPHA)),
+               float(epsilon_lower_bound(k1, N_FINAL, k2, N_FINAL, ALPHA)))
 
 
 def _oracle(P1, P2):

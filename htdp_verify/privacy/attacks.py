@@ -87,8 +87,9 @@ def predicted_bound(p_num, p_den, n_final: int, alpha: float, delta: float = 0.0
     This is the selection objective (a prediction, never reported as a bound).  The selection proportions are
     first made pessimistic by ``z`` selection standard errors (Wilson bounds on the selection sizes
     ``n_num``/``n_den``; skipped when these are ``None``; ``z`` may be an array, one value per candidate), which
-    stops the maximisation over thousands of candidates from chasing noise in rare events; then the confidence bounds at the *final* size (Wilson at
-    ``alpha/2`` per side, within a few per cent of Clopper–Pearson and ~100× faster) are applied.  So
+    stops the maximisation over thousands of candidates from chasing noise in rare events; then the confidence
+    bounds at the *final* size (Wilson at ``alpha/2`` per side, within a few per cent of Clopper–Pearson and
+    ~100× faster) are applied.  So
     high-probability events are preferred whenever they certify more at the final size.
     ``objective="epsilon"`` predicts the ε lower bound at ``delta``; ``"mu"`` the Gaussian-DP μ lower bound.
     ``method``: ``"cp"`` (two Clopper–Pearson bounds), ``"poisson"`` (the conditional test on Poissonised counts,
