@@ -119,24 +119,30 @@ def predicted_bound(p_num, p_den, n_final: int, alpha: float, delta: float = 0.0
 
 def union_pessimism(j, n_outcomes: int) -> np.ndarray:
     """Selection pessimism (in standard errors) for the union of the ``j`` outcomes with the highest empirical
-    ratio among ``n_outcomes``: ``sqrt(j) * E[Z | Z > z_q]`` with ``q = j / n_outcomes`` and ``Z`` standard normal.
+    ratio among ``n_outcomes`` = K: ``sqrt(j) * E[Z | Z > z_q] / sqrt(1 - q)`` with ``q = j / K``, ``Z`` standard
+    normal (equivalently ``sqrt(K) * phi(z_q) / sqrt(q (1 - q))``; 0 for the whole space).
 
-    This is the expected winner's-curse bias of such a union when every outcome has the same true ratio: each of
-    the ``j`` outcomes was ranked high partly for its own noise, on average ``E[Z | Z > z_q]`` standard errors,
-    and the union's standard error grows only like ``sqrt(j)`` of its members'.  So it is small for a single
-    outcome among few (1.8 for the best of 11), zero for the whole space, and large for a union of many rare
-    outcomes each picked for its luck (about 25 for the better half of 2000).  A fixed pessimism cannot serve
-    both ends: 3 s.e. buried rare but decisive outcomes (SVT1's in-domain extreme pair: median 0.52 of the
-    oracle's bound from 3·10⁶ selection releases; this rule 0.83), while anything below about 2.5 s.e. let
-    unions of lucky rare cells win on fine partitions (Laplace on 200 cells: 0).  Measured over 13 exact
-    laws × 3 selection sizes (3·10⁵–3·10⁶) × 30 draws, the mean ratio to the oracle rose from 0.82 (median) /
-    0.79 (10th percentile) with a fixed 3 s.e. to 0.93 / 0.90.
+    This is the expected winner's-curse bias of such a union when every outcome has the same true ratio, in units
+    of the union's own standard error ``sqrt(q (1 - q) / n)`` (the one the Wilson bound uses): each of the ``j``
+    outcomes was ranked high partly for its own noise, on average ``E[Z | Z > z_q]`` of its standard errors, and
+    these add up to ``K * phi(z_q)`` cell standard errors, the same as the bias of the complement picked for bad
+    luck (the form is symmetric in ``q`` and ``1 - q``).  So it is small for a single outcome among few (1.9 for
+    the best of 11), zero for the whole space, and large for a union of many rare outcomes each picked for its
+    luck (about 36 for the better half of 2000) or for all but a few outcomes (1.9 for 10 of 11).  A fixed
+    pessimism cannot serve these ends: 3 s.e. buried rare but decisive outcomes (SVT1's in-domain extreme pair:
+    median 0.52 of the oracle's bound from 3·10⁶ selection releases; this rule 0.82), while anything below about
+    2.5 s.e. let unions of lucky rare cells win on fine partitions (Laplace on 200 cells: 0).  Measured over 13
+    exact laws × 3 selection sizes (3·10⁵–3·10⁶) × 30 draws, the mean ratio to the oracle rose from 0.82
+    (median) / 0.79 (10th percentile) with a fixed 3 s.e. to 0.935 / 0.900.  The ``1 / sqrt(1 - q)`` factor
+    only matters for near-complete unions; without it (0.931 / 0.898 in that study) they were under-penalised
+    (SVT1's X-shape pair from 3·10⁵ selection releases: median 0.92 of the oracle without, 1.00 with).
     """
     j = np.asarray(j, dtype=float)
     q = np.clip(j / max(int(n_outcomes), 1), 1e-300, 1.0)
     zq = -special.ndtri(q)  # upper q-quantile, exact for small q
-    top_mean = np.where(q < 1.0, np.exp(-0.5 * zq * zq) / math.sqrt(2 * math.pi) / q, 0.0)
-    return np.sqrt(j) * top_mean
+    phi = np.exp(-0.5 * zq * zq) / math.sqrt(2 * math.pi)
+    rest = np.clip(1.0 - q, 1e-300, 1.0)
+    return np.where(q < 1.0, np.sqrt(j) * phi / q / np.sqrt(rest), 0.0)
 
 
 # ---------------------------------------------------------------------------------------------------------
