@@ -1436,21 +1436,43 @@ def write_seed_tables(per_seed: dict, out_dir, *, quick: bool, wall: float, n_jo
     _seed_figure(rows, out_dir / "bench_seeds.png", quick=quick, k=k)
 
 
-def _seed_figure(rows, path, *, quick: bool, k: int):
+def _figure_start(rows):
+    """Axes shared by the bench figures: one line per mechanism, the true ε (∞ drawn at 20) marked."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = [r["mechanism"] for r in rows]
-    y = np.arange(len(rows))
     cap = 20.0
 
     def c(v):
         return np.nan if v is None else min(float(v), cap)
 
+    y = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.6))
     ax.scatter([c(r["true_eps"]) for r in rows], y, marker="|", s=200, color="k", label="true ε (∞ drawn at 20)")
+    return fig, ax, y, c
+
+
+def _figure_finish(fig, ax, rows, path, title: str):
+    import matplotlib.pyplot as plt
+
+    y = np.arange(len(rows))
+    ax.set_xscale("log")
+    ax.set_xlim(0.01, 30)
+    ax.set_yticks(y, [r["mechanism"] for r in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("ε")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2, frameon=False)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _seed_figure(rows, path, *, quick: bool, k: int):
+    fig, ax, y, c = _figure_start(rows)
     ax.scatter([c(r["dpsniper_best"]) for r in rows], y, marker="s", color="#1f77b4",
                label="DP-Sniper (90 %, 2·10⁸)")
     has = [i for i, r in enumerate(rows) if r["ceiling"] is not None]
@@ -1465,17 +1487,8 @@ def _seed_figure(rows, path, *, quick: bool, k: int):
     cols = ["#c62828" if r["expected"] == "violated" else "#2e7d32" for r in rows]
     ax.hlines(y, lo, hi, colors=cols, lw=2, alpha=0.6)
     ax.scatter(med, y, marker="o", color=cols, zorder=3, label=f"ours: median, min–max over {k} seeds (red = buggy)")
-    ax.set_xscale("log")
-    ax.set_xlim(0.01, 30)
-    ax.set_yticks(y, names, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("ε")
-    ax.set_title(f"Certified ε lower bounds over {k} seeds ({'quick' if quick else 'full'} profile)", fontsize=10)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2, frameon=False)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _figure_finish(fig, ax, rows, path,
+                   f"Certified ε lower bounds over {k} seeds ({'quick' if quick else 'full'} profile)")
 
 
 BENCH_COLUMNS = ["mechanism", "relation", "claimed_eps", "true_eps", "pair_eps", "verdict", "expected",
@@ -1604,39 +1617,16 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
 
 
 def _bench_figure(rows, path, *, quick: bool):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    names = [r["mechanism"] for r in rows]
-    y = np.arange(len(rows))
-    cap = 20.0
-
-    def c(v):
-        return np.nan if v is None else min(float(v), cap)
-
-    fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.6))
-    ax.scatter([c(r["true_eps"]) for r in rows], y, marker="|", s=200, color="k", label="true ε (∞ drawn at 20)")
+    fig, ax, y, c = _figure_start(rows)
     ax.scatter([c(r["claimed_eps"]) for r in rows], y, marker="x", color="grey", label="claimed ε")
-    ax.scatter([c(r["dpsniper_mlp"] if r["dpsniper_mlp"] is not None else r["dpsniper_lr"]) for r in rows], y,
-               marker="s", color="#1f77b4", label="DP-Sniper (90 %, 2·10⁸)")
+    ax.scatter([c(get_mechanism(r["mechanism"]).dpsniper_best) for r in rows], y,
+               marker="s", color="#1f77b4", label="DP-Sniper, better of LR / MLP (90 %, 2·10⁸)")
     ax.scatter([c(r.get("ceiling")) for r in rows], y, marker="4", s=90, color="#6a1b9a",
                label="oracle ceiling at our budget")
     ours = [c(r["eps_lb"]) for r in rows]
     cols = ["#c62828" if r["verdict"] == "violated" else "#2e7d32" for r in rows]
     ax.scatter(ours, y, marker="o", color=cols, label="ours (95 %; red = violation)", zorder=3)
-    ax.set_xscale("log")
-    ax.set_xlim(0.01, 30)
-    ax.set_yticks(y, names, fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("ε")
-    ax.set_title(f"Certified ε lower bounds ({'quick' if quick else 'full'} profile)", fontsize=10)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2, frameon=False)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    _figure_finish(fig, ax, rows, path, f"Certified ε lower bounds ({'quick' if quick else 'full'} profile)")
 
 
 # ---------------------------------------------------------------------------------------------------------
