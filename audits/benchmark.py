@@ -1028,7 +1028,7 @@ def _plans() -> dict[str, BenchPlan]:
     P["TruncatedGeometric"] = BenchPlan(disc, n_full=20_000_000)
     P["NoisyHist1"] = BenchPlan(lambda: [A.CoordinateAttack()], n_full=20_000_000)
     P["NoisyHist2"] = BenchPlan(lambda: [A.CoordinateAttack()], n_full=2_000_000)
-    for n in ("ReportNoisyMax1", "ReportNoisyMax2", "SVT1", "SVT2", "SVT4", "SVT5", "StatDP.iSVT1", "StatDP.iSVT3"):
+    for n in ("ReportNoisyMax1", "ReportNoisyMax2", "SVT4", "SVT5", "StatDP.iSVT1", "StatDP.iSVT3"):
         P[n] = BenchPlan(disc)
     # SVT1/SVT2: 3 of 9 pairs reach ~0.084 at the full budget, the rest ≤ 0.046; pair_search alone over 30 seeds
     # found a good one 26/30 (SVT1) and 22/30 (SVT2) times with 4·10⁶ search releases per side, 29/30 and 30/30
@@ -1456,16 +1456,17 @@ def _figure_start(rows):
     y = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.6))
     ax.scatter([c(r["true_eps"]) for r in rows], y, marker="|", s=200, color="k", label="true ε (∞ drawn at 20)")
+    ax.scatter([c(get_mechanism(r["mechanism"]).dpsniper_best) for r in rows], y, marker="s", color="#1f77b4",
+               label="DP-Sniper, better of LR / MLP (90 %, 2·10⁸)")
     return fig, ax, y, c
 
 
 def _figure_finish(fig, ax, rows, path, title: str):
     import matplotlib.pyplot as plt
 
-    y = np.arange(len(rows))
     ax.set_xscale("log")
     ax.set_xlim(0.01, 30)
-    ax.set_yticks(y, [r["mechanism"] for r in rows], fontsize=8)
+    ax.set_yticks(np.arange(len(rows)), [r["mechanism"] for r in rows], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("ε")
     ax.set_title(title, fontsize=10)
@@ -1478,8 +1479,6 @@ def _figure_finish(fig, ax, rows, path, title: str):
 
 def _seed_figure(rows, path, *, quick: bool, k: int):
     fig, ax, y, c = _figure_start(rows)
-    ax.scatter([c(r["dpsniper_best"]) for r in rows], y, marker="s", color="#1f77b4",
-               label="DP-Sniper (90 %, 2·10⁸)")
     has = [i for i, r in enumerate(rows) if r["ceiling"] is not None]
     if has:
         ax.errorbar([c(rows[i]["ceiling"]) for i in has], y[has] + 0.25,
@@ -1624,8 +1623,6 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
 def _bench_figure(rows, path, *, quick: bool):
     fig, ax, y, c = _figure_start(rows)
     ax.scatter([c(r["claimed_eps"]) for r in rows], y, marker="x", color="grey", label="claimed ε")
-    ax.scatter([c(get_mechanism(r["mechanism"]).dpsniper_best) for r in rows], y,
-               marker="s", color="#1f77b4", label="DP-Sniper, better of LR / MLP (90 %, 2·10⁸)")
     ax.scatter([c(r.get("ceiling")) for r in rows], y, marker="4", s=90, color="#6a1b9a",
                label="oracle ceiling at our budget")
     ours = [c(r["eps_lb"]) for r in rows]
