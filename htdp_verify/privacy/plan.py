@@ -1,0 +1,153 @@
+"""Stage 0 of an audit: validate the inputs and fix, before any release is drawn, everything the later stages use.
+
+:func:`plan_audit` turns the arguments of :func:`~htdp_verify.privacy.audit` into an :class:`AuditPlan`: the
+mechanism and the claim, the candidate pairs (checked against the claim's neighbour relation), the sample sizes
+of the three splits (search, selection, certification), the α budget and its split into per-event levels, and the
+selection context shared by every attack.  Because the budget is fixed here, nothing a later stage sees can change
+how α is spent.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_int, check_prob, check_rng
+from ..claims import NEIGHBOUR_RELATIONS, PrivacyClaim
+from ..stats import Budget
+from .adapters import Mechanism, as_mechanism
+from .attacks import SelectionContext
+from .guarantee import PrivacyGuarantee
+from .neighbours import Pair, as_pairs, check_neighbours, dataset_patterns
+
+__all__ = ["AuditPlan", "plan_audit"]
+
+
+@dataclass
+class AuditPlan:
+    """Everything fixed before the first release: inputs, split sizes, α budget, selection context.
+
+    ``n_samples`` / ``n_select`` / ``n_search`` are releases per side (``n_search`` per candidate pair);
+    ``a_event`` is the level each main event is certified at, ``a_profile`` the total level of the profile events
+    (``n_profile`` of them); ``deltas`` / ``eps_grid`` the profile grids (``deltas is None``: no profile).
+    """
+
+    mechanism: Mechanism
+    claim: PrivacyClaim
+    pairs: list[Pair]
+    attacks: Any
+    n_samples: int
+    n_select: int
+    n_search: int
+    n_certify: int
+    alpha: float
+    budget: Budget
+    a_event: float
+    a_profile: float
+    n_profile: int
+    deltas: np.ndarray | None
+    eps_grid: np.ndarray
+    ctx: SelectionContext
+    log_density: Any
+    max_candidates: int
+    chunk_size: int
+    name: str | None
+
+    @property
+    def searching(self) -> bool:
+        return len(self.pairs) > 1
+
+
+def as_claim(claim, mech) -> PrivacyClaim:
+    """The claim under test: ``claim`` itself, a guarantee's claim, or the mechanism's declared guarantee."""
+    if claim is None:
+        claim = getattr(mech, "guarantee", None)
+        if claim is None:
+            raise ValueError("claim must be a PrivacyClaim or PrivacyGuarantee (the mechanism declares none)")
+    if isinstance(claim, PrivacyGuarantee):
+        return claim.claim()
+    if isinstance(claim, PrivacyClaim):
+        return claim
+    raise ValueError(f"claim must be a PrivacyClaim or PrivacyGuarantee, got {type(claim).__name__}")
+
+
+def resolve_pairs(pairs, neighbours, claim: PrivacyClaim) -> list[Pair]:
+    """Candidate pairs from ``pairs`` or ``neighbours``, each checked against the claim's neighbour relation."""
+    if pairs is not None and neighbours is not None:
+        raise ValueError("give either pairs or neighbours, not both")
+    if pairs is not None:
+        out = as_pairs(pairs)
+    elif neighbours is None:
+        raise ValueError("pairs or neighbours must be given (e.g. pairs=[(0.0, 1.0)] or neighbours=dataset)")
+    elif isinstance(neighbours, dict):
+        out = dataset_patterns(**{"relation": claim.neighbours, **neighbours})
+    elif callable(neighbours):
+        out = as_pairs(neighbours(claim.neighbours))
+    else:
+        out = dataset_patterns(neighbours, relation=claim.neighbours)
+    for p in out:
+        if p.relation in NEIGHBOUR_RELATIONS:
+            if p.relation != claim.neighbours:
+                raise ValueError(
+                    f"pair {p.label!r} is a {p.relation!r} pair but the claim is for {claim.neighbours!r} neighbours; "
+                    "auditing under another relation would test a different guarantee"
+                )
+            check_neighbours(p)
+    return out
+
+
+def _profile_deltas(profile, n_samples: int):
+    if profile is None or profile is False:
+        return None
+    if profile is True:
+        return np.geomspace(max(1e-4, 10.0 / n_samples), 0.2, 12)
+    deltas = np.sort(np.asarray(profile, dtype=float).ravel())
+    if deltas.size == 0 or np.any(~np.isfinite(deltas)) or np.any(deltas <= 0) or np.any(deltas >= 1):
+        raise ValueError(f"profile must be True or an array of deltas in (0, 1), got {profile!r}")
+    return deltas
+
+
+def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks, rng, n_select, n_search,
+               n_certify, log_density, directions, profile, profile_epsilons, profile_share, max_candidates,
+               chunk_size, name) -> AuditPlan:
+    """Validate the arguments of :func:`~htdp_verify.privacy.audit` and fix sizes and the α budget."""
+    check_rng(rng)
+    mech = as_mechanism(mechanism)
+    claim = as_claim(claim, mech)
+    n_samples = check_int("n_samples", n_samples, minimum=10)
+    alpha = check_prob("alpha", alpha)
+    n_certify = check_int("n_certify", n_certify, minimum=1)
+    n_select = max(2000, n_samples // 4) if n_select is None else check_int("n_select", n_select, minimum=20)
+    max_candidates = check_int("max_candidates", max_candidates, minimum=8)
+    chunk_size = check_int("chunk_size", chunk_size, minimum=1)
+    pair_list = resolve_pairs(pairs, neighbours, claim)
+    if n_search is None:
+        n_search = max(1000, n_select // len(pair_list))
+    else:
+        n_search = check_int("n_search", n_search, minimum=20)
+    deltas = _profile_deltas(profile, n_samples)
+    if deltas is not None:
+        profile_share = check_prob("profile_share", profile_share)
+    eps_grid = (np.linspace(0.0, max(2.0 * claim.epsilon, 0.1), 21) if profile_epsilons is None
+                else np.sort(np.asarray(profile_epsilons, dtype=float).ravel()))
+
+    budget = Budget(alpha)
+    n_prof = 0 if deltas is None else deltas.size + 1
+    a_prof = 0.0
+    if n_prof:
+        a_prof = budget.spend(f"profile: {n_prof} events (one per delta + GDP mu), Bonferroni", alpha * profile_share)
+    a_main = budget.spend_rest(f"certify: {n_certify} event(s) of the best pair, Bonferroni")
+    a_event = a_main / n_certify
+    ctx = SelectionContext(n_final=n_samples, alpha=a_event, delta=claim.delta, max_candidates=max_candidates,
+                           directions=directions, log_density=log_density, rng=rng)
+    return AuditPlan(mechanism=mech, claim=claim, pairs=pair_list, attacks=attacks, n_samples=n_samples,
+                     n_select=n_select, n_search=n_search, n_certify=n_certify, alpha=alpha, budget=budget,
+                     a_event=a_event, a_profile=a_prof, n_profile=n_prof, deltas=deltas, eps_grid=eps_grid, ctx=ctx,
+                     log_density=log_density, max_candidates=max_candidates, chunk_size=chunk_size, name=name)
+
+
+def context_for(plan: AuditPlan, pair: Pair, **changes) -> SelectionContext:
+    """The plan's selection context for ``pair`` (the likelihood-ratio attack needs the pair's data)."""
+    return dataclasses.replace(plan.ctx, pair=(pair.d, pair.d_prime), **changes)

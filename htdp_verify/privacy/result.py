@@ -1,0 +1,68 @@
+"""``AuditResult``: what a privacy audit returns (a :class:`~htdp_verify.results.CheckResult` with audit fields)."""
+from __future__ import annotations
+
+from ..results import CheckResult
+
+__all__ = ["AuditResult"]
+
+
+class AuditResult(CheckResult):
+    """A :class:`~htdp_verify.results.CheckResult` for a privacy audit.
+
+    ``estimate`` is the certified ε lower bound at the claim's δ and ``interval = (ε_lb, inf)`` at confidence
+    ``1 - alpha``.  Everything else lives in ``details`` (JSON-serialisable) and is exposed as properties:
+    ``epsilon_lb``, ``confidence``, ``pair``, ``event``, ``counts``, ``ledger``, ``detectability``, ``profile``.
+    """
+
+    @property
+    def epsilon_lb(self) -> float:
+        return float(self.estimate)
+
+    @property
+    def confidence(self) -> float:
+        return 1.0 - float(self.alpha)
+
+    @property
+    def pair(self) -> dict:
+        return self.details.get("pair", {})
+
+    @property
+    def event(self) -> str:
+        return self.details.get("event", {}).get("event", "")
+
+    @property
+    def counts(self) -> dict:
+        return self.details.get("counts", {})
+
+    @property
+    def ledger(self) -> str:
+        return self.details.get("ledger", "")
+
+    @property
+    def detectability(self) -> dict:
+        return self.details.get("detectability", {})
+
+    @property
+    def profile(self) -> dict | None:
+        return self.details.get("profile")
+
+    @property
+    def possibly_unbounded(self) -> bool:
+        return bool(self.detectability.get("possibly_unbounded", False))
+
+    def report(self) -> str:
+        """A multi-line human-readable report."""
+        d = self.details
+        lines = [str(self)]
+        lines.append(f"  pair:   {d.get('pair', {}).get('text', '')}")
+        lines.append(f"  event:  {self.event}  ({d.get('event', {}).get('orientation', '')})")
+        c = self.counts
+        lines.append(f"  counts: {c.get('numerator')} / {c.get('n_numerator', c.get('n_per_side'))} vs "
+                     f"{c.get('denominator')} / {c.get('n_denominator', c.get('n_per_side'))} "
+                     f"[{c.get('method', 'cp')}] (point estimate ln ratio = {d.get('point_estimate', float('nan')):.4g})")
+        lines.append(f"  detectability: {self.detectability.get('statement', '')}")
+        if self.profile:
+            lines.append(f"  profile: {self.profile.get('n_events')} events, δ floor {self.profile.get('delta_floor'):.3g}")
+        lines.append("  alpha ledger:")
+        lines += ["    " + ln for ln in self.ledger.splitlines()]
+        return "\n".join(lines)

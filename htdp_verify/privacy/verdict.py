@@ -1,0 +1,145 @@
+"""Stage 4 of an audit: the verdict, what the run could have detected, and the :class:`AuditResult`.
+
+The verdict is ``"violated"`` iff the certified ε lower bound at the claim's δ exceeds the claimed ε;
+``"inconclusive"`` when no event could have certified the claimed ε at these sample sizes; else ``"consistent"``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..stats import cp_upper, max_certifiable_epsilon, max_certifiable_epsilon_poisson, samples_needed_for_epsilon
+from .certification import Bounds, Counts
+from .plan import AuditPlan
+from .result import AuditResult
+from .selection import SearchOutcome, Selection
+
+__all__ = ["Verdict", "verdict_stage", "assemble_result"]
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    detectability: dict
+    unbounded: bool
+
+
+def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
+    """Verdict on the claim, and the detectability statement (the largest certifiable ε, the event floor)."""
+    claim, n, a = plan.claim, plan.n_samples, plan.a_event
+    kn, _, kd, _ = b.event_counts(c)
+    max_cert = max_certifiable_epsilon_poisson(n, a) if claim.delta == 0 else max_certifiable_epsilon(n, a, claim.delta)
+    floor_p = float(cp_upper(0, n, a / 2))
+    unbounded = kd == 0 and kn > 0 and b.eps_lb > 0
+    if b.eps_lb > claim.epsilon:
+        verdict = "violated"
+    elif max_cert <= claim.epsilon:
+        verdict = "inconclusive"
+    else:
+        verdict = "consistent"
+    statement = (f"with {n} releases per side at alpha={a:.3g} per event, no event can certify epsilon above "
+                 f"{max_cert:.4g}; leaks confined to events of probability below ~{floor_p:.2g} on D' are invisible")
+    if unbounded:
+        statement += (f". Possibly unbounded: 0 of {n} releases on the denominator side fell in the event "
+                      f"(vs {kn}); the true epsilon may be infinite and {b.eps_lb:.4g} is capped by the sample size")
+    need = None
+    p1, p2 = kn / n, kd / n
+    if verdict != "violated" and p1 > 0 and (p2 == 0 or math.log(p1 / p2) > claim.epsilon * 1.0001):
+        try:
+            need = samples_needed_for_epsilon(claim.epsilon * 1.0001, p1, max(p2, 0.0), a, 0.5, n_max=10**12)
+        except ValueError:
+            need = None
+    detect = {
+        "max_certifiable_epsilon": max_cert,
+        "event_probability_floor": floor_p,
+        "possibly_unbounded": bool(unbounded),
+        "samples_needed_to_refute_claim_at_this_event": need,
+        "statement": statement,
+    }
+    return Verdict(verdict, detect, bool(unbounded))
+
+
+def _seed_of(rng) -> int | None:
+    ss = getattr(rng.bit_generator, "seed_seq", None)
+    ent = getattr(ss, "entropy", None)
+    return int(ent) if isinstance(ent, (int, np.integer)) and not getattr(ss, "spawn_key", ()) else None
+
+
+def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: Counts, b: Bounds, v: Verdict, *,
+                    seconds: float, rng) -> AuditResult:
+    """The :class:`AuditResult`: summary line, every certified statement and what each stage did (JSON-ready)."""
+    claim, alpha, pair = plan.claim, plan.alpha, search.pair
+    i = b.index
+    ev = c.events[i]
+    kn, nn_i, kd, nd_i = b.event_counts(c)
+    nm = len(sel.main)
+    drawn = search.drawn + sel.drawn + c.drawn
+    oriented = "D over D'" if ev.orientation > 0 else "D' over D"
+    counts = {"D": int(c.k_d[i]), "D'": int(c.k_dp[i]), "numerator": kn, "denominator": kd,
+              "n_per_side": plan.n_samples, "n_D": c.N_d, "n_D'": c.N_dp, "n_numerator": nn_i,
+              "n_denominator": nd_i, "orientation": oriented, "method": sel.methods[i]}
+    dtext = f" at delta={claim.delta:g}" if claim.delta > 0 else ""
+    summary = (f"certified epsilon >= {b.eps_lb:.4g}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
+               f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {pair.describe()}; counts "
+               f"{kn}/{nn_i} vs {kd}/{nd_i}" + (" [possibly unbounded]" if v.unbounded else ""))
+    details = {
+        "epsilon_lb": b.eps_lb,
+        "confidence": 1 - alpha,
+        "pure_epsilon_lb": b.pure,
+        "delta_lb_at_claim_epsilon": b.delta_at_claim,
+        "gdp_mu_lb": b.mu_lb,
+        "gdp_note": "mu lower bound valid for mu-GDP mechanisms; an epsilon derived from it assumes a Gaussian "
+                    "trade-off curve",
+        "point_estimate": b.point,
+        "cp_bounds": {"numerator_lower": b.cp_lo, "denominator_upper": b.cp_hi, "alpha_per_event": plan.a_event},
+        "certification_method": {
+            "chosen": sel.methods[i],
+            "note": "sample sizes are Poisson(n_samples) per side; 'poisson' = exact conditional binomial test of "
+                    "k_num given k_num + k_den (pure epsilon), 'cp' = two Clopper-Pearson bounds at alpha/2 each; "
+                    "the method was fixed from the selection samples before certification",
+        },
+        "pair": {**pair.to_dict(), "text": pair.describe()},
+        "event": ev.to_dict(),
+        "counts": counts,
+        "certified_events": [
+            {**e.to_dict(), "numerator": int(c.k_num[j]), "denominator": int(c.k_den[j]),
+             "epsilon_lb": float(b.eps_main[j]) if j < nm else None, "method": sel.methods[j] if j < nm else "cp"}
+            for j, e in enumerate(c.events)
+        ],
+        "samples": {"n_search_per_pair_side": plan.n_search if plan.searching else 0,
+                    "n_select_per_side": plan.n_select, "n_certify_per_side": plan.n_samples,
+                    "total_releases": drawn},
+        "selection": {
+            "pairs_tried": len(plan.pairs),
+            "attacks": sel.attacks,
+            "candidate_events_kept": sel.n_candidates,
+            "max_thresholds_per_scan": plan.max_candidates,
+            "note": "pairs, attacks, thresholds, directions and orders were chosen on samples independent of the "
+                    "certification samples: no alpha is spent on selection",
+            "search": search.table,
+        },
+        "budget": plan.budget.to_dict(),
+        "ledger": plan.budget.ledger(),
+        "detectability": v.detectability,
+        "profile": b.profile,
+        "seconds": {**({"search": search.seconds} if plan.searching else {}), "selection": sel.seconds,
+                    "certification": c.seconds, "total": seconds},
+        "mechanism": plan.mechanism.name,
+    }
+    return AuditResult(
+        name=plan.name or f"privacy.audit[{plan.mechanism.name}]",
+        verdict=v.verdict,
+        statistic="epsilon_lb",
+        estimate=b.eps_lb,
+        interval=(b.eps_lb, math.inf),
+        alpha=alpha,
+        claim=claim,
+        n_samples=int(drawn),
+        seconds=seconds,
+        seed=_seed_of(rng),
+        provenance=claim.provenance,
+        summary=summary,
+        details=details,
+    )
