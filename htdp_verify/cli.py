@@ -14,7 +14,27 @@ import numpy as np
 from . import __version__
 from .registry import PROFILES, RunContext, all_checks, get_checks
 from .report import write_report
-from .results import CheckResult
+from .results import CLAIM_VERDICTS, CheckResult, tally
+
+#: exit codes of ``htdp-verify run`` (listed in ``htdp-verify run --help``)
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FOUND = 0, 1, 2, 3
+VERDICTS_TEXT = """\
+verdicts: a claim is 'consistent', 'violated' or 'inconclusive' at its alpha; 'info' marks a description that
+tests no claim (a comparison table) and is never counted as consistent; 'error' means the check could not run.
+Canaries and controls carry the verdict they are built to produce ('expected'); a verdict that matches it is
+counted as 'as expected', not as a finding.
+
+"""
+EXIT_CODES_TEXT = """\
+exit codes of 'run':
+  0  every selected check ran (and, with --fail-on, nothing it looks for was found)
+  1  at least one check could not run (verdict 'error'; takes precedence over 3)
+  2  usage error (e.g. no registered check matches a name)
+  3  --fail-on violated: a claim was violated that was not expected to be (a canary's expected violation
+     does not count; a control expected 'consistent' that comes out 'violated' does);
+     --fail-on unexpected: the same, or a canary/control whose verdict differs from its expected one
+'bench' exits 1 when a mechanism could not be audited, 2 on a usage error, else 0.
+"""
 
 
 def derive_seed(seed: int, name: str) -> int:
@@ -61,7 +81,7 @@ def _cmd_run(args) -> int:
         checks = get_checks(args.names)
     except ValueError as exc:
         print(f"htdp-verify run: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     out = Path(args.out)
     t0 = time.perf_counter()
     results = run_checks(checks, profile=args.profile, seed=args.seed, out_dir=out, progress=not args.no_progress)
@@ -69,16 +89,29 @@ def _cmd_run(args) -> int:
                                         "seconds": round(time.perf_counter() - t0, 1)})
     for r in results:
         print(r)
-    counts = {v: sum(r.verdict == v for r in results) for v in ("consistent", "violated", "inconclusive", "error")}
-    print(", ".join(f"{n} {v}" for v, n in counts.items()) + f"; report: {paths['html']}")
+    counts = tally(results)
+    print(_tally_line(counts) + f"; report: {paths['html']}")
     if counts["error"]:
         bad = [r.name for r in results if r.verdict == "error"]
         print(f"htdp-verify run: {len(bad)} check(s) could not run: {', '.join(bad)} (see report.md)", file=sys.stderr)
-        return 1
-    if args.fail_on == "violated" and counts["violated"]:
-        print(f"htdp-verify run: {counts['violated']} violation(s) found (--fail-on violated)", file=sys.stderr)
-        return 3
-    return 0
+        return EXIT_ERROR
+    if args.fail_on in ("violated", "unexpected"):
+        found = [r.name for r in results if r.unexpected_violation]
+        if args.fail_on == "unexpected":
+            found += [r.name for r in results if r.as_expected is False and r.name not in found]
+        if found:
+            what = "unexpected violation(s)" if args.fail_on == "violated" else "unexpected verdict(s)"
+            print(f"htdp-verify run: {len(found)} {what} (--fail-on {args.fail_on}): {', '.join(found)}",
+                  file=sys.stderr)
+            return EXIT_FOUND
+    return EXIT_OK
+
+
+def _tally_line(counts: dict) -> str:
+    """``"12 consistent, 1 violated, ..., 2 canaries/controls as expected"``: one phrase per outcome seen."""
+    words = {"as expected": "canaries/controls as expected", "unexpected": "canaries/controls NOT as expected",
+             "info": "info (descriptive, no claim tested)"}
+    return ", ".join(f"{n} {words.get(k, k)}" for k, n in counts.items() if n or k in CLAIM_VERDICTS)
 
 
 def _cmd_bench(args) -> int:
@@ -105,17 +138,21 @@ def build_parser() -> argparse.ArgumentParser:
         prog="htdp-verify",
         description="Statistical verification of differentially private estimators (heavy-tailed data): "
         "empirical privacy audits with valid ε lower bounds, rate checks, lower-bound comparisons.",
+        epilog=EXIT_CODES_TEXT, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"htdp-verify {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list the registered checks, one line each with provenance").set_defaults(func=_cmd_list)
-    r = sub.add_parser("run", help="run checks and write results.json, report.md, report.html")
+    r = sub.add_parser("run", help="run checks and write results.json, report.md, report.html", epilog=VERDICTS_TEXT + EXIT_CODES_TEXT,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("names", nargs="*", help="check names or prefixes (default: all), e.g. 'stats' or 'diffprivlib'")
     r.add_argument("--profile", choices=PROFILES, default="quick", help="sample sizes: quick (CI) or full")
     r.add_argument("--seed", type=int, default=20261121, help="run seed (each check derives its own)")
     r.add_argument("--out", default="htdp-report", help="report folder (created)")
-    r.add_argument("--fail-on", choices=("error", "violated"), default="error",
-                   help="'violated': exit non-zero when a claim is violated (for CI)")
+    r.add_argument("--fail-on", choices=("error", "violated", "unexpected"), default="error",
+                   help="'error' (default): exit 1 only when a check could not run; 'violated': also exit 3 on an "
+                   "unexpected violation (for CI); 'unexpected': also exit 3 when a canary/control misses its "
+                   "expected verdict")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.set_defaults(func=_cmd_run)
     b = sub.add_parser("bench", help="audit the ground-truth mechanism suite; table vs DP-Sniper and StatDP")

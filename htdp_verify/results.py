@@ -5,7 +5,12 @@ Verdicts are statistical statements at a stated α, never bare booleans:
 * ``"consistent"`` – the data do not contradict the claim at level α (say what the run could have detected);
 * ``"violated"`` – the claim is rejected at level α;
 * ``"inconclusive"`` – the run could not decide (too few samples; ``details`` says how many would be needed);
+* ``"info"`` – a description that tests no claim (a comparison table, a measured ratio): never "consistent";
 * ``"error"`` – the check could not run (``details['error']`` holds the message).
+
+Canaries and controls (checks built to fail, or to pass, on purpose) carry ``expected``, the verdict they are
+expected to produce; :attr:`CheckResult.outcome` then says whether the run met that expectation, and
+:func:`tally` counts outcomes so that a canary's expected violation is not counted as a finding.
 """
 from __future__ import annotations
 
@@ -16,9 +21,14 @@ from typing import Any
 
 from .claims import Provenance, claim_from_dict
 
-__all__ = ["CheckResult", "VERDICTS", "results_to_json", "results_from_json"]
+__all__ = ["CheckResult", "VERDICTS", "CLAIM_VERDICTS", "OUTCOMES", "tally", "results_to_json", "results_from_json"]
 
-VERDICTS = ("consistent", "violated", "inconclusive", "error")
+#: verdicts a claim can get (and the values ``expected`` may take)
+CLAIM_VERDICTS = ("consistent", "violated", "inconclusive")
+VERDICTS = CLAIM_VERDICTS + ("info", "error")
+#: what :attr:`CheckResult.outcome` returns: a claim's verdict when nothing was expected of it, ``"as expected"`` /
+#: ``"unexpected"`` for canaries and controls, ``"info"`` for descriptions and ``"error"`` for checks that did not run
+OUTCOMES = CLAIM_VERDICTS + ("as expected", "unexpected", "info", "error")
 
 
 def _jsonable(x):
@@ -64,6 +74,8 @@ class CheckResult:
     summary: one sentence a user reads first.
     details: anything else (JSON-serialisable).
     figures: paths of figures produced (relative to the report folder).
+    expected: ``None`` for an ordinary check; for a canary or control, the verdict it is built to produce
+        (one of :data:`CLAIM_VERDICTS`, e.g. ``"violated"`` for a deliberately under-noised mechanism).
     """
 
     name: str
@@ -80,10 +92,13 @@ class CheckResult:
     summary: str = ""
     details: dict = field(default_factory=dict)
     figures: list = field(default_factory=list)
+    expected: str | None = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        if self.expected is not None and self.expected not in CLAIM_VERDICTS:
+            raise ValueError(f"expected must be None or one of {CLAIM_VERDICTS}, got {self.expected!r}")
         if isinstance(self.provenance, dict):
             self.provenance = Provenance(**self.provenance)
         if self.provenance is None and self.claim is not None:
@@ -91,9 +106,30 @@ class CheckResult:
         self.interval = tuple(float(v) for v in self.interval)
 
     @property
+    def as_expected(self) -> bool | None:
+        """``None`` when nothing is expected of this check; otherwise whether the verdict equals :attr:`expected`
+        (a check that could not run never meets an expectation)."""
+        return None if self.expected is None else self.verdict == self.expected
+
+    @property
+    def outcome(self) -> str:
+        """One of :data:`OUTCOMES`: ``"error"`` for a check that did not run; with no expectation, the verdict
+        (``"info"`` included); for a canary or control, ``"as expected"`` or ``"unexpected"``."""
+        if self.verdict == "error" or self.expected is None:
+            return self.verdict
+        return "as expected" if self.as_expected else "unexpected"
+
+    @property
+    def unexpected_violation(self) -> bool:
+        """A ``violated`` verdict that was not expected (a finding, or a control that failed)."""
+        return self.verdict == "violated" and self.expected != "violated"
+
+    @property
     def ok(self) -> bool:
-        """True unless the verdict is ``violated`` or ``error``."""
-        return self.verdict in ("consistent", "inconclusive")
+        """False for an error, an unexpected violation, or a canary/control that missed its expected verdict."""
+        if self.verdict == "error" or self.unexpected_violation:
+            return False
+        return self.as_expected is not False
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -119,7 +155,19 @@ class CheckResult:
 
     def __str__(self) -> str:
         est = "" if (isinstance(self.estimate, float) and math.isnan(self.estimate)) else f" {self.statistic}={self.estimate:.4g}"
-        return f"[{self.verdict.upper()}] {self.name}:{est} {self.summary}".rstrip()
+        exp = "" if self.expected is None else f" (expected {self.expected}: {self.outcome})"
+        return f"[{self.verdict.upper()}{exp}] {self.name}:{est} {self.summary}".rstrip()
+
+
+def tally(results) -> dict[str, int]:
+    """Counts of :attr:`CheckResult.outcome` over ``results``, every key of :data:`OUTCOMES` present (0 if none).
+
+    Canaries and controls count under ``"as expected"`` / ``"unexpected"``, never under their verdict, so a
+    canary's intended violation is not a finding and a description (``"info"``) is never counted as consistent."""
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for r in results:
+        counts[r.outcome] += 1
+    return counts
 
 
 def results_to_json(results, **kw) -> str:

@@ -60,6 +60,49 @@ def test_failing_check_gives_nonzero_exit_and_error_verdict(tmp_path, capsys, mo
                      "--fail-on", "violated"]) == 3
 
 
+def test_fail_on_violated_ignores_expected_canaries(tmp_path, capsys, monkeypatch):
+    from htdp_verify import registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # test checks vanish afterwards
+
+    @register("zz_exp.canary", description="violated, as it is built to be")
+    def canary(ctx):
+        return CheckResult(name="zz_exp.canary", verdict="violated", expected="violated")
+
+    @register("zz_exp.missed", description="a canary that did not fire")
+    def missed(ctx):
+        return CheckResult(name="zz_exp.missed", verdict="consistent", expected="violated")
+
+    @register("zz_exp.control", description="a control expected consistent that came out violated")
+    def control(ctx):
+        return CheckResult(name="zz_exp.control", verdict="violated", expected="consistent")
+
+    @register("zz_exp.table", description="a description")
+    def table(ctx):
+        return CheckResult(name="zz_exp.table", verdict="info")
+
+    def run(*names, fail_on="violated"):
+        return cli.main(["run", *names, "--out", str(tmp_path / "_".join(names)), "--no-progress",
+                         "--fail-on", fail_on])
+
+    assert run("zz_exp.canary", "zz_exp.table") == 0
+    out = capsys.readouterr().out
+    assert "0 consistent" in out and "1 info" in out and "1 canaries/controls as expected" in out
+    data = json.loads((tmp_path / "zz_exp.canary_zz_exp.table" / "results.json").read_text())
+    assert data["tally"]["consistent"] == 0 and data["tally"]["info"] == 1 and data["tally"]["as expected"] == 1
+    assert run("zz_exp.missed") == 0  # not a violation
+    assert run("zz_exp.missed", fail_on="unexpected") == 3
+    assert run("zz_exp.canary", "zz_exp.control") == 3  # an unexpected violation trips it
+    assert "zz_exp.control" in capsys.readouterr().err
+    report = (tmp_path / "zz_exp.canary_zz_exp.table" / "report.md").read_text()
+    assert "violated (expected violated)" in report and "1 info (no claim tested)" in report
+
+
+def test_help_documents_exit_codes():
+    text = cli.build_parser().format_help()
+    assert "exit codes" in text and "--fail-on violated" in text
+
+
 def test_console_script_help():
     r = subprocess.run([sys.executable, "-m", "htdp_verify.cli", "--help"], capture_output=True, text=True)
     assert r.returncode == 0 and "run" in r.stdout and "bench" in r.stdout

@@ -48,3 +48,46 @@ def test_privacy_guarantee_zcdp_conversion_is_explicit():
     g = PrivacyGuarantee.from_zcdp(0.5, 1e-5)
     assert g.epsilon == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e5)))
     assert "zCDP" in g.claim().provenance.notes
+
+
+def test_expected_and_info_roundtrip_and_old_json_loads():
+    r = CheckResult(name="canary", verdict="violated", expected="violated", provenance=PROV)
+    back = CheckResult.from_json(r.to_json())
+    assert back.expected == "violated" and back.as_expected is True and back.outcome == "as expected"
+    info = CheckResult(name="cmp", verdict="info", alpha=0.0)
+    assert CheckResult.from_json(info.to_json()).verdict == "info"
+    old = r.to_dict()
+    del old["expected"]  # JSON written before the field existed
+    legacy = CheckResult.from_dict(old)
+    assert legacy.expected is None and legacy.as_expected is None and legacy.outcome == "violated"
+    with pytest.raises(ValueError, match="expected"):
+        CheckResult(name="a", verdict="violated", expected="info")
+
+
+@pytest.mark.parametrize(
+    "verdict, expected, outcome, unexpected_violation, ok",
+    [
+        ("violated", None, "violated", True, False),  # a finding
+        ("violated", "violated", "as expected", False, True),  # a canary that fired
+        ("consistent", "violated", "unexpected", False, False),  # a canary that missed
+        ("violated", "consistent", "unexpected", True, False),  # a control that failed
+        ("consistent", "consistent", "as expected", False, True),
+        ("info", None, "info", False, True),
+        ("error", "violated", "error", False, False),
+        ("consistent", None, "consistent", False, True),
+    ],
+)
+def test_outcome_semantics(verdict, expected, outcome, unexpected_violation, ok):
+    r = CheckResult(name="x", verdict=verdict, expected=expected)
+    assert (r.outcome, r.unexpected_violation, r.ok) == (outcome, unexpected_violation, ok)
+
+
+def test_tally_counts_info_and_expectations_apart():
+    from htdp_verify.results import OUTCOMES, tally
+
+    rs = [CheckResult(name="a", verdict="consistent"), CheckResult(name="b", verdict="info"),
+          CheckResult(name="c", verdict="info"), CheckResult(name="d", verdict="violated", expected="violated"),
+          CheckResult(name="e", verdict="violated")]
+    t = tally(rs)
+    assert set(t) == set(OUTCOMES) and sum(t.values()) == len(rs)
+    assert t["consistent"] == 1 and t["info"] == 2 and t["as expected"] == 1 and t["violated"] == 1
