@@ -29,7 +29,7 @@ from htdp_verify.results import CheckResult
 
 ALPHA = 0.05
 HUGE = 1e12  # "one sample moved to ± a huge value"
-from estimators.mean import SOFT_TRUNCATION_BOUND as SOFT_BOUND  # noqa: E402
+from estimators.robust import SOFT_TRUNCATION_BOUND as SOFT_BOUND  # noqa: E402
 
 
 def profile_of(ctx) -> str:

@@ -26,8 +26,9 @@ import math
 import numpy as np
 
 from estimators.baselines import ClippedMeanLaplace, MedianOfMeans, NonPrivateMean, TrimmedMean
-from estimators.mean import (PrivateSmoothedSoftTruncationMean, SmoothedSoftTruncationMean, hu_lemma4_bound,
-                             hu_lemma4_scale, smoothed_bound, soft_truncation_statistic)
+from estimators.hu2022 import (PrivateSmoothedSoftTruncationMean, SmoothedSoftTruncationMean, hu_lemma4_bound,
+                               hu_lemma4_scale)
+from estimators.robust import smoothed_bound, soft_truncation_statistic
 from htdp_verify.claims import Provenance, RateClaim, TailBoundClaim
 from htdp_verify.distributions import LogNormal, Pareto, StudentT
 from htdp_verify.registry import register

@@ -18,7 +18,8 @@ import math
 import numpy as np
 
 from estimators.baselines import ClippedMeanGaussian, ClippedMeanLaplace, NonPrivateMean
-from estimators.mean import PrivateSmoothedSoftTruncationMean, SimpleClippingMean
+from estimators.hu2022 import PrivateSmoothedSoftTruncationMean
+from estimators.zhao2024 import SimpleClippingMean
 from htdp_verify import lowerbounds as lb
 from htdp_verify.claims import Provenance
 from htdp_verify.registry import register

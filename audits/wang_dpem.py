@@ -24,7 +24,8 @@ import math
 import numpy as np
 
 from estimators.baselines import ClippedMeanGaussian, MedianOfMeans, NonPrivateMean
-from estimators.mean import WangCentralMean, WangLocalMean, smoothed_bound, smoothed_soft_truncation
+from estimators.dpem import WangCentralMean, WangLocalMean
+from estimators.robust import smoothed_bound, smoothed_soft_truncation
 from htdp_verify.claims import PrivacyClaim, Provenance, RateClaim
 from htdp_verify.distributions import Pareto, StudentT
 from htdp_verify.privacy import Mechanism, Pair

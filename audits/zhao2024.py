@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from estimators.baselines import ClippedMeanGaussian, MedianOfMeans, NonPrivateMean, TrimmedMean
-from estimators.mean import IterativeUpdatingMean, SimpleClippingMean, calibrate_group_rho, rho_for_target
+from estimators.zhao2024 import IterativeUpdatingMean, SimpleClippingMean, calibrate_group_rho, rho_for_target
 from htdp_verify.claims import PrivacyClaim, Provenance, RateClaim
 from htdp_verify.distributions import MultivariateT, Pareto
 from htdp_verify.privacy import Pair

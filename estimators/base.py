@@ -59,3 +59,10 @@ def as_data(data, name: str = "data", *, ndim: tuple = (1, 2)) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (found NaN or inf); clean it explicitly before estimation")
     return arr
+
+
+def check_choice(name: str, value, choices):
+    """``value`` if it is one of ``choices``; otherwise a ValueError naming the parameter and the accepted values."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value

@@ -13,7 +13,7 @@ import pytest
 
 from audits import _mean_common as C
 from audits import hu2022, wang_dpem, zhao2024  # noqa: F401  (registers the checks)
-from estimators.mean import IterativeUpdatingMean
+from estimators.zhao2024 import IterativeUpdatingMean
 from htdp_verify.claims import Provenance, RateClaim
 from htdp_verify.distributions import StudentT
 from htdp_verify.registry import RunContext, get_checks

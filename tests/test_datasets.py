@@ -1,5 +1,6 @@
-"""Tests of htdp_verify.datasets: exact identities (y = X beta + noise, sparsity, masks), ground truth by designed
-Monte Carlo checks, reproducibility and validation.
+"""Tests of the data generators -- the generic ones of htdp_verify.datasets and the papers' own ones next to their
+estimators (estimators.frappe, estimators.dpem, estimators.hu2022): exact identities (y = X beta + noise,
+sparsity, masks), ground truth by designed Monte Carlo checks, reproducibility and validation.
 
 Statistical checks: each is a CLT z-test with the *exact* variance of the summand (derived in the comment next to
 it) at alpha = 1e-3, Bonferroni-split across the coordinates it checks; or an exact binomial test at alpha = 1e-3.
@@ -13,6 +14,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from estimators import dpem as DPEM
+from estimators import frappe as FRAPPE
+from estimators import hu2022 as HU
 from htdp_verify import datasets as DS
 from htdp_verify import distributions as D
 
@@ -66,7 +70,7 @@ def test_ols_recovers_beta_with_light_noise():
     assert np.all(np.abs(bhat - data.beta) <= z(ALPHA / 3) * np.sqrt(np.diag(cov)))
 
 
-@pytest.mark.parametrize("values", ["gaussian", "constant", "frappe"])
+@pytest.mark.parametrize("values", ["gaussian", "constant", "ramp"])
 @pytest.mark.parametrize("support", ["random", "first"])
 @pytest.mark.parametrize("signs", ["random", "positive"])
 def test_sparse_regression_structure(values, support, signs):
@@ -78,7 +82,7 @@ def test_sparse_regression_structure(values, support, signs):
         np.testing.assert_array_equal(data.support, np.arange(5))
     if signs == "positive":
         assert np.all(beta[data.support] > 0)
-    if values == "frappe":
+    if values == "ramp":
         np.testing.assert_allclose(np.abs(beta[data.support]), (10 / 5) * np.arange(1, 6))
     else:
         assert np.linalg.norm(beta) == pytest.approx(1.5, rel=1e-12)
@@ -121,7 +125,7 @@ F0 = {
 @pytest.mark.parametrize("noise", sorted(F0))
 def test_lad_regression_frappe_settings(noise):
     n, d, s = 20_000, 6, 3
-    data = DS.lad_regression(n, d, s, noise=noise, rng=rng(7))
+    data = FRAPPE.lad_regression(n, d, s, noise=noise, rng=rng(7))
     np.testing.assert_allclose(data.beta[:s], (10 / s) * np.arange(1, s + 1))
     assert np.all(data.beta[s:] == 0)
     np.testing.assert_allclose(data.covariance, 0.1 ** np.abs(np.subtract.outer(np.arange(d), np.arange(d))))
@@ -139,10 +143,10 @@ def test_lad_regression_frappe_settings(noise):
 
 def test_lad_regression_rejects_noise_without_zero_median():
     with pytest.raises(ValueError, match="median"):
-        DS.lad_regression(10, 3, 1, noise=D.Lomax(3.0), rng=rng(0))
+        FRAPPE.lad_regression(10, 3, 1, noise=D.Lomax(3.0), rng=rng(0))
     with pytest.raises(ValueError, match="noise"):
-        DS.lad_regression(10, 3, 1, noise="laplace", rng=rng(0))
-    data = DS.lad_regression(10, 3, 1, noise=D.StudentT(1.5, 0.0, 3.0), rng=rng(0))
+        FRAPPE.lad_regression(10, 3, 1, noise="laplace", rng=rng(0))
+    data = FRAPPE.lad_regression(10, 3, 1, noise=D.StudentT(1.5, 0.0, 3.0), rng=rng(0))
     assert data.info["f0"] == pytest.approx(D.StudentT(1.5, 0.0, 3.0).pdf(0.0))
 
 
@@ -152,7 +156,7 @@ def test_lad_regression_rejects_noise_without_zero_median():
 @pytest.mark.montecarlo
 def test_gaussian_mixture_truth():
     n, d, sigma = 40_000, 4, 1.5
-    data = DS.gaussian_mixture(n, d, snr=3.0, sigma=sigma, rng=rng(8))
+    data = DPEM.gaussian_mixture(n, d, snr=3.0, sigma=sigma, rng=rng(8))
     assert np.linalg.norm(data.beta) / sigma == pytest.approx(3.0, rel=1e-12)
     assert set(np.unique(data.Z)) == {-1.0, 1.0}
     assert stats.binomtest(int(np.sum(data.Z > 0)), n, 0.5).pvalue >= ALPHA / 3
@@ -168,7 +172,7 @@ def test_gaussian_mixture_truth():
 @pytest.mark.montecarlo
 def test_mixture_of_regressions_truth():
     n, d, sigma = 40_000, 3, 1.0
-    data = DS.mixture_of_regressions(n, d, snr=3.0, sigma=sigma, rng=rng(9))
+    data = DPEM.mixture_of_regressions(n, d, snr=3.0, sigma=sigma, rng=rng(9))
     b = data.beta
     s2 = b @ b + sigma**2
     # y ~ N(0, ||beta||^2 + sigma^2) exactly, so mean(y^2) has variance 2 s2^2 / n
@@ -183,7 +187,7 @@ def test_mixture_of_regressions_truth():
 @pytest.mark.montecarlo
 def test_missing_covariates_truth():
     n, d, p = 30_000, 5, 0.2
-    data = DS.missing_covariates(n, d, snr=2.0, sigma=1.0, p_missing=p, rng=rng(10))
+    data = DPEM.missing_covariates(n, d, snr=2.0, sigma=1.0, p_missing=p, rng=rng(10))
     np.testing.assert_array_equal(data.X_obs, np.where(data.mask, data.X_full, 0.0))
     observed = int(data.mask.sum())
     assert stats.binomtest(observed, n * d, 1 - p).pvalue >= ALPHA / 2
@@ -191,9 +195,9 @@ def test_missing_covariates_truth():
     # residual ~ N(0, sigma^2): mean(r^2) has exact variance 2 sigma^4 / n
     assert abs(np.mean(resid**2) - 1.0) <= z(ALPHA / 2) * math.sqrt(2 / n)
     assert data.data.shape == (n, 2 * d + 1)
-    assert DS.missing_covariates(10, 2, p_missing=0.0, rng=rng(0)).mask.all()
+    assert DPEM.missing_covariates(10, 2, p_missing=0.0, rng=rng(0)).mask.all()
     with pytest.raises(ValueError, match="p_missing"):
-        DS.missing_covariates(10, 2, p_missing=1.0, rng=rng(0))
+        DPEM.missing_covariates(10, 2, p_missing=1.0, rng=rng(0))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -202,7 +206,7 @@ def test_missing_covariates_truth():
 @pytest.mark.montecarlo
 def test_bounded_gradient_regression_tau_exact_and_mc():
     k, tau, n, d = 2.0, 3.0, 200_000, 3
-    data = DS.bounded_gradient_regression(n, d, k=k, tau=tau, design=D.StudentT(7.0), noise=D.LogNormal(0.0, 0.5),
+    data = HU.bounded_gradient_regression(n, d, k=k, tau=tau, design=D.StudentT(7.0), noise=D.LogNormal(0.0, 0.5),
                                           rng=rng(11))
     assert data.design_law.moment(k) * data.noise_law.moment(k) == pytest.approx(tau, rel=1e-10)
     grad = data.X * (data.X @ data.beta - data.y)[:, None]  # gradient of 0.5 (<w, x> - y)^2 at w = beta
@@ -217,7 +221,7 @@ def test_bounded_gradient_regression_tau_exact_and_mc():
 @pytest.mark.montecarlo
 def test_bounded_gradient_mean_tau_exact_and_mc():
     k, tau, n, d = 2.0, 0.5, 200_000, 3
-    data = DS.bounded_gradient_mean(n, d, k=k, tau=tau, law=D.Lomax(9.0), rng=rng(12))
+    data = HU.bounded_gradient_mean(n, d, k=k, tau=tau, law=D.Lomax(9.0), rng=rng(12))
     assert data.coordinate_law.moment(k, central=True) == pytest.approx(tau, rel=1e-10)
     np.testing.assert_allclose(data.mu, np.full(d, 1 / d))
     xi = data.Z - data.mu
@@ -231,11 +235,11 @@ def test_bounded_gradient_mean_tau_exact_and_mc():
 
 def test_bounded_gradient_validation():
     with pytest.raises(ValueError, match="k"):
-        DS.bounded_gradient_regression(10, 2, k=3.0, design=D.StudentT(3.0), rng=rng(0))
+        HU.bounded_gradient_regression(10, 2, k=3.0, design=D.StudentT(3.0), rng=rng(0))
     with pytest.raises(ValueError, match="tau"):
-        DS.bounded_gradient_mean(10, 2, tau=0.0, rng=rng(0))
+        HU.bounded_gradient_mean(10, 2, tau=0.0, rng=rng(0))
     with pytest.raises(ValueError, match="k"):
-        DS.bounded_gradient_mean(10, 2, k=2.0, law=D.Cauchy(), rng=rng(0))
+        HU.bounded_gradient_mean(10, 2, k=2.0, law=D.Cauchy(), rng=rng(0))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -244,12 +248,12 @@ def test_bounded_gradient_validation():
 GENERATORS = [
     lambda g: DS.linear_regression(30, 3, design=D.LogNormal(0, 0.6), noise=D.Normal(0, 0.1), rng=g).data,
     lambda g: DS.sparse_regression(30, 8, 2, rng=g).data,
-    lambda g: DS.lad_regression(30, 5, 2, noise="cauchy", rng=g).data,
-    lambda g: DS.gaussian_mixture(30, 3, rng=g).data,
-    lambda g: DS.mixture_of_regressions(30, 3, rng=g).data,
-    lambda g: DS.missing_covariates(30, 3, rng=g).data,
-    lambda g: DS.bounded_gradient_regression(30, 3, rng=g).data,
-    lambda g: DS.bounded_gradient_mean(30, 3, rng=g).data,
+    lambda g: FRAPPE.lad_regression(30, 5, 2, noise="cauchy", rng=g).data,
+    lambda g: DPEM.gaussian_mixture(30, 3, rng=g).data,
+    lambda g: DPEM.mixture_of_regressions(30, 3, rng=g).data,
+    lambda g: DPEM.missing_covariates(30, 3, rng=g).data,
+    lambda g: HU.bounded_gradient_regression(30, 3, rng=g).data,
+    lambda g: HU.bounded_gradient_mean(30, 3, rng=g).data,
 ]
 
 
@@ -270,10 +274,10 @@ def test_generators_reproducible(gen):
         (lambda: DS.sparse_regression(5, 3, 2, values="ones", rng=rng(0)), "values"),
         (lambda: DS.sparse_regression(5, 3, 2, support="last", rng=rng(0)), "support"),
         (lambda: DS.sparse_regression(5, 3, 2, signs="negative", rng=rng(0)), "signs"),
-        (lambda: DS.lad_regression(5, 3, 1, rho=1.0, rng=rng(0)), "rho"),
-        (lambda: DS.gaussian_mixture(5, 3, sigma=0.0, rng=rng(0)), "sigma"),
-        (lambda: DS.gaussian_mixture(5, 3, snr=-1.0, rng=rng(0)), "snr"),
-        (lambda: DS.mixture_of_regressions(5, 3, beta=[1.0], rng=rng(0)), "beta"),
+        (lambda: FRAPPE.lad_regression(5, 3, 1, rho=1.0, rng=rng(0)), "rho"),
+        (lambda: DPEM.gaussian_mixture(5, 3, sigma=0.0, rng=rng(0)), "sigma"),
+        (lambda: DPEM.gaussian_mixture(5, 3, snr=-1.0, rng=rng(0)), "snr"),
+        (lambda: DPEM.mixture_of_regressions(5, 3, beta=[1.0], rng=rng(0)), "beta"),
     ],
 )
 def test_invalid_arguments(call, param):

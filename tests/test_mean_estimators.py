@@ -1,4 +1,4 @@
-"""Tests for estimators/mean.py and estimators/baselines.py.
+"""Tests for the mean estimators (estimators/robust.py, hu2022/, dpem/, zhao2024/) and estimators/baselines.py.
 
 Design (ARCHITECTURE.md, "Tests are deterministic and designed"): every random test uses a fixed seed; each
 statistical assertion states its α and the smallest effect it detects in its docstring. Sensitivity checks are
@@ -16,12 +16,13 @@ from scipy import stats
 
 from estimators.baselines import (ClippedMeanGaussian, ClippedMeanLaplace, MedianOfMeans, NonPrivateMean,
                                   TrimmedMean, analytic_gaussian_sigma)
-from estimators.mean import _clip_rows  # noqa: E402  (internal, tested directly)
-from estimators.mean import (SOFT_TRUNCATION_BOUND, IterativeUpdatingMean, PrivateSmoothedSoftTruncationMean,
-                             SimpleClippingMean, SmoothedSoftTruncationMean, WangCentralMean, WangLocalMean,
-                             calibrate_group_rho, expected_soft_truncation, expected_soft_truncation_closed_form,
-                             hu_lemma4_scale, shuffle_amplified_epsilon, smoothed_bound, smoothed_soft_truncation,
-                             soft_truncation, soft_truncation_statistic, wang_eps_tilde)
+from estimators.dpem import WangCentralMean, WangLocalMean, wang_eps_tilde
+from estimators.hu2022 import PrivateSmoothedSoftTruncationMean, SmoothedSoftTruncationMean, hu_lemma4_scale
+from estimators.robust import (SOFT_TRUNCATION_BOUND, expected_soft_truncation, expected_soft_truncation_closed_form,
+                               smoothed_bound, smoothed_soft_truncation, soft_truncation, soft_truncation_statistic)
+from estimators.robust import clip_rows
+from estimators.zhao2024 import (IterativeUpdatingMean, SimpleClippingMean, calibrate_group_rho,
+                                 shuffle_amplified_epsilon)
 
 C = SOFT_TRUNCATION_BOUND
 HYP = settings(derandomize=True, deadline=None, max_examples=150)
@@ -196,7 +197,7 @@ def test_zhao_simple_clipping_sensitivity_l2():
         worst = max(worst, np.linalg.norm(est.statistic(a) - est.statistic(b)))
     assert worst <= est.sensitivity(100) * (1 + 1e-12)
     assert worst >= est.sensitivity(100) * (1 - 1e-12)
-    assert np.allclose(_clip_rows(np.array([[1e300, -1e300], [3e-320, 0.0]]), 2.0), [[math.sqrt(2), -math.sqrt(2)], [3e-320, 0.0]])
+    assert np.allclose(clip_rows(np.array([[1e300, -1e300], [3e-320, 0.0]]), 2.0), [[math.sqrt(2), -math.sqrt(2)], [3e-320, 0.0]])
 
 
 @pytest.mark.parametrize("partition", ["index", "random"])
@@ -211,8 +212,8 @@ def test_zhao_group_means_sensitivity(partition):
     for row in [0, 50, 100]:
         a, b = x.copy(), x.copy()
         a[row], b[row] = [1e12, 1e12], [-1e300, 0.0]
-        ga = est._group_means(_clip_rows(a, 3.0), perm)
-        gb = est._group_means(_clip_rows(b, 3.0), perm)
+        ga = est._group_means(clip_rows(a, 3.0), perm)
+        gb = est._group_means(clip_rows(b, 3.0), perm)
         change = np.linalg.norm(ga - gb, axis=-1).reshape(-1)
         assert np.all(change <= 2 * 3.0 / sizes * (1 + 1e-12))
         assert np.count_nonzero(change) == 1
