@@ -372,7 +372,7 @@ def test_quantile_shape_validation():
 
 
 # ------------------------------------------------------------------ meta-test: the checkers' own error rates
-@pytest.mark.slow
+@pytest.mark.meta
 @pytest.mark.montecarlo
 def test_rate_check_false_failure_rate_and_power_over_seeds():
     """200 independent seeds of the sample-mean rate check (8 values of n in [50, 5000], 200 reps).
@@ -403,7 +403,7 @@ def test_rate_check_false_failure_rate_and_power_over_seeds():
     assert stats.binomtest(power_hits, n_seeds, 0.8, alternative="less").pvalue > 0.01, power_hits
 
 
-@pytest.mark.slow
+@pytest.mark.meta
 @pytest.mark.montecarlo
 def test_tail_check_false_failure_rate_over_seeds():
     """The exceedance test at the exact boundary (true failure rate = β = 0.1, 300 reps, α = 0.05) over 400
