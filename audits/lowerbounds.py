@@ -7,9 +7,10 @@ fourth moment ≤ 1, privacy-dominated regime ε = 0.1):
   below the private two-point bound (a private estimator cannot beat it; a non-private one can and is flagged);
 * ``lowerbound.optimality.<estimator>`` — worst-case risk over the instance / the bound, swept over n, with the
   log-log slope of the ratio (≈ 0 means the estimator attains the (1/(nε))^{1-1/k} rate) and a figure of risk and
-  bound against n.
+  bound against n. Descriptive (verdict ``"info"``): no paper claims these tunings attain the bound here; the
+  slope's band test is kept in ``details["slope_band_test"]``.
 
-The non-private sample mean is included as the control the cannot-beat check must flag.
+The non-private sample mean is included as the control the cannot-beat check must flag (``expected="violated"``).
 """
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ from htdp_verify.registry import register
 K, M_MOMENT, EPS, DELTA = 4.0, 1.0, 0.1, 1e-6
 PROV = Provenance("Barber & Duchi 2014; Kamath, Singhal & Ullman 2020", "1-d heavy-tailed mean, private Le Cam", "",
                   "private two-point bound with exact coupling MGF (htdp_verify.lowerbounds)")
+
+
+PROV_RATIO = Provenance(PROV.paper, "risk / private two-point bound across n", "",
+                        "descriptive (verdict 'info'): no claim that these tunings attain the bound is tested")
 
 
 def _clip_level(n: int) -> float:
@@ -68,6 +73,8 @@ def _make_cannot_beat(name: str):
                              name=f"lowerbound.cannot_beat.{name}")
         res.seed = ctx.seed
         res.details["expected"] = "consistent (private)" if private else "violated (non-private control)"
+        if not private:
+            res.expected = "violated"  # a control: a non-private estimator may beat a private bound
         return res
 
     return check
@@ -83,10 +90,15 @@ def _make_optimality(name: str):
                                   lambda n: _instance(n, delta), ns, reps=reps, rng=ctx.rng,
                                   name=f"lowerbound.optimality.{name}", out_dir=ctx.out_dir, label=name)
         res.seed = ctx.seed
-        res.provenance = PROV
+        res.provenance = PROV_RATIO
         theory = -(1 - 1 / K)
         res.details["theory_bound_exponent"] = theory
-        res.summary += f" (bound ∝ n^{theory:.2f}; ε={EPS}, k={K:g})"
+        # no paper states that these tunings attain the bound on this instance: the ratio and its slope describe
+        # how far from rate-optimal each estimator is, and the band test on the slope is kept as a description
+        res.details["slope_band_test"] = res.verdict
+        res.verdict = "info"
+        res.summary += (f" (bound ∝ n^{theory:.2f}; ε={EPS}, k={K:g}); descriptive: the slope test against "
+                        f"±{res.details['tolerance']:g} says {res.details['slope_band_test']}")
         return res
 
     return check
@@ -97,5 +109,5 @@ for _name in ESTIMATORS:
              description=f"{_name}: error not significantly below the private two-point bound (ε={EPS}, k={K:g})",
              provenance=PROV, tags=("lowerbound",))(_make_cannot_beat(_name))
     register(f"lowerbound.optimality.{_name}",
-             description=f"{_name}: risk / private lower bound across n (slope ≈ 0 ⇒ rate-optimal)",
-             provenance=PROV, tags=("lowerbound",))(_make_optimality(_name))
+             description=f"{_name}: risk / private lower bound across n (slope ≈ 0 ⇒ rate-optimal; info)",
+             provenance=PROV_RATIO, tags=("lowerbound",))(_make_optimality(_name))

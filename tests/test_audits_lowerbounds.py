@@ -19,7 +19,8 @@ def _run(name, tmp_path, seed=1):
 
 
 def test_nonprivate_control_is_flagged(tmp_path):
-    assert _run("lowerbound.cannot_beat.nonprivate_mean", tmp_path).verdict == "violated"
+    res = _run("lowerbound.cannot_beat.nonprivate_mean", tmp_path)
+    assert res.verdict == "violated" and res.expected == "violated" and res.outcome == "as expected"
 
 
 @pytest.mark.parametrize("name", ["clipped_laplace", "zhao2024_simple_clipping"])
@@ -29,5 +30,6 @@ def test_private_estimators_are_not_flagged(name, tmp_path):
 
 def test_optimality_check_writes_its_figure(tmp_path):
     res = _run("lowerbound.optimality.clipped_laplace", tmp_path)
-    assert res.verdict in ("consistent", "inconclusive")
+    assert res.verdict == "info"  # descriptive: no claim that this tuning attains the bound is tested
+    assert res.details["slope_band_test"] in ("consistent", "inconclusive")
     assert all((Path(tmp_path) / f).exists() for f in res.figures) and res.figures
