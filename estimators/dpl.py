@@ -14,10 +14,12 @@ code path ``size`` times on the same ``data``:
 * ``n_jobs > 1`` splits the seeds into contiguous chunks run in joblib (loky) worker processes; the result is
   identical to the serial one.
 
-Inside a chunk the adapter keeps one ``numpy.random.RandomState`` and calls ``.seed(seed)`` before each release.
-That is the same MT19937 state as ``RandomState(seed)`` (what diffprivlib builds from an integer
-``random_state``) but ~60x cheaper to set up; ``tests/test_dpl_adapters.py`` checks the equality against direct
-diffprivlib calls with ``random_state=seed`` for every adapter.
+The seeding model, chunking and worker processes are the engine's one diffprivlib adapter core,
+:class:`htdp_verify.privacy.dpl_adapter.DPLAdapter` (also behind :func:`htdp_verify.privacy.from_diffprivlib`);
+this module adds the named configurations and their validation. Inside a chunk the core keeps one
+``numpy.random.RandomState`` and calls ``.seed(seed)`` before each release, the same MT19937 state as
+``RandomState(seed)``; ``tests/test_dpl_adapters.py`` checks the equality against direct diffprivlib calls with
+``random_state=seed`` for every adapter.
 
 Neighbouring relations.  diffprivlib's documentation states no neighbouring relation; each adapter declares the
 one its sensitivity calibration is valid for (``PrivacyGuarantee.neighbours``), with the reason in
@@ -39,13 +41,12 @@ arXiv:1907.02444; spec ``../shared/specs/anchors_diffprivlib.md``.
 from __future__ import annotations
 
 import inspect
-import numbers
-import warnings
 
 import numpy as np
 
 from htdp_verify._validate import check_int, check_positive, check_prob, check_rng
 from htdp_verify.privacy import PrivacyGuarantee
+from htdp_verify.privacy.dpl_adapter import SEED_BOUND, DPLAdapter, release_seeds
 
 from .base import Estimator, as_data
 
@@ -65,9 +66,6 @@ __all__ = [
     "MODELS",
     "SEED_BOUND",
 ]
-
-#: seeds are drawn uniformly from ``[0, SEED_BOUND)``; ``RandomState`` accepts integers below 2**32.
-SEED_BOUND = 2**32
 
 #: scalar mechanisms supported, with the kind of value ``randomise`` takes.
 #: ``real``: any float; ``real_bounded``: a float in ``[lower, upper]``; ``integer``: an int;
@@ -138,52 +136,10 @@ _MODEL_NOTE = (
 )
 
 
-def release_seeds(rng: np.random.Generator, size: int) -> np.ndarray:
-    """The integer seeds of ``size`` releases: ``rng.integers(0, 2**32, size, dtype=int64)``.
-
-    Release ``i`` of any adapter equals diffprivlib's output with ``random_state=int(seeds[i])``.
-    """
-    check_rng(rng)
-    size = check_int("size", size, minimum=1)
-    return rng.integers(0, SEED_BOUND, size=size, dtype=np.int64)
-
-
 def _dpl():
     import diffprivlib
 
     return diffprivlib
-
-
-def _warning_filters():
-    """Context: diffprivlib's privacy-leak / compatibility warnings become errors; sklearn's and scipy's
-    deprecation chatter (LogisticRegression's ``multi_class``, L-BFGS-B ``disp``) and lbfgs convergence warnings
-    are silenced (they concern accuracy, not privacy)."""
-    from diffprivlib.utils import DiffprivlibCompatibilityWarning, PrivacyLeakWarning
-    from sklearn.exceptions import ConvergenceWarning
-
-    ctx = warnings.catch_warnings()
-    ctx.__enter__()
-    warnings.simplefilter("ignore", FutureWarning)
-    warnings.simplefilter("ignore", DeprecationWarning)
-    warnings.simplefilter("ignore", ConvergenceWarning)  # LogisticRegression's lbfgs on tiny/degenerate data
-    warnings.simplefilter("error", PrivacyLeakWarning)
-    warnings.simplefilter("error", DiffprivlibCompatibilityWarning)
-    return ctx
-
-
-def _run_chunk(adapter, data, seeds):
-    """Run releases for ``seeds`` (module-level so joblib can pickle it)."""
-    ctx = _warning_filters()
-    try:
-        rs = np.random.RandomState(0)
-        state = adapter._chunk_state(data, rs)
-        out = []
-        for s in seeds:
-            rs.seed(int(s))
-            out.append(adapter._release(data, rs, state))
-        return out
-    finally:
-        ctx.__exit__(None, None, None)
 
 
 def _check_bounds_pair(name, bounds, *, shape=None):
@@ -208,73 +164,6 @@ def _check_bounds_pair(name, bounds, *, shape=None):
             if v.ndim == 1 and v.size != shape:
                 raise ValueError(f"{name} has {v.size} entries but the data have {shape} columns")
     return bounds
-
-
-class DPLAdapter:
-    """Common machinery: seeding, chunking, joblib parallelism.  Subclasses define ``_validate``,
-    ``_chunk_state`` and ``_release``.
-
-    Attributes
-    ----------
-    name: short label (``"tools.mean"``).
-    privacy: the :class:`PrivacyGuarantee` diffprivlib claims for this configuration.
-    relation_note: why that neighbouring relation (diffprivlib does not document one).
-    n_jobs: worker processes (``1``: serial).
-    """
-
-    name: str = ""
-    privacy: PrivacyGuarantee
-    relation_note: str = ""
-    reference = "Holohan et al. 2019, Diffprivlib (arXiv:1907.02444), diffprivlib 0.6.6"
-    #: below this many releases per worker, parallelism does not pay for itself
-    min_chunk = 64
-
-    def __init__(self, n_jobs: int = 1):
-        self.n_jobs = check_int("n_jobs", n_jobs, minimum=1)
-
-    # -- the auditor contract --------------------------------------------------------------------------
-    def __call__(self, data, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent releases on ``data``, shape ``(size, ...)`` (float)."""
-        seeds = release_seeds(rng, size)
-        return self.run_seeds(data, seeds)
-
-    def run_seeds(self, data, seeds) -> np.ndarray:
-        """Releases for explicit integer ``seeds`` (``0 <= seed < 2**32``), in order."""
-        data = self._validate(data)
-        seeds = np.asarray(seeds)
-        if seeds.ndim != 1 or seeds.size < 1 or seeds.dtype.kind not in "iu":
-            raise ValueError(f"seeds must be a non-empty 1-d integer array, got {seeds!r}")
-        if np.any(seeds < 0) or np.any(seeds >= SEED_BOUND):
-            raise ValueError("seeds must lie in [0, 2**32)")
-        n_workers = min(self.n_jobs, max(1, seeds.size // self.min_chunk))
-        if n_workers == 1:
-            out = _run_chunk(self, data, seeds)
-        else:
-            from joblib import Parallel, delayed
-
-            chunks = np.array_split(seeds, n_workers)
-            parts = Parallel(n_jobs=n_workers)(delayed(_run_chunk)(self, data, c) for c in chunks)
-            out = [r for p in parts for r in p]
-        return np.asarray(out, dtype=float)
-
-    def release(self, data, seed: int):
-        """One release with ``random_state=seed`` (what a direct diffprivlib call with that seed returns)."""
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < SEED_BOUND:
-            raise ValueError(f"seed must be an integer in [0, 2**32), got {seed!r}")
-        return self.run_seeds(data, np.array([seed], dtype=np.int64))[0]
-
-    # -- to be provided -----------------------------------------------------------------------------
-    def _validate(self, data):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _chunk_state(self, data, rs):
-        return None
-
-    def _release(self, data, rs, state):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name} {getattr(self, 'privacy', '')}>"
 
 
 # ------------------------------------------------------------------------------------------------------

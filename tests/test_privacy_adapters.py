@@ -97,6 +97,19 @@ def test_from_diffprivlib_instance_class_and_tool():
     assert t.shape == (5,) and np.array_equal(t, tool(np.full(10, 0.5), 5, np.random.default_rng(2)))
 
 
+def test_from_diffprivlib_one_seed_per_release():
+    """The shared seeding model: release i is diffprivlib's output with random_state=seeds[i], where seeds are
+    ``release_seeds`` of the auditor's generator (the same model as estimators.dpl); deterministic, no α."""
+    from htdp_verify.privacy.dpl_adapter import release_seeds
+
+    m = from_diffprivlib(Laplace(epsilon=1.0, sensitivity=1.0))
+    out = m(0.5, 6, np.random.default_rng(9))
+    seeds = release_seeds(np.random.default_rng(9), 6)
+    direct = [Laplace(epsilon=1.0, sensitivity=1.0, random_state=int(s)).randomise(0.5) for s in seeds]
+    assert np.array_equal(out, direct)
+    assert m.adapter.release(0.5, int(seeds[3])) == out[3]
+
+
 def test_audit_diffprivlib_laplace():
     # α = 0.05 each (see module docstring).
     ok = audit(from_diffprivlib(Laplace(epsilon=1.0, sensitivity=1.0)), None, pairs=(0.0, 1.0),

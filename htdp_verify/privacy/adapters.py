@@ -21,6 +21,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .._validate import check_int, check_rng
+from .dpl_adapter import DPLAdapter
 
 __all__ = [
     "Mechanism",
@@ -31,7 +32,7 @@ __all__ = [
     "from_diffprivlib",
 ]
 
-_SEED_HIGH = 2**31 - 1  # diffprivlib / numpy RandomState accept seeds in [0, 2**32); stay well inside
+_SEED_HIGH = 2**31 - 1  # integer seeds handed to user code by from_seeded_callable lie in [0, 2**31 - 1)
 
 
 class Mechanism:
@@ -165,24 +166,60 @@ def _dpl_guarantee(mech, neighbours: str):
     return PrivacyGuarantee(float(eps), delta, neighbours)
 
 
+class _DiffprivlibObject(DPLAdapter):
+    """A user's diffprivlib object (instance, class, factory or tool) on the shared adapter core.
+
+    Per chunk of releases the object is bound to the core's ``RandomState`` once (a shallow copy of an instance
+    with its ``_rng`` replaced, a class or factory instantiated with ``random_state``); the core re-seeds that
+    ``RandomState`` with the release's own seed before each release. Warnings pass through unchanged (not strict)
+    and releases keep diffprivlib's dtype.
+    """
+
+    strict = False
+    output_dtype = None
+
+    def __init__(self, kind: str, obj, kwargs: dict, name: str):
+        super().__init__(1)
+        self.kind, self.obj, self.kwargs, self.name = kind, obj, dict(kwargs), name
+        self.min_chunk = 1
+
+    def _chunk_state(self, data, rs):
+        if self.kind == "instance":
+            m = copy.copy(self.obj)
+            m._rng = rs  # diffprivlib draws every random number of randomise() from self._rng
+            m.random_state = rs
+            return m
+        if self.kind == "class":
+            return self.obj(**self.kwargs, random_state=rs)
+        if self.kind == "factory":
+            return self.obj(random_state=rs)
+        return None
+
+    def _release(self, data, rs, state):
+        if self.kind == "tool":
+            return self.obj(data, random_state=rs)
+        return state.randomise(data)
+
+
 def from_diffprivlib(obj, /, *, kind: str = "auto", neighbours: str = "replace", name: str | None = None, **kwargs) -> Mechanism:
     """Adapt a diffprivlib mechanism or tool; releases go through diffprivlib's own code path.
 
     ``obj`` may be
 
-    * a mechanism **instance** (``Laplace(epsilon=1, sensitivity=1)``): each batch works on a shallow copy whose
-      random state is a fresh ``numpy.random.RandomState`` seeded from ``rng``; ``data`` is the value passed to
-      ``randomise``;
-    * a mechanism **class** (``Laplace``) plus its constructor ``kwargs``: instantiated per batch with
-      ``random_state`` seeded from ``rng``;
+    * a mechanism **instance** (``Laplace(epsilon=1, sensitivity=1)``): releases run on a shallow copy whose
+      random state is replaced; ``data`` is the value passed to ``randomise``;
+    * a mechanism **class** (``Laplace``) plus its constructor ``kwargs``;
     * a **factory** ``f(random_state) -> mechanism`` (``kind="factory"``);
     * a **tool** ``f(data, random_state=...) -> release`` such as ``lambda x, random_state:
       diffprivlib.tools.mean(x, epsilon=1, bounds=(0, 1), random_state=random_state)`` (``kind="tool"``).
 
     ``kind="auto"`` decides from the object (a callable whose signature has a parameter besides
     ``random_state`` is a tool).  For mechanisms the declared ε, δ become the ``guarantee`` under
-    ``neighbours``.  Reproducibility: one integer seed per batch is drawn from ``rng``; diffprivlib's secure
-    ``SystemRandom`` path (used when ``random_state`` is ``None``) is never used, because it cannot be seeded.
+    ``neighbours``.  Seeding (:mod:`htdp_verify.privacy.dpl_adapter`, shared with the project's named diffprivlib
+    adapters): one integer seed per release is drawn from ``rng`` and release ``i`` runs with ``random_state`` equal
+    to ``RandomState(seed_i)``, so releases are independent and reproducible, and ``mechanism.adapter.release(data,
+    seed)`` replays one of them. diffprivlib's secure ``SystemRandom`` path (used when ``random_state`` is
+    ``None``) is never used, because it cannot be seeded.
     """
     if kind not in ("auto", "instance", "class", "factory", "tool"):
         raise ValueError(f"kind must be one of 'auto', 'instance', 'class', 'factory', 'tool'; got {kind!r}")
@@ -203,51 +240,29 @@ def from_diffprivlib(obj, /, *, kind: str = "auto", neighbours: str = "replace",
     if kind != "class" and kwargs:
         raise ValueError(f"constructor kwargs are only accepted with a mechanism class, got {sorted(kwargs)}")
 
-    def _rs(rng):
-        return np.random.RandomState(int(rng.integers(0, _SEED_HIGH)))
-
-    if kind in ("instance", "class", "factory"):
-        if kind == "instance":
-            if not _is_dpl_mechanism(obj):
-                raise ValueError(f"obj must be a diffprivlib DPMechanism instance for kind='instance', got {type(obj).__name__}")
-            proto = obj
-
-            def make(rs):
-                m = copy.copy(proto)
-                m._rng = rs  # diffprivlib draws every random number of randomise() from self._rng
-                m.random_state = rs
-                return m
-        elif kind == "class":
-            if not _is_dpl_mechanism_class(obj):
-                raise ValueError(f"obj must be a diffprivlib DPMechanism subclass for kind='class', got {obj!r}")
-            proto = obj(**kwargs, random_state=0)
-
-            def make(rs):
-                return obj(**kwargs, random_state=rs)
-        else:
-            proto = obj(random_state=0)
-            if not _is_dpl_mechanism(proto):
-                raise ValueError("a factory must return a diffprivlib DPMechanism when called with random_state")
-
-            def make(rs):
-                return obj(random_state=rs)
-
+    guarantee = None
+    if kind == "instance":
+        if not _is_dpl_mechanism(obj):
+            raise ValueError(f"obj must be a diffprivlib DPMechanism instance for kind='instance', got {type(obj).__name__}")
+        proto = obj
+    elif kind == "class":
+        if not _is_dpl_mechanism_class(obj):
+            raise ValueError(f"obj must be a diffprivlib DPMechanism subclass for kind='class', got {obj!r}")
+        proto = obj(**kwargs, random_state=0)
+    elif kind == "factory":
+        proto = obj(random_state=0)
+        if not _is_dpl_mechanism(proto):
+            raise ValueError("a factory must return a diffprivlib DPMechanism when called with random_state")
+    if kind == "tool":
+        label = name or getattr(obj, "__name__", "diffprivlib_tool")
+    else:
         label = name or type(proto).__name__
-
-        def fn(data, size, rng):
-            m = make(_rs(rng))
-            return _stack((m.randomise(data) for _ in range(size)), size, label)
-
-        return Mechanism(fn, name=f"diffprivlib.{label}", guarantee=_dpl_guarantee(proto, neighbours), vectorised=False)
-
-    # tool
-    label = name or getattr(obj, "__name__", "diffprivlib_tool")
-
-    def fn_tool(data, size, rng):
-        rs = _rs(rng)
-        return _stack((obj(data, random_state=rs) for _ in range(size)), size, label)
-
-    return Mechanism(fn_tool, name=f"diffprivlib.{label}", guarantee=None, vectorised=False)
+        guarantee = _dpl_guarantee(proto, neighbours)
+    adapter = _DiffprivlibObject(kind, obj, kwargs, label)
+    adapter.privacy = guarantee
+    mech = Mechanism(adapter, name=f"diffprivlib.{label}", guarantee=guarantee, vectorised=False)
+    mech.adapter = adapter
+    return mech
 
 
 def draw(mechanism, data, size: int, rng: np.random.Generator, *, chunk_size: int = 1_000_000) -> np.ndarray:
