@@ -1,12 +1,11 @@
 """The empirical privacy auditor (see ``audit``) and privacy-guarantee types.
 
 * adapters: ``Mechanism``, ``from_estimator``, ``from_scalar_function``, ``from_seeded_callable``, ``from_diffprivlib``
-* neighbours: ``Pair``, relations, StatDP / dataset pattern libraries; search: ``search_pairs`` (held-out, cross-fitted)
+* neighbours: ``Pair``, relations, StatDP / dataset pattern libraries, ``search_pairs``
 * attacks: event families (thresholds, intervals, outcome sets, projections, classifiers, bit patterns, LR)
 * bounds: pure ε, (ε, δ) profile, GDP μ lower bounds
 * ``audit(mechanism, claim, *, pairs|neighbours, n_samples, alpha, attacks, rng) -> AuditResult``
 * exact: tight ε(δ) of peeling (iterated report-noisy-max with Laplace noise) on a pair of score vectors
-* canary: one-run canary auditing (``audit_one_run``, canary designs, ``epsilon_lower_bound_one_run``)
 """
 from .guarantee import PrivacyGuarantee, zcdp_to_approx_dp
 from .adapters import (
@@ -25,15 +24,13 @@ from .neighbours import (
     remove_one,
     replace_one,
     scalar_pairs,
+    search_pairs,
     statdp_patterns,
     vector_pairs,
 )
-from .search import SearchResult, search_pairs
 from .bounds import PrivacyProfile, gdp_delta, gdp_epsilon, gdp_mu_lb, gaussian_profile_delta
 from .audit import AuditResult, audit
 from .exact import peeling_delta, peeling_epsilon, peeling_profile
-from .canary import (CanaryDesign, audit_one_run, cluster_canaries, epsilon_lower_bound_one_run, mean_canaries,
-                     one_run_p_value, regression_canaries)
 
 __all__ = [
     "PrivacyGuarantee",
@@ -54,7 +51,6 @@ __all__ = [
     "statdp_patterns",
     "dataset_patterns",
     "search_pairs",
-    "SearchResult",
     "PrivacyProfile",
     "gdp_delta",
     "gdp_epsilon",
@@ -62,11 +58,7 @@ __all__ = [
     "gaussian_profile_delta",
     "AuditResult",
     "audit",
-    "CanaryDesign",
-    "audit_one_run",
-    "mean_canaries",
-    "regression_canaries",
-    "cluster_canaries",
-    "one_run_p_value",
-    "epsilon_lower_bound_one_run",
+    "peeling_epsilon",
+    "peeling_delta",
+    "peeling_profile",
 ]
