@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 from scipy import optimize
+from scipy import stats as _st
 
 from .._validate import check_int, check_positive, check_prob, check_rng
 from ..claims import Provenance
@@ -36,6 +37,12 @@ class QuantileShape:
     γ-interval lies below 0.75 (the midpoint of 1/2 and 1), ``"linear"`` if it lies inside (0.75, 1.25),
     ``"heavier"`` if above 1.25 (polynomial-like tails), else ``"undecided"``.  Exact equality with 1/2 is not
     required: a Gaussian gives γ ≈ 0.52–0.55 over β ∈ [1e-4, 0.5] because of its lower-order log log terms.
+
+    Censoring: γ is searched on a finite grid (``grid``).  When the best γ is an end of the grid, the fit would go
+    further if it could, so ``censored`` is ``"below"`` or ``"above"`` and ``gamma`` holds only the grid end (a
+    bound, not an estimate).  When a bootstrap percentile falls on a grid end, that end of ``gamma_interval`` is
+    opened to 0 (γ > 0) or to +inf, and ``interval_censored`` says which.  ``se`` is the bootstrap standard
+    deviation of γ (used for the power statement of :func:`check_quantile_shape`).
     """
 
     betas: np.ndarray
@@ -53,14 +60,27 @@ class QuantileShape:
     preferred: str
     alpha: float
     n_boot: int
+    grid: tuple = (0.1, 2.5)
+    censored: str = ""
+    interval_censored: tuple = (False, False)
+    se: float = float("nan")
+
+    def gamma_text(self) -> str:
+        """``"0.873"``, or ``"≤ 0.1 (censored at the grid edge)"`` / ``"≥ 2.5 (censored ...)"``."""
+        if self.censored == "below":
+            return f"≤ {self.grid[0]:g} (censored at the grid edge)"
+        if self.censored == "above":
+            return f"≥ {self.grid[1]:g} (censored at the grid edge)"
+        return f"{self.gamma:.3f}"
 
     def describe(self) -> str:
         lo, hi = self.gamma_interval
         qs = ", ".join(f"β={b:g}: {q:.4g}" for b, q in zip(self.betas, self.quantiles))
+        cens = " (an end is censored at the grid edge)" if any(self.interval_censored) else ""
         return (
             f"(1-β)-quantiles: {qs}\n"
-            f"q ≈ {self.a:.4g} + {self.b:.4g}·log(1/β)^{self.gamma:.3f}  "
-            f"(γ {100 * (1 - self.alpha):g}% CI [{lo:.3f}, {hi:.3f}]) -> {self.preferred}\n"
+            f"q ≈ {self.a:.4g} + {self.b:.4g}·log(1/β)^γ, γ {self.gamma_text()}  "
+            f"(γ {100 * (1 - self.alpha):g}% CI [{lo:.3f}, {hi:.3f}]{cens}) -> {self.preferred}\n"
             f"q = a + b·sqrt(ℓ) + c·ℓ: c = {self.nested['c']:.4g} CI [{self.nested['c_interval'][0]:.4g}, "
             f"{self.nested['c_interval'][1]:.4g}]"
         )
@@ -71,7 +91,8 @@ class QuantileShape:
             "quantile_intervals": self.quantile_intervals.tolist(), "n_reps": self.n_reps.tolist(),
             "gamma": self.gamma, "gamma_interval": list(self.gamma_interval), "a": self.a, "b": self.b,
             "nested": self.nested, "sse_sqrt": self.sse_sqrt, "sse_linear": self.sse_linear,
-            "preferred": self.preferred, "alpha": self.alpha, "n_boot": self.n_boot,
+            "preferred": self.preferred, "alpha": self.alpha, "n_boot": self.n_boot, "grid": list(self.grid),
+            "censored": self.censored, "interval_censored": list(self.interval_censored), "se": self.se,
         }
 
 
@@ -136,7 +157,7 @@ def quantile_shape(
     alpha = check_prob("alpha", alpha)
     n_boot = check_int("n_boot", n_boot, minimum=100)
     betas, samples, shared = _shape_inputs(errors, betas)
-    gam = np.arange(0.1, 2.5 + 1e-9, 0.005) if gammas is None else np.asarray(gammas, dtype=float)
+    gam = np.arange(0.1, 2.5 + 1e-9, 0.005) if gammas is None else np.sort(np.asarray(gammas, dtype=float))
     if gam.ndim != 1 or gam.size < 3 or np.any(gam <= 0):
         raise ValueError("gammas must be a 1-D grid of >= 3 positive values")
     rng = _data_rng(betas, *samples[: 1 if shared else None]) if rng is None else check_rng(rng)
@@ -189,11 +210,18 @@ def quantile_shape(
     g_lo, g_hi = gam[max(gi - 1, 0)], gam[min(gi + 1, gam.size - 1)]
     res = optimize.minimize_scalar(lambda g: _wsse(g, ells, w, qhat), bounds=(g_lo, g_hi), method="bounded")
     gamma = float(res.x) if res.success else float(gam[gi])
+    if gi in (0, gam.size - 1):  # on the edge: keep the grid end itself (a bound, see QuantileShape)
+        gamma = float(gam[gi])
     a, b = _wls_ab(gamma, ells, w, qhat)
     wqb = qboot * w
     sseb = np.sum(np.einsum("gij,bj->bgi", M, wqb) ** 2, axis=2)  # (B, G)
     gboot = gam[np.argmin(sseb, axis=1)]
     g_int = (float(np.percentile(gboot, 100 * alpha / 2)), float(np.percentile(gboot, 100 * (1 - alpha / 2))))
+    # censoring: a best γ (or a bootstrap percentile) on an end of the grid is a bound, not an estimate
+    censored = "below" if gi == 0 else ("above" if gi == gam.size - 1 else "")
+    int_cens = (bool(g_int[0] <= gam[0]), bool(g_int[1] >= gam[-1]))
+    g_int = (0.0 if int_cens[0] else g_int[0], math.inf if int_cens[1] else g_int[1])
+    g_se = float(np.std(gboot, ddof=1))
     # nested regression q = a + b sqrt(ℓ) + c ℓ
     Xn = np.column_stack([np.ones(J), np.sqrt(ells), ells]) * w[:, None]
     coef = np.linalg.lstsq(Xn, wq, rcond=None)[0]
@@ -213,7 +241,8 @@ def quantile_shape(
         betas=betas, ells=ells, quantiles=qhat, quantile_intervals=qint,
         n_reps=np.array([e.size for e in samples]), gamma=gamma, gamma_interval=g_int, a=a, b=b, nested=nested,
         sse_sqrt=_wsse(0.5, ells, w, qhat), sse_linear=_wsse(1.0, ells, w, qhat), preferred=preferred,
-        alpha=alpha, n_boot=n_boot,
+        alpha=alpha, n_boot=n_boot, grid=(float(gam[0]), float(gam[-1])), censored=censored,
+        interval_censored=int_cens, se=g_se,
     )
 
 
@@ -240,28 +269,46 @@ def check_quantile_shape(
     name: str = "",
     provenance: Provenance | dict | None = None,
     seed: int | None = None,
+    power: float = 0.8,
 ) -> CheckResult:
     """Test the claim "the (1−β)-quantile grows like ``log(1/β)^gamma``" with the three-outcome rule on the
     bootstrap interval of γ (consistent: inside ``[gamma − tol, gamma + tol]``; violated: disjoint; else
     inconclusive).  The default ``gamma=0.5, tolerance=0.25`` separates a sqrt-log tail from a linear-log tail
-    (γ = 1 lies outside the band)."""
+    (γ = 1 lies outside the band).
+
+    A best γ on an end of the search grid is *censored*: the result gives no value (``estimate`` is NaN, the
+    summary says "γ ≥ 2.5 (censored ...)") and the verdict cannot be ``consistent`` (it is ``inconclusive`` unless
+    the interval's finite end already clears the band).  ``details['min_detectable_deviation']`` is the distance
+    outside the band at which a true γ is declared violated with probability ≈ ``power`` (half-width of the
+    interval plus ``z_power`` bootstrap standard deviations, a normal approximation), reported in the summary."""
     t0 = time.perf_counter()
     gamma = check_positive("gamma", gamma)
     tolerance = check_positive("tolerance", tolerance)
+    power = check_prob("power", power)
     shape = quantile_shape(errors, betas, alpha=alpha, n_boot=n_boot, rng=rng)
     verdict = three_outcome_verdict(shape.gamma_interval, gamma, tolerance)
+    if shape.censored and verdict == "consistent":
+        verdict = "inconclusive"
     lo, hi = shape.gamma_interval
+    sides = [d for d in (shape.gamma - lo, hi - shape.gamma) if math.isfinite(d)]
+    mdd = (max(sides) + float(_st.norm.ppf(power)) * shape.se
+           if sides and len(sides) == 2 and not shape.censored and math.isfinite(shape.se) else math.inf)
     summary = (
-        f"(1-β)-quantile ≈ {shape.a:.3g} + {shape.b:.3g}·log(1/β)^{shape.gamma:.3f} "
-        f"(γ {100 * (1 - alpha):g}% CI [{lo:.3f}, {hi:.3f}]) vs claimed γ = {gamma:g} ± {tolerance:g}: {verdict}"
+        f"(1-β)-quantile ≈ {shape.a:.3g} + {shape.b:.3g}·log(1/β)^γ, γ {shape.gamma_text()} "
+        f"({100 * (1 - alpha):g}% CI [{lo:.3f}, {hi:.3f}]) vs claimed γ = {gamma:g} ± {tolerance:g}: {verdict}"
     )
+    if shape.censored:
+        summary += ("; the fit sits on the edge of its γ grid, so γ is a bound, not an estimate "
+                    "(the quantiles do not follow a + b·log(1/β)^γ with γ inside the grid)")
+    elif math.isfinite(mdd):
+        summary += f"; a true γ more than {mdd:.2f} outside the band is detected with probability ≈ {power:g}"
     if isinstance(provenance, dict):
         provenance = Provenance(**provenance)
     return CheckResult(
         name=name or "quantile_shape",
         verdict=verdict,
         statistic="gamma",
-        estimate=shape.gamma,
+        estimate=float("nan") if shape.censored else shape.gamma,
         interval=shape.gamma_interval,
         alpha=alpha,
         n_samples=int(shape.n_reps.max()),
@@ -269,5 +316,6 @@ def check_quantile_shape(
         seed=seed,
         provenance=provenance or Provenance(),
         summary=summary,
-        details={"shape": shape.to_dict(), "band": [gamma - tolerance, gamma + tolerance]},
+        details={"shape": shape.to_dict(), "band": [gamma - tolerance, gamma + tolerance],
+                 "censored": shape.censored, "min_detectable_deviation": mdd, "power": power},
     )

@@ -11,6 +11,7 @@ import time
 from typing import Sequence
 
 import numpy as np
+from scipy import stats as _st
 
 from .._validate import check_prob
 from ..claims import TailBoundClaim
@@ -66,6 +67,7 @@ def check_tail_bound(
     per_cell: bool = False,
     name: str = "",
     seed: int | None = None,
+    alternatives: Sequence[float] | None = None,
 ) -> CheckResult:
     """Exact test of a high-probability bound ``P[error > bound] ≤ claim.beta`` from replications.
 
@@ -81,6 +83,11 @@ def check_tail_bound(
     per_cell: test every cell separately at ``alpha / cells`` (Bonferroni) instead of pooling the counts.
         Pooling is valid because each cell's failure count is dominated by Binomial(reps, β) under the claim,
         and it has more power against violations spread over the grid.
+    alternatives: true failure rates (> β) at which the power of this very test (its replications, its α, pooled or
+        per cell) is computed exactly from the binomial; default ``(2β, 3β)``.  ``details['power_at']`` gives, per
+        rate, the probability of a "violated" verdict when *every* cell fails at that rate and, with several cells,
+        when only the *one* cell with the fewest replications does (the others at β); a consistent verdict's
+        summary states both, so a pass that could not have failed is visible.
 
     The result also reports the *empirical constant*: the (1−β)-quantile of error/bound (≤ 1 when the bound holds)
     and its exact upper confidence bound, so that constants that drift are visible before they fail.
@@ -90,6 +97,11 @@ def check_tail_bound(
         raise ValueError(f"claim must be a TailBoundClaim, got {type(claim).__name__}")
     alpha = check_prob("alpha", alpha)
     power = check_prob("power", power)
+    if alternatives is None:
+        alternatives = [r for r in (2 * claim.beta, 3 * claim.beta) if r < 1]
+    alternatives = [check_prob("alternatives", float(r)) for r in alternatives]
+    if any(r <= claim.beta for r in alternatives):
+        raise ValueError(f"alternatives must be failure rates above beta={claim.beta:g}, got {alternatives}")
     if detect_rate is not None:
         detect_rate = check_prob("detect_rate", detect_rate)
         if detect_rate <= claim.beta:
@@ -129,6 +141,7 @@ def check_tail_bound(
         "per_cell": bool(per_cell and len(cells) > 1),
         "empirical_constant": const,
         "empirical_constant_upper": const_upper,
+        "power_at": _power_at(ns, beta, alpha, alternatives, bool(per_cell and len(cells) > 1)),
     }
     rate = k_tot / n_tot
     head = (
@@ -145,6 +158,8 @@ def check_tail_bound(
     else:
         summary = (f"{head}: consistent; a failure rate ≥ {mdr:.3g} would be detected with probability ≥ {power:g}. "
                    f"Empirical constant (1-beta quantile of error/bound) {const:.3g}.")
+        if details["power_at"]:
+            summary += " " + _power_text(details["power_at"], beta)
     return CheckResult(
         name=name or "tail_bound",
         verdict=verdict,
@@ -160,3 +175,48 @@ def check_tail_bound(
         summary=summary,
         details=details,
     )
+
+
+def _critical(n: int, beta: float, a: float) -> int:
+    """Smallest count k with P[Bin(n, beta) >= k] <= a (the test rejects at k or more)."""
+    return int(_st.binom.isf(a, n, beta)) + 1
+
+
+def _power_at(ns, beta, alpha, rates, per_cell) -> list:
+    """Exact probability that the test (pooled at ``alpha`` or per cell at ``alpha/cells``) says "violated" when
+    every cell fails at ``rate`` (``every_cell``) or only the smallest cell does, the others at ``beta``
+    (``one_cell``; for the per-cell test this is that cell's own rejection probability, a lower bound)."""
+    ns = [int(n) for n in ns]
+    small = min(range(len(ns)), key=lambda i: ns[i])
+    out = []
+    for r in rates:
+        row = {"rate": float(r)}
+        if per_cell:
+            a = alpha / len(ns)
+            p_cell = [float(_st.binom.sf(_critical(n, beta, a) - 1, n, r)) for n in ns]
+            row["every_cell"] = float(1.0 - np.prod([1.0 - p for p in p_cell]))
+            row["one_cell"] = p_cell[small]
+        else:
+            N = sum(ns)
+            c = _critical(N, beta, alpha)
+            row["every_cell"] = float(_st.binom.sf(c - 1, N, r))
+            if len(ns) > 1:
+                n1 = ns[small]
+                j = np.arange(n1 + 1)  # P[X1 + X2 >= c] = Σ_j P[X1 = j] P[X2 >= c - j]
+                row["one_cell"] = float(np.sum(_st.binom.pmf(j, n1, r) * _st.binom.sf(c - 1 - j, N - n1, beta)))
+        if len(ns) > 1:
+            row["one_cell_reps"] = ns[small]
+        out.append(row)
+    return out
+
+
+def _power_text(rows, beta) -> str:
+    parts = []
+    for row in rows:
+        k = row["rate"] / beta
+        txt = f"{k:.3g}β = {row['rate']:.3g}: {row['every_cell']:.2f}"
+        if "one_cell" in row:
+            txt += f" (every cell), {row['one_cell']:.2f} (one cell of {row['one_cell_reps']} reps only)"
+        parts.append(txt)
+    return "Power (exact binomial) against a true failure rate of " + "; ".join(parts) + "."
+
