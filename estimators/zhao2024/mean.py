@@ -106,7 +106,7 @@ class IterativeUpdatingMean(Estimator):
 
     DistEst solver (attribute ``solver_kind``): d = 1 exact (order statistics); d = 2, 3 exact up to a direction grid
     (``n_directions`` points on the circle / Fibonacci sphere, default 180 / 1000; "grid-exact"); d > 3 **heuristic** (candidates:
-    directions μ_t → Z_j, to the coordinate-wise median of Z, ±e_i and 64 random directions) — the paper's utility
+    directions μ_t → Z_j, to the coordinate-wise median of Z, ±e_i and 64 random directions drawn per release) — the paper's utility
     theorems assume an exact solver, so d > 3 results are labelled heuristic. All solvers are permutation-invariant in Z.
 
     Privacy (``calibration``): "shuffle" (default; the paper's Theorem 6) sets ρ0 by :func:`calibrate_group_rho` and
@@ -177,15 +177,24 @@ class IterativeUpdatingMean(Estimator):
     def _kth(self, m):
         return m - math.ceil(self.vote * m)  # 0-based index of the largest r with ≥ ⌈τm⌉ projections ≥ r
 
-    def _directions(self, d, rng):
+    def _directions(self, d, k, rng):
+        """Candidate directions: a fixed grid (K, d) for d = 2, 3; for d > 3, per release (k, 2d + 64, d): ±e_i and
+        64 random unit directions drawn afresh for every release, so the k releases of a batch stay independent."""
         if d == 2:
-            k = self.n_directions or 180
-            ang = np.arange(k) * (2.0 * np.pi / k)
+            n_dir = self.n_directions or 180
+            ang = np.arange(n_dir) * (2.0 * np.pi / n_dir)
             return np.stack([np.cos(ang), np.sin(ang)], axis=1)
         if d == 3:
             return _fibonacci_sphere(self.n_directions or 1000)
-        g = rng.normal(size=(64, d))
-        return np.concatenate([np.eye(d), -np.eye(d), g / np.linalg.norm(g, axis=1, keepdims=True)])
+        g = self._random_directions(k, d, rng)
+        axes = np.concatenate([np.eye(d), -np.eye(d)])
+        return np.concatenate([np.broadcast_to(axes, (k,) + axes.shape), g], axis=1)
+
+    @staticmethod
+    def _random_directions(k, d, rng):
+        """(k, 64, d) unit vectors, independent across the k releases."""
+        g = rng.normal(size=(k, 64, d))
+        return g / np.linalg.norm(g, axis=2, keepdims=True)
 
     @staticmethod
     def solver_kind_for(d: int) -> str:
@@ -211,7 +220,7 @@ class IterativeUpdatingMean(Estimator):
                 far = np.where(g > 0, q_hi - mu[:, 0], mu[:, 0] - q_lo)
                 mu = mu + (self.step * self._step_length(dist, far) * g)[:, None]
             return best_mu
-        fixed = self._directions(d, rng)
+        fixed = self._directions(d, k, rng)  # (K, d) for d <= 3, (k, K, d) for d > 3
         rows = np.arange(k)
         for _ in range(self.n_iter):
             diff = Z - mu[:, None, :]  # (k, m, d)
@@ -223,7 +232,7 @@ class IterativeUpdatingMean(Estimator):
                 cand = np.concatenate([diff, med[:, None, :]], axis=1)
                 nrm = np.linalg.norm(cand, axis=2, keepdims=True)
                 cand = np.where(nrm > 0, cand / np.where(nrm > 0, nrm, 1.0), 0.0)
-                dirs = np.concatenate([cand, np.broadcast_to(fixed, (k,) + fixed.shape)], axis=1)
+                dirs = np.concatenate([cand, fixed], axis=1)
                 proj = np.einsum("kud,kmd->kum", dirs, diff)
             r = np.partition(proj, j, axis=2)[:, :, j]  # (k, K): j-th smallest projection per direction
             best_u = np.argmax(r, axis=1)
