@@ -1,4 +1,4 @@
-"""Issue 7 audits (audits/hu2022.py, audits/wang_dpem.py, audits/zhao2024.py) and the IterativeUpdatingMean step rule.
+"""Issue 7 audits (audits/hu2022.py, audits/dpem.py, audits/zhao2024.py) and the IterativeUpdatingMean step rule.
 
 All seeds are fixed, so every outcome below is deterministic; the statistical design of each assertion is stated
 in its docstring (the α it would have over seeds, and the effect it detects).
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from audits import _mean_common as C
-from audits import hu2022, wang_dpem, zhao2024  # noqa: F401  (registers the checks)
+from audits import dpem, hu2022, zhao2024  # noqa: F401  (registers the checks)
 from estimators.zhao2024 import IterativeUpdatingMean
 from htdp_verify.claims import Provenance, RateClaim
 from htdp_verify.distributions import StudentT
@@ -74,13 +74,13 @@ def test_rate_helper_fails_estimator_with_wrong_rate(tmp_path):
     correct rate is ≤ α = 0.05, and a slope 0.4 outside the band is detected with power ≈ 1 at 60 reps."""
 
     def err(n, n_reps, rng):
-        return wang_dpem.central_errors(n, 0.5, n_reps, rng, scale=0.5)
+        return dpem.central_errors(n, 0.5, n_reps, rng, scale=0.5)
 
     claim = RateClaim("n", -0.5, 0.1, "median", "wrong tuning", Provenance("test", "wrong rate"))
     res = C.rate_check(err, {"n": [1000, 4000, 16000]}, claim, name="wrong_rate", seed=3, out_dir=tmp_path, reps=60)
     assert res.verdict == "violated"
     assert res.estimate > -0.3
-    good = C.rate_check(lambda n, n_reps, rng: wang_dpem.central_errors(n, 0.5, n_reps, rng),
+    good = C.rate_check(lambda n, n_reps, rng: dpem.central_errors(n, 0.5, n_reps, rng),
                         {"n": [1000, 4000, 16000]}, claim, name="right_rate", seed=3, out_dir=tmp_path, reps=100)
     assert good.verdict != "violated"
 

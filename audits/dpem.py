@@ -3,7 +3,8 @@ Guarantees" — the heavy-tailed mean estimators (central Theorem 2, local Theor
 
 Spec: ``../shared/specs/wang_dp_em.md`` (§1.4–1.6 estimators, §2 privacy, §3.1 rates, §5 checks, §6 typos).
 
-Checks (``htdp-verify run wang_dpem``):
+Checks (``htdp-verify run wang_dpem``; the module follows the stem rule as ``audits/dpem.py``, the registered
+names keep their ``wang_dpem.`` prefix so that results files and commands stay valid):
 
 * ``wang_dpem.privacy.central`` — WangCentralMean (ε̃ from the proof of Thm 4, ρ = ε̃²) is (ε, δ)-DP. Worst pair: one
   record at ±1e12; the release is exactly μ-GDP with μ = √2·ε̃·erf(√(λ/2)) (spec §2, "tight privacy"): slack expected.
