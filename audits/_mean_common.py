@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -129,12 +131,71 @@ def _privacy_figure(mech, res, pairs, rng, out_dir, name, true_eps):
 # ---------------------------------------------------------------------------------------------------------
 # rates
 # ---------------------------------------------------------------------------------------------------------
+def _loglog_slope(x, y) -> float:
+    u, v = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    uc = u - u.mean()
+    return float(uc @ (v - v.mean()) / (uc @ uc))
+
+
+@dataclass(frozen=True)
+class RateTolerance:
+    """Why a rate claim's tolerance is what it is: the three things a tolerance on a fitted exponent absorbs.
+
+    * ``log_factors`` / ``log_power``: the theorem's log factors *in the swept variable* (text, and their total
+      power k).  A factor (log x)^k moves a log-log fit over the grid by k times the OLS slope of log log x on
+      log x (≈ 1/log x at the grid's centre; log(1/x) for a grid below 1, as for ε), computed from the grid.
+      None of the shipped theorems has one (their logs are of 1/δ, 1/ζ or a fixed m), so the shift is stated
+      to show how much of the tolerance a log factor *would* take.
+    * ``model`` / ``model_text``: the theorem's own bound as a function of the swept variable (its terms with the
+      printed or reconstructed constants, at the claim's quantile); the *fit's bias* is the log-log slope of the
+      model over the grid minus the claimed exponent: what the fit would report with unlimited replications if
+      the error followed the bound.  ``None`` for a bound that is exactly a power of the variable (bias 0).
+    * what is left, ``tolerance − |log shift| − |bias|``, is the margin for constants the theorem does not give
+      and for pre-asymptotic behaviour of the true error; :meth:`explain` reports it and ``covered`` is False when
+      the tolerance does not even cover the first two.
+    """
+
+    log_factors: str
+    model_text: str
+    model: Callable | None = None
+    log_power: float = 0.0
+
+    def explain(self, claim: RateClaim, values) -> dict:
+        x = np.sort(np.asarray(values, dtype=float))
+        var = claim.variable
+        if np.all(x > 1):  # a factor log x
+            shift_per, logname = _loglog_slope(x, np.log(x)), f"log {var}"
+        elif np.all(x < 1):  # a factor log(1/x), as for ε
+            shift_per, logname = _loglog_slope(x, -np.log(x)), f"log(1/{var})"
+        else:
+            shift_per, logname = float("nan"), f"log {var}"
+        shift = self.log_power * shift_per if self.log_power else 0.0
+        model_slope = _loglog_slope(x, [self.model(v) for v in x]) if self.model is not None else claim.exponent
+        bias = model_slope - claim.exponent
+        margin = claim.tolerance - abs(shift) - abs(bias)
+        per = (f"a {logname} factor would move the fit by {shift_per:+.3f}" if math.isfinite(shift_per)
+               else f"the grid straddles {var} = 1, so no log-factor shift is computed")
+        text = (f"Tolerance ±{claim.tolerance:g}: log factors in {var}: {self.log_factors}; grid {var} ∈ "
+                f"[{x[0]:g}, {x[-1]:g}] ({x.size} values; {per}); fit bias of the theorem's own bound over this grid "
+                f"{bias:+.3f} ({self.model_text}); margin left for unknown constants and pre-asymptotics "
+                f"{margin:.3f}." + ("" if margin > 0 else " WARNING: the tolerance does not cover the fit bias and "
+                                    "log factors of the theorem on this grid; a 'consistent' verdict means little."))
+        return {"tolerance": claim.tolerance, "grid": [float(x[0]), float(x[-1])], "grid_values": int(x.size),
+                "log_factors": self.log_factors, "log_power": self.log_power,
+                "log_shift_per_power": shift_per, "log_shift": shift, "model": self.model_text,
+                "model_slope": model_slope, "fit_bias": bias, "margin": margin, "covered": bool(margin > 0),
+                "text": text}
+
+
 def rate_check(error_fn, grid: dict, claim: RateClaim, *, name: str, seed: int, out_dir, reps: int,
-               fixed: dict | None = None, extra_curves: dict | None = None, note: str = "") -> CheckResult:
+               fixed: dict | None = None, extra_curves: dict | None = None, note: str = "",
+               why: RateTolerance | None = None) -> CheckResult:
     """Sweep ``error_fn(**grid_point, **fixed, n_reps=m, rng=...) -> (m,)`` errors over ``grid`` (one variable,
     geometric), test ``claim`` with :func:`check_rate` and draw the log-log figure.
 
-    ``extra_curves``: ``{label: (x, summary values)}`` drawn for comparison (e.g. another tuning)."""
+    ``extra_curves``: ``{label: (x, summary values)}`` drawn for comparison (e.g. another tuning).
+    ``why``: the reasons for the claim's tolerance (:class:`RateTolerance`), stated in ``details['tolerance']``
+    and in the summary."""
     t0 = time.perf_counter()
     mc = sweep(error_fn, grid, reps, seed=seed, vectorised=True, progress=False, fixed=fixed or {})
     with warnings.catch_warnings(record=True) as caught:
@@ -147,6 +208,10 @@ def rate_check(error_fn, grid: dict, claim: RateClaim, *, name: str, seed: int, 
     if note:
         res.summary += f" {note}"
         res.details["note"] = note
+    if why is not None:
+        tol = why.explain(claim, next(iter(grid.values())))
+        res.details["tolerance"] = tol
+        res.summary += " " + tol["text"]
     fit = res.details["fit"]
     x = np.asarray(fit["x"])
     y = np.asarray(fit["summaries"])
@@ -229,7 +294,8 @@ def shape_check(errors, betas, *, name: str, gamma: float, tolerance: float, pro
         sh = res.details["shape"]
         ell = np.asarray(sh["ells"])
         q = np.asarray(sh["quantiles"])
-        ax.plot(ell, q, "o-", label=f"{name.split('.')[-1]}: γ={sh['gamma']:.2f} "
+        g_txt = f"{sh['gamma']:.2f}" if not sh.get("censored") else f"{sh['gamma']:g} (censored)"
+        ax.plot(ell, q, "o-", label=f"{name.split('.')[-1]}: γ={g_txt} "
                                     f"[{sh['gamma_interval'][0]:.2f}, {sh['gamma_interval'][1]:.2f}]")
         for lab, (e2, b2) in (compare or {}).items():
             from htdp_verify.rates import quantile_shape

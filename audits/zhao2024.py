@@ -199,13 +199,40 @@ def _it_n(n, epsilon, n_reps, rng):
     return iterative_errors(n, epsilon, n_reps, rng)
 
 
+def theorem2_bound(n, epsilon, *, d=4, M=M_MVT, p=P_MOM, ell=math.log(2.0)):
+    """Thm 2's four terms (spec §4.2, constant 1) at ℓ = ln 2 (the median) with the theorem's R and
+    ρ from (ε, δ): M√((d+ℓ)/n) + R(d+ℓ)/n + d^{p/2}M^p/R^{p−1} + R√(d+ℓ)/(n√ρ)."""
+    R = theorem_radius(n, epsilon, d, M, p)
+    rho = rho_for_target(epsilon, DELTA)
+    return (M * math.sqrt((d + ell) / n) + R * (d + ell) / n + d ** (p / 2) * M**p / R ** (p - 1)
+            + R * math.sqrt(d + ell) / (n * math.sqrt(rho)))
+
+
+def theorem5_bound(n, epsilon, *, d=1, M=M_PAR, p=P_MOM, m=20, ell=math.log(2.0)):
+    """Thm 5 (21) (spec §4.4, constant 1) at ℓ = ln 2: M√((d+ℓ)/n) + √d·M(√((d+ℓ)ln(1/δ)ln(m/δ))/(nε))^{1−1/p}."""
+    logs = (d + ell) * math.log(1 / DELTA) * math.log(m / DELTA)
+    return M * math.sqrt((d + ell) / n) + math.sqrt(d) * M * (math.sqrt(logs) / (n * epsilon)) ** (1 - 1 / p)
+
+
+# Neither theorem has a log factor in n or ε here (ln(1/δ), and ln(m/δ) with m fixed at 20); the fit's bias comes
+# from the statistical term M√((d+ℓ)/n) (slope −1/2 in n, ε-free), which the privacy term dominates at ε ≤ 0.08.
+TOL_SC_N = C.RateTolerance("none", "Thm 2's four terms, ε = 0.01, R of §2.4", lambda n: theorem2_bound(n, 0.01))
+TOL_IT_N = C.RateTolerance("none (ln(m/δ) with m = 20 fixed)", "Thm 5 (21), ε = 0.01, m = 20",
+                           lambda n: theorem5_bound(n, 0.01))
+
+
+def _tol_sc_eps(n):
+    return C.RateTolerance("none", f"Thm 2's four terms at n = {n}, R of §2.4 (the ε-free statistical term "
+                           "flattens the fit at large ε)", lambda e: theorem2_bound(n, e))
+
+
 @register("zhao2024.rate.simple_clipping_n", description="Thm 2/4: error ∝ n^{-(1-1/p)} = n^{-3/4} (mvt5, d=4, "
           "ε=0.01)", provenance=PROV_T2, tags=("issue7", "rate"))
 def check_sc_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.75, 0.1, "median", "privacy-dominated, R re-tuned per n", PROV_T2)
     return C.rate_check(_sc_n, {"n": list(sz["ns"])}, claim, name="zhao2024.rate.simple_clipping_n", seed=ctx.seed,
-                        out_dir=ctx.out_dir, reps=sz["reps"], fixed={"epsilon": 0.01})
+                        out_dir=ctx.out_dir, reps=sz["reps"], fixed={"epsilon": 0.01}, why=TOL_SC_N)
 
 
 @register("zhao2024.rate.simple_clipping_eps", description="Thm 2/4: error ∝ ε^{-(1-1/p)} = ε^{-3/4} (mvt5, d=4)",
@@ -214,7 +241,8 @@ def check_sc_eps(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("epsilon", -0.75, 0.1, "median", f"n = {sz['n_eps']}, R re-tuned per ε", PROV_T2)
     return C.rate_check(_sc_eps, {"epsilon": list(sz["epss"])}, claim, name="zhao2024.rate.simple_clipping_eps",
-                        seed=ctx.seed, out_dir=ctx.out_dir, reps=sz["reps"], fixed={"n": sz["n_eps"]})
+                        seed=ctx.seed, out_dir=ctx.out_dir, reps=sz["reps"], fixed={"n": sz["n_eps"]},
+                        why=_tol_sc_eps(sz["n_eps"]))
 
 
 @register("zhao2024.rate.iterative_n", description="Thm 5: error ∝ n^{-3/4} (Pareto(4.5), d=1, m=20, ε=0.01)",
@@ -223,7 +251,8 @@ def check_it_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.75, 0.1, "median", "privacy-dominated, R re-tuned per n, m = 20", PROV_T5)
     return C.rate_check(_it_n, {"n": list(sz["ns"])}, claim, name="zhao2024.rate.iterative_n", seed=ctx.seed,
-                        out_dir=ctx.out_dir, reps=max(20, sz["reps"] // 2), fixed={"epsilon": 0.01})
+                        out_dir=ctx.out_dir, reps=max(20, sz["reps"] // 2), fixed={"epsilon": 0.01},
+                        why=TOL_IT_N)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -233,29 +262,50 @@ SHAPE_LAW = Pareto(2.1, 1.0)  # p = 2: E X² = 21
 SHAPE_EPS = 1e4  # privacy noise negligible: the sampling part shapes the tail (spec H1/H2; with fixed R a noise σ0 ∝ m ∝ ℓ would dominate)
 
 
-def shape_errors(kind, n, reps, rng, *, beta=None, C_m=4.0):
+def shape_errors(kind, n, reps, rng, *, beta=None, C_m=4.0, simple_cls=SimpleClippingMean):
+    """|μ̂ − μ| of simple clipping (``kind="simple"``; ``simple_cls`` lets tests pass a broken variant) or of
+    iterative updating with m = C_m·ln(1/β) groups, on Pareto(2.1) data, R = M√n."""
     M = math.sqrt(float(SHAPE_LAW.moment(2)))
     R = M * math.sqrt(n)  # "R comparable to M√n" (spec H1)
     mu = float(SHAPE_LAW.mean)
     if kind == "simple":
-        est = SimpleClippingMean(R, rho_for_target(SHAPE_EPS, DELTA), DELTA)
+        est = simple_cls(R, rho_for_target(SHAPE_EPS, DELTA), DELTA)
     else:
         m = max(3, int(round(C_m * math.log(1 / beta))))
         est = IterativeUpdatingMean(R, m, SHAPE_EPS, DELTA, calibration="parallel")
     return np.array([abs(float(est(SHAPE_LAW.sample(n, rng=rng), rng=rng)) - mu) for _ in range(reps)])
 
 
-@register("zhao2024.tail_shape", description="(1-β)-quantile vs log(1/β): simple clipping (γ ≤ 1 allowed) vs "
-          "iterative updating with m = 4 ln(1/β) (γ = 1/2 claimed)", provenance=PROV_TAIL, tags=("issue7", "tail"))
+# Simple clipping at R = M√n (spec §6.3 H1): Thm 2's sample term R(d+ℓ)/n is then of the order of its
+# M√((d+ℓ)/n) term, so the (1−β)-quantile grows linearly in ℓ = ln(1/β): the claim is γ = 1.  Tolerance 0.25:
+# the √ℓ term pulls a single-power fit below 1 (Thm 2's own bound √(1+ℓ) + (1+ℓ), constant 1, fits γ = 0.93 on
+# these β grids; measured 0.92 [0.90, 0.95] with 1e5 replications, β down to 2e-4); 0.75 is the midpoint between a
+# sub-Gaussian tail (γ = 1/2, i.e. no visible ℓ-term: over-clipping, R = 0.1·M√n, gives γ ≈ 0.34) and a linear one;
+# above 1.25 the tail is heavier than exponential, which Thm 2 excludes (clipping skipped gives γ ≈ 1.47).
+SIMPLE_SHAPE_GAMMA, SIMPLE_SHAPE_TOL = 1.0, 0.25
+PROV_SHAPE_SC = Provenance(PAPER, "Theorem 2 (sample term R(d+ℓ)/n) at R = M√n; spec §6.3 H1", "Thm 2",
+                           "(1−β)-quantile linear in ℓ = ln(1/β): γ = 1 ± 0.25")
+
+
+def simple_shape_check(e_simple, betas, *, n, seed, out_dir, compare=None, name="zhao2024.tail_shape.simple_clipping"):
+    """H1 on simple-clipping errors: γ ∈ [0.75, 1.25] (see ``SIMPLE_SHAPE_TOL``)."""
+    return C.shape_check(e_simple, betas, name=name, gamma=SIMPLE_SHAPE_GAMMA, tolerance=SIMPLE_SHAPE_TOL,
+                         provenance=PROV_SHAPE_SC, seed=seed, out_dir=out_dir, compare=compare,
+                         note=(f"Pareto(2.1), n={n}, R = M√n, ε={SHAPE_EPS:g}. Band [0.75, 1.25]: below, the ℓ-term "
+                               "of Thm 2 is absent (a sub-Gaussian tail, e.g. over-clipping); above, the tail is "
+                               "heavier than Thm 2 allows (e.g. clipping skipped)."))
+
+
+@register("zhao2024.tail_shape", description="(1-β)-quantile vs log(1/β): simple clipping at R = M√n (γ = 1 ± "
+          "0.25, spec H1) vs iterative updating with m = 4 ln(1/β) (γ = 1/2 claimed)", provenance=PROV_TAIL,
+          tags=("issue7", "tail"))
 def check_tail_shape(ctx):
     sz = SIZES[C.profile_of(ctx)]
     betas, reps, n = list(sz["shape_betas"]), sz["shape_reps"], sz["n_shape"]
     e_simple = shape_errors("simple", n, reps, ctx.rng)
     e_iter = {b: shape_errors("iterative", n, min(reps, max(400, int(20 / b))), ctx.rng, beta=b) for b in betas}
-    r1 = C.shape_check(e_simple, betas, name="zhao2024.tail_shape.simple_clipping", gamma=0.625, tolerance=0.625,
-                       provenance=Provenance(PAPER, "Theorem 2", "", "a + b√ℓ + cℓ: γ ≤ 1 (band [0, 1.25])"),
-                       seed=ctx.seed, out_dir=ctx.out_dir, compare={"iterative (m = 4 ln 1/β)": (e_iter, None)},
-                       note=f"Pareto(2.1), n={n}, R = M√n, ε={SHAPE_EPS:g}")
+    r1 = simple_shape_check(e_simple, betas, n=n, seed=ctx.seed, out_dir=ctx.out_dir,
+                            compare={"iterative (m = 4 ln 1/β)": (e_iter, None)})
     r2 = C.shape_check(e_iter, None, name="zhao2024.tail_shape.iterative", gamma=0.5, tolerance=0.25,
                        provenance=Provenance(PAPER, "Theorem 5", "(21)", "M√((d+ℓ)/n) + ...: γ = 1/2"),
                        seed=ctx.seed, out_dir=ctx.out_dir, compare={"simple clipping": (e_simple, betas)},
