@@ -5,6 +5,7 @@
 * attacks: event families (thresholds, intervals, outcome sets, projections, classifiers, bit patterns, LR)
 * bounds: pure ε, (ε, δ) profile, GDP μ lower bounds
 * ``audit(mechanism, claim, *, pairs|neighbours, n_samples, alpha, attacks, rng) -> AuditResult``
+* canary: one-run canary auditing (``audit_one_run``, canary designs, ``epsilon_lower_bound_one_run``)
 * exact: tight ε(δ) of peeling (iterated report-noisy-max with Laplace noise) on a pair of score vectors
 """
 from .guarantee import PrivacyGuarantee, zcdp_to_approx_dp
@@ -30,6 +31,8 @@ from .neighbours import (
 )
 from .bounds import PrivacyProfile, gdp_delta, gdp_epsilon, gdp_mu_lb, gaussian_profile_delta
 from .audit import AuditResult, audit
+from .canary import (CanaryDesign, audit_one_run, cluster_canaries, epsilon_lower_bound_one_run, mean_canaries,
+                     one_run_p_value, regression_canaries)
 from .exact import peeling_delta, peeling_epsilon, peeling_profile
 
 __all__ = [
@@ -61,4 +64,11 @@ __all__ = [
     "peeling_epsilon",
     "peeling_delta",
     "peeling_profile",
+    "CanaryDesign",
+    "audit_one_run",
+    "mean_canaries",
+    "regression_canaries",
+    "cluster_canaries",
+    "one_run_p_value",
+    "epsilon_lower_bound_one_run",
 ]
