@@ -13,3 +13,4 @@ except ImportError as _exc:  # pragma: no cover - keep the other audits usable w
     warnings.warn(f"audits.benchmark not loaded: {_exc}", stacklevel=2)
 from . import lowerbounds  # noqa: F401
 from . import dpem, hu2022, zhao2024  # noqa: F401
+from . import accounting  # noqa: F401

@@ -248,3 +248,31 @@ def test_function_validation():
         epsilon_of([], 1e-5)
     with pytest.raises(ValueError, match="claim"):
         check_calibration(cal, (1.0, 1e-5))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the shipped calibrations (audits/accounting.py)
+# ---------------------------------------------------------------------------------------------------------------
+def test_shipped_calibrations_verdicts():
+    import audits.accounting  # noqa: F401  (registers the checks)
+    from htdp_verify.registry import get_checks
+
+    results = {}
+    for check in get_checks(["accounting"]):
+        out = check.func(None)
+        for r in out if isinstance(out, list) else [out]:
+            results[r.name] = r
+    assert len(results) >= 30 and all(r.statistic == "epsilon_exact" for r in results.values())
+    v = {k: r.verdict for k, r in results.items()}
+    assert all(r.as_expected is not False for r in results.values())  # canaries violated, controls consistent
+    assert v["accounting.dpem.central.zcdp.as_printed"] == "violated"
+    assert v["accounting.zhao2024.iterative.shuffle.m100"] == "consistent"
+    assert v["accounting.zhao2024.iterative.shuffle.m10000"] == "violated"
+    assert results["accounting.zhao2024.iterative.shuffle.m10000"].estimate == pytest.approx(2.04, abs=0.01)
+    assert results["accounting.baselines.gaussian_analytic"].estimate == pytest.approx(1.0, abs=1e-9)
+    assert results["accounting.dpem.central.zcdp.proof"].estimate == pytest.approx(0.742, abs=1e-3)  # spec §2 table
+    # every verdict except the named findings and canaries is consistent
+    flagged = {k for k, x in v.items() if x != "consistent"}
+    assert flagged == {"accounting.dpem.central.zcdp.as_printed", "accounting.dpem.local.as_printed",
+                       "accounting.zhao2024.iterative.shuffle.m1000", "accounting.zhao2024.iterative.shuffle.m10000",
+                       "accounting.zhao2024.iterative.shuffle.m100000"}

@@ -474,13 +474,14 @@ def advanced_composition_epsilon(step_epsilon: float, steps: int, delta_prime: f
 
 def check_calibration(calibration, claim: PrivacyClaim, *, rtol: float = 1e-4, name: str = "accounting",
                       provenance: Provenance | None = None, accountant: str = "auto", time_budget: float = 1.0,
-                      note: str = "") -> CheckResult:
+                      note: str = "", expected: str | None = None) -> CheckResult:
     """Deterministic verdict on a claimed (ε, δ) for a stated calibration: "the stated noise gives ε = x at δ".
 
     ``consistent`` when the exact ε (its upper bound) is ≤ claimed ε·(1 + ``rtol``); ``violated`` when its lower
     bound exceeds that; otherwise the PLD grid is refined (÷10, while the elapsed time is within ``time_budget``
     seconds) and, if still undecided, ``inconclusive``. No sampling: ``alpha`` is 0 and ``n_samples`` 0. ``details``
-    hold the accountant, the bracket, the discretisation and its error, the RDP cross-check and the calibration."""
+    hold the accountant, the bracket, the discretisation and its error, the RDP cross-check and the calibration.
+    ``expected``: the verdict a canary or control is built to produce (see :class:`~htdp_verify.results.CheckResult`)."""
     t0 = time.perf_counter()
     cals = _as_list(calibration)
     if not isinstance(claim, PrivacyClaim):
@@ -525,7 +526,8 @@ def check_calibration(calibration, claim: PrivacyClaim, *, rtol: float = 1e-4, n
     return CheckResult(name=name, verdict=verdict, statistic="epsilon_exact", estimate=res.epsilon,
                        interval=(res.epsilon_lower, res.epsilon), alpha=0.0, claim=claim, n_samples=0,
                        seconds=time.perf_counter() - t0, seed=None,
-                       provenance=provenance or claim.provenance, summary=summary, details=details)
+                       provenance=provenance or claim.provenance, summary=summary, details=details,
+                       expected=expected)
 
 
 def _dp_accounting_version() -> str:
