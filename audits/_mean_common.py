@@ -301,7 +301,8 @@ def shape_check(errors, betas, *, name: str, gamma: float, tolerance: float, pro
             from htdp_verify.rates import quantile_shape
 
             s2 = quantile_shape(e2, b2)
-            ax.plot(s2.ells, s2.quantiles, "s--", label=f"{lab}: γ={s2.gamma:.2f} "
+            g2 = f"{s2.gamma:.2f}" if not s2.censored else f"{s2.gamma:g} (censored)"
+            ax.plot(s2.ells, s2.quantiles, "s--", label=f"{lab}: γ={g2} "
                                                         f"[{s2.gamma_interval[0]:.2f}, {s2.gamma_interval[1]:.2f}]")
             res.details.setdefault("compare", {})[lab] = s2.to_dict()
         ax.set_xlabel("log(1/β)")
