@@ -14,8 +14,8 @@ its approximate-DP form, Theorem 3 / Prop. 5.7 as we read it):
     P[V ≥ v] ≤ p_ε(v) = f(v) + 2 m δ · max_{i = 1..v} (f(v − i) − f(v)) / i,
     f(t) = P[Binomial(r, q) ≥ t],  q = e^ε / (1 + e^ε).
 
-The δ-term is as we recall the paper and as jax_privacy's ``epsilon_one_run`` implements it (our spec §4.7);
-it uses the number of canaries m (not r), which is the larger and so the conservative choice.  When
+The δ-term is the paper's (its Appendix D code computes exactly this p-value; our spec §4.7 reads jax_privacy's
+``epsilon_one_run`` the same way); m is the number of randomised canaries, not the number of guesses r.  When
 ``2 m δ ≥ 1`` the bound is not used and ε_lb = 0 (always a valid lower bound).
 
 Validity.  For fixed ε the test "reject when p_ε(v_obs) ≤ β" has level β with no monotonicity in v: if A is the
