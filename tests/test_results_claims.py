@@ -45,8 +45,9 @@ def test_claim_validation_names_parameter():
 def test_privacy_guarantee_zcdp_conversion_is_explicit():
     from htdp_verify.privacy import PrivacyGuarantee
 
-    g = PrivacyGuarantee.from_zcdp(0.5, 1e-5)
+    g = PrivacyGuarantee.from_zcdp(0.5, 1e-5, conversion="bun_steinke")
     assert g.epsilon == pytest.approx(0.5 + 2 * math.sqrt(0.5 * math.log(1e5)))
+    assert PrivacyGuarantee.from_zcdp(0.5, 1e-5).epsilon < g.epsilon  # default: the tight conversion
     assert "zCDP" in g.claim().provenance.notes
 
 

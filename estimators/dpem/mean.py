@@ -53,7 +53,7 @@ class _WangBase(Estimator):
         self.lam = None if lam is None else check_positive("lam", lam)
         self.eps_tilde = wang_eps_tilde(self.epsilon, self.delta, variant=self.variant)
         if self.calibration == "zcdp" and self.variant == "proof":
-            self.privacy = PrivacyGuarantee.from_zcdp(self.eps_tilde**2, self.delta)
+            self.privacy = PrivacyGuarantee.from_zcdp(self.eps_tilde**2, self.delta, conversion="bun_steinke")
         elif self.calibration == "zcdp":
             self.privacy = PrivacyGuarantee(
                 self.epsilon, self.delta, "replace",

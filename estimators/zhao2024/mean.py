@@ -39,7 +39,7 @@ class SimpleClippingMean(Estimator):
         self.radius = check_positive("radius", radius)
         self.rho = check_positive("rho", rho)
         self.delta = check_prob("delta", delta)
-        self.privacy = PrivacyGuarantee.from_zcdp(self.rho, self.delta)
+        self.privacy = PrivacyGuarantee.from_zcdp(self.rho, self.delta, conversion="bun_steinke")
 
     @classmethod
     def for_target(cls, epsilon: float, delta: float, radius: float) -> "SimpleClippingMean":
@@ -150,7 +150,7 @@ class IterativeUpdatingMean(Estimator):
                             f"δ0={cal['delta0']:.3g}) -> FMT21 shuffling amplification over m={self.n_groups} groups"))
         else:
             self.rho0 = rho_for_target(self.epsilon, self.delta)
-            self.privacy = PrivacyGuarantee.from_zcdp(self.rho0, self.delta)
+            self.privacy = PrivacyGuarantee.from_zcdp(self.rho0, self.delta, conversion="bun_steinke")
 
     # -- building blocks --------------------------------------------------------------------------------------
     def _check_groups(self, n):
