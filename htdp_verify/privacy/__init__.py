@@ -5,10 +5,13 @@
 * attacks: event families (thresholds, intervals, outcome sets, projections, classifiers, bit patterns, LR)
 * bounds: pure ε, (ε, δ) profile, GDP μ lower bounds
 * ``audit(mechanism, claim, *, pairs|neighbours, n_samples, alpha, attacks, rng) -> AuditResult``
+* accounting: exact ε(δ) of a stated calibration (``Calibration``, ``epsilon_of``, ``delta_of``,
+  ``check_calibration``; closed forms, dp-accounting PLD / RDP); tight zCDP conversion ``zcdp_epsilon``
 * canary: one-run canary auditing (``audit_one_run``, canary designs, ``epsilon_lower_bound_one_run``)
 * exact: tight ε(δ) of peeling (iterated report-noisy-max with Laplace noise) on a pair of score vectors
 """
-from .guarantee import PrivacyGuarantee, zcdp_to_approx_dp
+from .guarantee import PrivacyGuarantee, bun_steinke_epsilon, zcdp_delta, zcdp_epsilon, zcdp_to_approx_dp
+from .accounting import Accounting, Calibration, account, check_calibration, delta_of, epsilon_of
 from .adapters import (
     Mechanism,
     as_mechanism,
@@ -38,6 +41,15 @@ from .exact import peeling_delta, peeling_epsilon, peeling_profile
 __all__ = [
     "PrivacyGuarantee",
     "zcdp_to_approx_dp",
+    "zcdp_epsilon",
+    "zcdp_delta",
+    "bun_steinke_epsilon",
+    "Calibration",
+    "Accounting",
+    "account",
+    "epsilon_of",
+    "delta_of",
+    "check_calibration",
     "Mechanism",
     "as_mechanism",
     "from_estimator",
