@@ -356,8 +356,11 @@ def _rdp_accountant(cals):
         orders = [1 + x / 10.0 for x in range(1, 100)] + list(range(11, 64)) + [128, 256, 512]
     else:  # closed-form RDP curves: a dense grid costs nothing and tightens the cross-check
         orders = list(np.concatenate([1 + np.geomspace(1e-3, 1.0, 60)[:-1], np.geomspace(2.0, 1e4, 400)]))
-    rel = NR.REPLACE_ONE if (cals[0].neighbours == "replace" and any(c.sampling < 1 for c in cals)) else \
-        NR.ADD_OR_REMOVE_ONE
+    sampled = any(c.sampling < 1 for c in cals)
+    if sampled and cals[0].neighbours == "replace":
+        return None  # no RDP bound for Poisson sampling under replacement in dp-accounting
+    # unsampled events have the same RDP under either relation (given Δ); REPLACE_ONE also admits randomised response
+    rel = NR.ADD_OR_REMOVE_ONE if sampled else NR.REPLACE_ONE
     try:
         acc = rdp.RdpAccountant(orders=orders, neighboring_relation=rel)
         for e in events:
@@ -386,7 +389,7 @@ def account(calibration, delta: float, *, accountant: str = "auto", discretisati
     """Exact ε(δ) of a calibration (or a sequence of calibrations composed in order) with its numerical bracket.
 
     ``accountant``: ``"auto"`` (closed form if one applies, else PLD), ``"exact"`` (closed form or ``ValueError``),
-    ``"pld"``, ``"rdp"`` (an upper bound only). ``discretisation``: PLD grid (default: :func:`_default_h`).
+    ``"pld"``, ``"rdp"`` (an upper bound only). ``discretisation``: PLD grid (default 1e-4; 1e-3 beyond 100 steps or with subsampling).
     ``cross_check``: also run the RDP accountant (and the PLD when a closed form was used; a closed form outside
     the PLD bracket raises ``RuntimeError``, which would be a bug)."""
     t0 = time.perf_counter()
