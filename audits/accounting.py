@@ -44,7 +44,8 @@ PROV_BASE_A = Provenance("Balle & Wang 2018", "Thm 8 (analytic Gaussian mechanis
                          "estimators.baselines.ClippedMeanGaussian(calibration='analytic')")
 PROV_BASE_C = Provenance("Dwork & Roth 2014", "Thm A.1 (classic Gaussian mechanism, ε < 1)", "",
                          "estimators.baselines.ClippedMeanGaussian(calibration='classic')")
-PROV_BASE_L = Provenance("Dwork & Roth 2014", "Thm 3.6 (Laplace mechanism)", "", "estimators.baselines.ClippedMeanLaplace")
+PROV_BASE_L = Provenance("Dwork & Roth 2014", "Thm 3.6 (Laplace mechanism)", "",
+                         "estimators.baselines.ClippedMeanLaplace")
 HU = "Hu, Ni, Xiao & Wang 2022 (heavy-tailed DP SCO)"
 PROV_HU = Provenance(HU, "Thm 1 proof (sensitivity 4√2 s/(3n)) + Laplace mechanism, Def. 2", "(4)",
                      "estimators.hu2022.PrivateSmoothedSoftTruncationMean")
@@ -244,7 +245,8 @@ def check_wang_local(ctx):
 # diffprivlib
 # ---------------------------------------------------------------------------------------------------------------
 def _dpl_prov(name):
-    return Provenance(DPL, f"mechanisms.{name}", "", "σ / b read from the mechanism object (the value its sampler uses)")
+    return Provenance(DPL, f"mechanisms.{name}", "",
+                      "σ / b read from the mechanism object (the value its sampler uses)")
 
 
 @register("accounting.diffprivlib.mechanisms", description="diffprivlib Gaussian, GaussianAnalytic, GaussianDiscrete, "

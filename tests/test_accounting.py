@@ -254,7 +254,7 @@ def test_function_validation():
 # the shipped calibrations (audits/accounting.py)
 # ---------------------------------------------------------------------------------------------------------------
 def test_shipped_calibrations_verdicts():
-    import audits.accounting  # noqa: F401  (registers the checks)
+    import audits.accounting  # noqa: F401 - registers the checks
     from htdp_verify.registry import get_checks
 
     results = {}
