@@ -40,7 +40,7 @@ from .base import Estimator, check_choice
 
 __all__ = ["Peeling", "peeling_scale"]
 
-_CHUNK_BYTES = 32 * 2**20  # per noise buffer; two buffers are live while sampling
+_CHUNK_BYTES = 2**20  # per noise buffer (two live while sampling); small chunks stay in cache
 
 
 def peeling_scale(s: int, epsilon: float, delta: float, sensitivity: float) -> float:
@@ -115,7 +115,7 @@ class Peeling(Estimator):
         """``size`` independent releases, shape ``(size, 2s)`` (sparse, sequence) or ``(size, d)`` (dense).
 
         Vectorised over releases (a loop over the s rounds only), in chunks of bounded memory (two noise
-        buffers of at most 32 MiB each)."""
+        buffers of at most 1 MiB each)."""
         v = self._scores(v)
         size = check_int("size", size, minimum=1)
         check_rng(rng)
