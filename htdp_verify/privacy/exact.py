@@ -147,6 +147,13 @@ class _Outcomes:
     label: list = field(default_factory=list)
 
 
+def _log(p: float) -> float:
+    if not p > 0:
+        raise ValueError("a selection probability underflowed to 0 (score gaps of hundreds of noise scales); "
+                         "reduce the gaps or raise scale")
+    return math.log(p)
+
+
 def _log_comb(n, k):
     return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
 
@@ -180,7 +187,7 @@ def _enumerate_remaining(n, s, qp, qq, release) -> _Outcomes:
                 if m[g] > 0:
                     k2 = list(k)
                     k2[g] += 1
-                    walk(path + [g], k2, lp + math.log(pp[g]), lq + math.log(pq[g]))
+                    walk(path + [g], k2, lp + _log(pp[g]), lq + _log(pq[g]))
 
         walk([], [0] * G, 0.0, 0.0)
         return out
@@ -201,8 +208,8 @@ def _enumerate_remaining(n, s, qp, qq, release) -> _Outcomes:
                 if prev not in logA:
                     continue
                 m = n - np.asarray(prev)
-                terms_p.append(logA[prev][0] + math.log(qp(m)[g]))
-                terms_q.append(logA[prev][1] + math.log(qq(m)[g]))
+                terms_p.append(logA[prev][0] + _log(qp(m)[g]))
+                terms_q.append(logA[prev][1] + _log(qq(m)[g]))
             new[k] = (float(logsumexp(terms_p)), float(logsumexp(terms_q)))
         logA = new
     for k, (lp, lq) in logA.items():
@@ -217,7 +224,7 @@ def _enumerate_all(n, s, pp, pq, release) -> _Outcomes:
     """argmax over all of [d]: s i.i.d. draws from the per-index win law (pp, pq per group member)."""
     G = len(n)
     out = _Outcomes()
-    lpp, lpq = np.log(pp), np.log(pq)
+    lpp, lpq = np.array([_log(x) for x in pp]), np.array([_log(x) for x in pq])
     lmult_c = {c: gammaln(s + 1) - float(np.sum(gammaln(np.asarray(c) + 1))) for c in _compositions(s, G)}
     # surjections of c_g draws onto k_g given indices: k_g! S2(c_g, k_g)
     def log_surj(c, k):
