@@ -162,3 +162,22 @@ def test_delta_curve_matches_monte_carlo_of_the_loss():
     w = np.maximum(0.0, -np.expm1(0.5 - loss))
     d_wrong = _delta_of(*wrong.plds[("v|v'", "upper")], wrong.grid, 0.5)
     assert abs(w.mean() - d_wrong) > 4.5 * w.std() / math.sqrt(w.size) + 1e-4
+
+
+def test_under_noised_control_is_flagged_by_the_black_box_auditor():
+    """Named pair (d = 10, s = 2): v = 50·1, v' = (49, 49, 51, …, 51), ‖v − v'‖∞ = λ = 1. The exact ε at δ = 1e-5 is
+    0.35 as printed (claim 1) and 2.82 with the noise divided by c = 8; the index-set event {S = {0, 1}} alone has
+    ln(P/Q) = 1.857 and needs 8 432 releases per side for power 0.9 at α = 0.05 (benchmarks/peeling_exact.py).
+    The auditor (which also spends releases choosing its event) gets 10^5 per side: the control is flagged and
+    the printed calibration is not (its exact ε is below the claim, so a flag would be a false alarm, rate ≤ α)."""
+    from htdp_verify.privacy import audit, from_estimator
+
+    v, vp = np.full(10, 50.0), np.r_[49.0, 49.0, np.full(8, 51.0)]
+    printed = Peeling(2, 1.0, 1e-5, 1.0)
+    control = Peeling(2, 1.0, 1e-5, 1.0, noise_divisor=8.0)
+    assert peeling_epsilon(v, vp, s=2, scale=printed.scale, delta=1e-5) < 0.36
+    assert peeling_epsilon(v, vp, s=2, scale=control.scale, delta=1e-5) > 2.8
+    for est, want in ((control, "violated"), (printed, "consistent")):
+        res = audit(from_estimator(est), est.privacy.claim(), pairs=[(v, vp)], n_samples=100_000,
+                    rng=np.random.default_rng(20261124))
+        assert res.verdict == want
