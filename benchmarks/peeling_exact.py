@@ -139,8 +139,8 @@ def main():
             w = worst_pair(d, s, scale, argmax=argmax, rich=False)
             w.update(s=s, d=d, variant=label, scale=scale, violated=w["epsilon_lower"] > EPS)
             res["b"].append(w)
-            print(f"  s={s} d={d:3d} {label:16s}: ε={w['epsilon_upper']:.4f} ({'VIOLATES' if w['violated'] else 'within'}"
-                  f" claim) on {w['pair']}")
+            verdict = "VIOLATES" if w["violated"] else "within"
+            print(f"  s={s} d={d:3d} {label:16s}: ε={w['epsilon_upper']:.4f} ({verdict} claim) on {w['pair']}")
     print("(c) under-noised control")
     s, d = 2, 10
     b = peeling_scale(s, EPS, DELTA, LAM)
@@ -164,6 +164,25 @@ def main():
               f" {sel.epsilon(DELTA):.4f}")
         print(f"    best event (full release, {{L ≥ t}}): {ev_full}")
         print(f"    best event (index set alone): {ev_sel}")
+    print("(d) larger s at d = 1000 (two-group pairs; 3sλ/b is the pure-composition upper bound over all pairs)")
+    res["d"] = []
+    for s in ([10, 16] if args.quick else [10, 16, 25]):
+        b = peeling_scale(s, EPS, DELTA, LAM)
+        b_pods = b * math.sqrt(s + 1) / (math.sqrt(s) + 1)
+        for label, scale, argmax in (("printed", b, "remaining"), ("PODS scale", b_pods, "remaining"),
+                                     ("both PODS", b_pods, "all")):
+            best = None
+            for k in sorted({s // 2, s, s + 1}):
+                for g in (0.0, 1.0, 2.0):
+                    for ma, mb in ((1, -1), (-1, 1)):
+                        v, vp = pair_from_groups([(k, g * scale, ma), (1000 - k, 0.0, mb)])
+                        e = peeling_profile(v, vp, s=s, scale=scale, argmax=argmax).epsilon(DELTA)
+                        if best is None or e > best[0]:
+                            best = (e, f"A={k}@+{g}b move {ma:+d}, rest={1000 - k} move {mb:+d}")
+            res["d"].append(dict(s=s, variant=label, scale=scale, epsilon=best[0], pair=best[1],
+                                 pure_bound=3 * s * LAM / scale))
+            print(f"  s={s:2d} {label:10s} b={scale:7.3f}: ε={best[0]:.4f} (3sλ/b = {3 * s * LAM / scale:.4f}) on"
+                  f" {best[1]}")
     res["seconds"] = time.perf_counter() - t0
     print(f"[{res['seconds']:.1f} s]")
     if args.out:
