@@ -9,8 +9,9 @@ Designs of the statistical tests:
 * End-to-end validity: 200 seeds of ``audit_one_run`` on a Gaussian sum (l2 ball) and a Laplace sum (l1 ball),
   each calibrated exactly (true ε known).  X = number of seeds whose bound exceeds the true ε; the test fails iff
   X ≥ c with c the smallest integer such that P[Binomial(200, α) ≥ c] ≤ 0.01 (c = 19 at α = 0.05: false-fail
-  probability 0.6 %, power 0.89 against an exceedance rate of 0.12).  The same checker flags an under-noised
-  mechanism whose true ε is misstated.
+  probability 0.6 %, power 0.89 against an exceedance rate of 0.12).  The same design covers three pooled runs
+  and replace neighbours (canary vs its mirror image).  The same checker flags an under-noised mechanism whose
+  true ε is misstated.
 * Power: a Gaussian mechanism calibrated for ε = 8 but claimed at ε = 1 is flagged ``violated`` (one run, 500
   canaries); the bound it certifies is far above its 5 % chance floor, so the fixed seed is not a lucky one.
 """
@@ -64,15 +65,15 @@ def exceedance_check(bounds, eps_true, alpha=ALPHA, n_seeds=N_SEEDS, level=0.01)
     return x < c, x, c
 
 
-def run_seeds(mech, eps_true, delta, *, m, d, norm, seeds=N_SEEDS, n_data=0):
-    claim = PrivacyClaim(eps_true, delta, "add_remove")
+def run_seeds(mech, eps_true, delta, *, m, d, norm, seeds=N_SEEDS, n_data=0, runs=1, neighbours="add_remove"):
+    claim = PrivacyClaim(eps_true, delta, neighbours)
     out = []
     with threadpool_limits(1):  # small QRs: multi-threaded BLAS only adds contention on a shared machine
         for seed in range(seeds):
             rng = np.random.default_rng([20261124, seed])
             des = mean_canaries(m, d, radius=1.0, norm=norm, rng=rng)
             data = rng.normal(0, 0.1, size=(n_data, d))
-            out.append(audit_one_run(mech, data, claim, canaries=des, rng=rng, alpha=ALPHA).estimate)
+            out.append(audit_one_run(mech, data, claim, canaries=des, rng=rng, alpha=ALPHA, runs=runs).estimate)
     return np.array(out)
 
 
@@ -245,6 +246,22 @@ def test_validity_laplace_mean_over_seeds():
     bounds = run_seeds(laplace_sum(1.0 / eps), eps, 0.0, m=100, d=100, norm=1)
     ok, x, c = exceedance_check(bounds, eps)
     assert ok, f"{x} of {N_SEEDS} bounds exceed the true epsilon (limit {c})"
+    assert np.median(bounds) > 0
+
+
+def test_validity_pooled_runs_and_replace_neighbours_over_seeds():
+    # three runs pooled (300 canaries), Laplace sum, add/remove
+    eps = 3.0
+    bounds = run_seeds(laplace_sum(1.0 / eps), eps, 0.0, m=100, d=100, norm=1, runs=3)
+    ok, x, c = exceedance_check(bounds, eps)
+    assert ok, f"pooled runs: {x} of {N_SEEDS} bounds exceed the true epsilon (limit {c})"
+    assert np.median(bounds) > 0
+    # replace neighbours: the slot holds the canary or its mirror image, l2 distance 2 = the replace sensitivity
+    eps, delta = 4.0, 1e-5
+    sigma = analytic_gaussian_sigma(eps, delta, 2.0)
+    bounds = run_seeds(gaussian_sum(sigma), eps, delta, m=200, d=200, norm=2, n_data=20, neighbours="replace")
+    ok, x, c = exceedance_check(bounds, eps)
+    assert ok, f"replace: {x} of {N_SEEDS} bounds exceed the true epsilon (limit {c})"
     assert np.median(bounds) > 0
 
 
