@@ -489,8 +489,19 @@ def audit_one_run(estimator, data, claim=None, *, canaries: CanaryDesign, runs: 
         "samples": {"estimator_calls": runs, "total_releases": runs},
         "seconds": {"total": elapsed},
         "mechanism": mech.name,
-        "event": {"event": f"canary guesses ({best['k_plus']} +, {best['k_minus']} -) on {M} canaries"},
-        "counts": {"guesses": int(best["guesses"]), "correct": int(best["correct"])},
+        "event": {"event": f"canary guesses ({best['k_plus']} +, {best['k_minus']} -) on {M} canaries",
+                  "orientation": "correct vs wrong guesses"},
+        "pair": {"text": f"canary inclusion game: {m} canaries per run, each included with probability 1/2 "
+                         f"({claim.neighbours} neighbours)"},
+        "counts": {"guesses": int(best["guesses"]), "correct": int(best["correct"]),
+                   "numerator": int(best["correct"]), "n_numerator": int(best["guesses"]),
+                   "denominator": int(best["guesses"] - best["correct"]), "n_denominator": int(best["guesses"]),
+                   "method": "one-run binomial bound"},
+        "point_estimate": (math.log(best["correct"] / (best["guesses"] - best["correct"]))
+                           if 0 < best["correct"] < best["guesses"] else
+                           (math.inf if best["correct"] == best["guesses"] else -math.inf)),
+        "ledger": "\n".join(f"{a_plan:.4g}  plan k_plus={t['k_plus']}, k_minus={t['k_minus']}: "
+                            f"{t['correct']}/{t['guesses']} right, epsilon_lb {t['epsilon_lb']:.4g}" for t in table),
     }
     prov = claim.provenance if isinstance(claim.provenance, Provenance) else Provenance()
     return AuditResult(
