@@ -13,7 +13,7 @@ import pytest
 
 from _auditcheck import strict_epsilon_lb
 
-from audits import bench_ceiling as C
+from audits.benchmark import ceiling as C
 from audits import benchmark as B
 from htdp_verify.stats import epsilon_lower_bound_poisson
 
@@ -22,7 +22,7 @@ def test_partitions_are_probability_vectors():
     for name in C.CEILING_MECHANISMS:
         m = B.get_mechanism(name)
         for p in m.pairs:
-            probs = C.partition_probabilities(name, p.d1, p.d2)
+            probs = C.partition_probabilities(name, p.d, p.d_prime)
             if probs is None:
                 continue
             for P in probs:

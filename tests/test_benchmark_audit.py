@@ -52,7 +52,7 @@ def _seed(name: str) -> int:
 def test_auditor_flags_exactly_the_buggy_mechanisms(name):
     m = B.get_mechanism(name)
     n = N_BY_NAME.get(name, N_TEST)
-    r = B.audit_mechanism(name, n_per_side=n, rng=np.random.default_rng(_seed(name)))
+    r = B.audit_white_box(name, n_per_side=n, rng=np.random.default_rng(_seed(name)))
     # the per-side budget is respected (search + selection + certification); certification sizes are
     # Poisson(n_cert), so allow 6 standard deviations of Poisson fluctuation
     assert r.n_samples // 2 <= n + 6 * math.sqrt(n)

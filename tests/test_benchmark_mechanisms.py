@@ -15,6 +15,7 @@ import pytest
 from scipy import integrate, stats
 
 from audits import benchmark as B
+from htdp_verify.privacy import statdp_patterns
 from audits.benchmark import MECHANISMS, get_mechanism, svt_outcome_probability
 
 ALPHA = 1e-3
@@ -84,12 +85,12 @@ def test_pairs_respect_relation_and_domain(name):
     assert m.pairs and m.pair_epsilon <= m.true_epsilon + 1e-9
     lo, hi = m.input_range
     for p in m.pairs:
-        assert p.d1.shape == p.d2.shape == (m.input_dim,)
-        diff = np.abs(p.d1 - p.d2)
+        assert p.d.shape == p.d_prime.shape == (m.input_dim,)
+        diff = np.abs(p.d - p.d_prime)
         assert diff.max() <= 1 + 1e-12 and diff.max() > 0
         if m.relation == "N1":
             assert np.count_nonzero(diff) == 1
-        assert lo <= min(p.d1.min(), p.d2.min()) and max(p.d1.max(), p.d2.max()) <= hi
+        assert lo <= min(p.d.min(), p.d_prime.min()) and max(p.d.max(), p.d_prime.max()) <= hi
     assert len(m.ordered_pairs()) == 2 * len(m.pairs)
     assert m.claim().epsilon == m.claimed_epsilon
 
@@ -99,10 +100,10 @@ def test_shape_kind_and_reproducible(name):
     m = get_mechanism(name)
     state = np.random.get_state()[1].copy()
     for p in m.pairs[:2]:
-        a = m.sample(p.d1, 257, rng=_gen(5))
-        b = m(p.d1, 257, _gen(5))  # mechanism contract, positional rng
+        a = m.sample(p.d, 257, rng=_gen(5))
+        b = m(p.d, 257, _gen(5))  # mechanism contract, positional rng
         np.testing.assert_array_equal(a, b)
-        c = m.sample(p.d1, 257, rng=_gen(6))
+        c = m.sample(p.d, 257, rng=_gen(6))
         assert not np.array_equal(a, c) or m.name == "StatDP.iSVT1"  # iSVT1 on 1^10 is constant (Hamming 5)
         assert a.shape[0] == 257
         if m.output_kind in ("scalar", "discrete"):
@@ -118,7 +119,7 @@ def test_shape_kind_and_reproducible(name):
 
 
 def test_chunked_sampling_is_reproducible_and_shaped(monkeypatch):
-    monkeypatch.setattr(B, "CHUNK_ROWS", 1000)
+    monkeypatch.setattr(B.mechanism, "CHUNK_ROWS", 1000)
     m = get_mechanism("SVT3")
     a = m.sample(np.ones(10), 2500, rng=_gen(1))
     b = m.sample(np.ones(10), 2500, rng=_gen(1))
@@ -148,12 +149,12 @@ def test_integer_inputs_are_checked():
 
 
 def test_patterns_match_spec():
-    pats = {p.label: p for p in B.statdp_patterns(5, "Ninf")}
-    assert len(pats) == 8 and len(B.statdp_patterns(5, "N1")) == 2
-    np.testing.assert_array_equal(pats["half-half"].d2, [2, 2, 0, 0, 0])
-    np.testing.assert_array_equal(pats["X-shape"].d1, [1, 1, 0, 0, 0])
-    np.testing.assert_array_equal(pats["X-shape"].d2, [0, 0, 1, 1, 1])
-    np.testing.assert_array_equal(pats["one below rest above"].d2, [0, 2, 2, 2, 2])
+    pats = {p.label: p for p in statdp_patterns(5, "Ninf")}
+    assert len(pats) == 8 and len(statdp_patterns(5, "N1")) == 2
+    np.testing.assert_array_equal(pats["half-half"].d_prime, [2, 2, 0, 0, 0])
+    np.testing.assert_array_equal(pats["X-shape"].d, [1, 1, 0, 0, 0])
+    np.testing.assert_array_equal(pats["X-shape"].d_prime, [0, 0, 1, 1, 1])
+    np.testing.assert_array_equal(pats["one below rest above"].d_prime, [0, 2, 2, 2, 2])
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -243,7 +244,7 @@ def _first_top(codes_top):
 @pytest.mark.parametrize("name, b_rho, b_nu, T", [
     ("SVT1", 20.0, 40.0, 0.5), ("SVT2", 20.0, 40.0, 1.0), ("SVT4", 40.0, 40.0 / 3, 1.0)])
 def test_svt_codes_law(name, b_rho, b_nu, T):
-    q = B.statdp_patterns(10, "Ninf")[4].d2  # half-half (2^5, 0^5)
+    q = statdp_patterns(10, "Ninf")[4].d_prime  # half-half (2^5, 0^5)
     x = get_mechanism(name).sample(q, N, rng=_gen(50))
     assert x.dtype == np.int8 and set(np.unique(x)) <= {-1, 0, 1}
     first = _first_top(x == 1)
@@ -261,7 +262,7 @@ def test_svt3_law_and_released_value():
     first = _first_top(top)
     _multinomial_ok(np.bincount(first, minlength=11), _first_top_probs(q, 20.0, 20.0, 1.0))
     assert np.all(x[~top] <= -1000) and np.all(top.sum(axis=1) <= 1)
-    assert np.all((x == B.SVT3_ABORT) == (np.arange(10) > first[:, None]))
+    assert np.all((x == B.mechanism.SVT3_ABORT) == (np.arange(10) > first[:, None]))
     # P(first query ⊤ with released value ≤ 1) = ∫ f_ρ(r) [F_ν(0) − F_ν(r)]_+ dr   (q = T = 1, ν ~ Lap(20))
     p = integrate.quad(lambda r: math.exp(-abs(r) / 20) / 40 * max(0.5 - _lap_cdf(r, 20), 0), -2000, 0)[0]
     _binom_ok(((first == 0) & (x[:, 0] <= 1.0)).sum(), N, p)
@@ -273,7 +274,7 @@ def test_svt5_is_deterministic_in_rho():
     row = x.sum(axis=1)
     assert set(np.unique(row)) <= {0, 10}
     _binom_ok((row == 10).sum(), N, 0.5)
-    hh = B.statdp_patterns(10, "Ninf")[4].d2
+    hh = statdp_patterns(10, "Ninf")[4].d_prime
     y = m.sample(hh, N, rng=_gen(53))
     mixed = (y[:, :5].sum(axis=1) == 5) & (y[:, 5:].sum(axis=1) == 0)
     _binom_ok(mixed.sum(), N, _lap_cdf(1.0, 20) - _lap_cdf(-1.0, 20))
@@ -291,10 +292,10 @@ def test_svt6_all_below():
 def test_numerical_svt():
     q = np.ones(10)
     x = get_mechanism("NumericalSVT").sample(q, N, rng=_gen(55))
-    top = (x != 0.0) & (x != B.NUMSVT_ABORT)
+    top = (x != 0.0) & (x != B.mechanism.NUMSVT_ABORT)
     assert np.all(top.sum(axis=1) <= 2)
     ntop_before = np.cumsum(top, axis=1) - top
-    assert np.all((x == B.NUMSVT_ABORT) == (ntop_before >= 2))
+    assert np.all((x == B.mechanism.NUMSVT_ABORT) == (ntop_before >= 2))
     p_none = svt_outcome_probability(q, [0] * 10, b_rho=30, b_nu=120, T=1.0)
     _binom_ok((top.sum(axis=1) == 0).sum(), N, p_none)
     p_first = svt_outcome_probability(q, [1], b_rho=30, b_nu=120, T=1.0)
@@ -377,7 +378,7 @@ def test_statdp_histogram_eps_and_isvt():
     b = 2 / 0.7
     h = get_mechanism("StatDP.iSVT1").sample(np.ones(10), 1000, rng=_gen(64))
     assert np.all(h == 5)  # all-⊤ or all-⊥: always 5 mismatches against ⊤⁵⊥⁵
-    hh = B.statdp_patterns(10, "Ninf")[4].d2
+    hh = statdp_patterns(10, "Ninf")[4].d_prime
     h = get_mechanism("StatDP.iSVT1").sample(hh, N, rng=_gen(65))
     _binom_ok((h == 0).sum(), N, _lap_cdf(1.0, b) - _lap_cdf(-1.0, b))
     h2 = get_mechanism("StatDP.iSVT2").sample(np.ones(10), N, rng=_gen(66))

@@ -72,10 +72,10 @@ def _laplace_cells(loc, K):
 
 def _svt4_extreme():
     from audits import benchmark as B
-    from audits.bench_ceiling import partition_probabilities
+    from audits.benchmark.ceiling import partition_probabilities
 
     p = next(q for q in B.get_mechanism("SVT4").pairs if q.label.startswith("in-domain extreme"))
-    P1, P2 = partition_probabilities("SVT4", p.d1, p.d2)
+    P1, P2 = partition_probabilities("SVT4", p.d, p.d_prime)
     return P1 / P1.sum(), P2 / P2.sum()
 
 

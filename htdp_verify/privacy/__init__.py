@@ -1,14 +1,14 @@
 """The empirical privacy auditor (see ``audit``) and privacy-guarantee types.
 
 * adapters: ``Mechanism``, ``from_estimator``, ``from_scalar_function``, ``from_seeded_callable``, ``from_diffprivlib``
-* neighbours: ``Pair``, relations, StatDP / dataset pattern libraries, ``search_pairs``
+* neighbours: ``Pair``, relations, StatDP / dataset pattern libraries; search: ``search_pairs`` (held-out, cross-fitted)
 * attacks: event families (thresholds, intervals, outcome sets, projections, classifiers, bit patterns, LR)
 * bounds: pure ε, (ε, δ) profile, GDP μ lower bounds
 * ``audit(mechanism, claim, *, pairs|neighbours, n_samples, alpha, attacks, rng) -> AuditResult``
 * accounting: exact ε(δ) of a stated calibration (``Calibration``, ``epsilon_of``, ``delta_of``,
   ``check_calibration``; closed forms, dp-accounting PLD / RDP); tight zCDP conversion ``zcdp_epsilon``
-* canary: one-run canary auditing (``audit_one_run``, canary designs, ``epsilon_lower_bound_one_run``)
 * exact: tight ε(δ) of peeling (iterated report-noisy-max with Laplace noise) on a pair of score vectors
+* canary: one-run canary auditing (``audit_one_run``, canary designs, ``epsilon_lower_bound_one_run``)
 """
 from .guarantee import PrivacyGuarantee, bun_steinke_epsilon, zcdp_delta, zcdp_epsilon, zcdp_to_approx_dp
 from .accounting import Accounting, Calibration, account, check_calibration, delta_of, epsilon_of
@@ -28,15 +28,16 @@ from .neighbours import (
     remove_one,
     replace_one,
     scalar_pairs,
-    search_pairs,
     statdp_patterns,
     vector_pairs,
 )
+from .search import SearchResult, search_pairs
+from .independence import check_independent_releases
 from .bounds import PrivacyProfile, gdp_delta, gdp_epsilon, gdp_mu_lb, gaussian_profile_delta
 from .audit import AuditResult, audit
+from .exact import peeling_delta, peeling_epsilon, peeling_profile
 from .canary import (CanaryDesign, audit_one_run, cluster_canaries, epsilon_lower_bound_one_run, mean_canaries,
                      one_run_p_value, regression_canaries)
-from .exact import peeling_delta, peeling_epsilon, peeling_profile
 
 __all__ = [
     "PrivacyGuarantee",
@@ -66,16 +67,18 @@ __all__ = [
     "statdp_patterns",
     "dataset_patterns",
     "search_pairs",
+    "SearchResult",
+    "check_independent_releases",
     "PrivacyProfile",
     "gdp_delta",
     "gdp_epsilon",
     "gdp_mu_lb",
     "gaussian_profile_delta",
-    "AuditResult",
-    "audit",
     "peeling_epsilon",
     "peeling_delta",
     "peeling_profile",
+    "AuditResult",
+    "audit",
     "CanaryDesign",
     "audit_one_run",
     "mean_canaries",

@@ -4,8 +4,9 @@ The audit is a pipeline of stages, each a small function in its own module that 
 
 0. **plan** (:mod:`.plan`, :class:`AuditPlan`): validate inputs, check the pairs against the claim's neighbour
    relation, fix the split sizes and the α budget before any release is drawn.
-1. **search** (:mod:`.selection`, :class:`SearchOutcome`): only when several pairs are given; ``n_search``
-   releases per side for every candidate pair, ranked by the predicted certified bound of its best event.
+1. **search** (:mod:`.selection` and :mod:`.search`, :class:`SearchOutcome`): only when several pairs are given;
+   ``n_search`` releases per side in all, spent by successive halving over the pairs, each scored by a held-out,
+   cross-fitted prediction of the bound its best event would certify.
 2. **selection** (:mod:`.selection`, :class:`Selection`): ``n_select`` fresh releases per side on the chosen pair;
    every attack proposes events (thresholds, intervals, outcome sets, learned scores ...), each scored by the bound
    it would certify at the final size, both orders (D, D') and (D', D).  No α is spent in stages 1–2: the events
@@ -70,7 +71,8 @@ def audit(
     attacks: ``"auto"``, an attack name / :class:`~htdp_verify.privacy.attacks.Attack`, or a list of them.
     rng: the ``numpy.random.Generator`` every release is drawn from.
     n_select: releases per side for event selection (default ``max(2000, n_samples // 4)``).
-    n_search: releases per side per candidate pair in the pair search (default ``max(1000, n_select // #pairs)``).
+    n_search: releases per side for the whole pair search (successive halving over the pairs, held-out and
+        cross-fitted scores; default ``max(1000 * #pairs, n_samples // 2)``); unused with a single pair.
     n_certify: number of (event) candidates certified with Bonferroni (default 1: the best predicted).
     log_density: ``log_density(Y, data) -> (n,)`` enables the likelihood-ratio attack.
     directions: declared projection directions for vector releases.

@@ -11,14 +11,13 @@ A :class:`Pair` holds two inputs ``d`` and ``d_prime`` and the relation they are
 Pattern libraries: :func:`scalar_pairs`, :func:`statdp_patterns` (StatDP / DP-Sniper query-vector patterns),
 :func:`dataset_patterns` (one row moved to an extreme or to ±c·bound, duplicated, removed).
 
-:func:`search_pairs` tries many candidate pairs on a *search* split, ranks them by the predicted certified
-bound (a cheap plug-in), and returns them ranked; the caller certifies only the winner on fresh samples, so
-the search spends no α (the ledger records that the search was on independent samples).
+Which of several pairs to certify is decided by :func:`~htdp_verify.privacy.search.search_pairs` (module
+:mod:`.search`).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -38,8 +37,6 @@ __all__ = [
     "vector_pairs",
     "statdp_patterns",
     "dataset_patterns",
-    "search_pairs",
-    "SearchResult",
 ]
 
 QUERY_RELATIONS = ("query", "N1", "Ninf", "given")
@@ -221,7 +218,7 @@ def statdp_patterns(m: int = 5, relation: str = "Ninf", sensitivity: float = 1.0
         ("one below", one, np.r_[0.0, np.ones(m - 1)]),
         ("one above", one, np.r_[2.0, np.ones(m - 1)]),
     ]
-    if relation == "Ninf":
+    if relation == "Ninf" and m > 1:
         pats += [
             ("one above rest below", one, np.r_[2.0, np.zeros(m - 1)]),
             ("one below rest above", one, np.r_[0.0, 2.0 * np.ones(m - 1)]),
@@ -287,47 +284,4 @@ def dataset_patterns(data, *, relation: str = "replace", bound: float | None = N
             out.append(add_one(d, t, f"add a row at {name} ({_fmt(t)})"))
     if max_pairs is not None:
         out = out[: check_int("max_pairs", max_pairs, minimum=1)]
-    return out
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Pair search on a search split
-# ---------------------------------------------------------------------------------------------------------
-@dataclass
-class SearchResult:
-    """One searched pair with its best events (on the search split) and the predicted certified bound."""
-
-    pair: Pair
-    predicted: float
-    events: list = field(default_factory=list)
-    n_per_side: int = 0
-
-
-def search_pairs(mechanism, pairs, attacks, ctx, *, n_search: int, rng: np.random.Generator,
-                 chunk_size: int = 1_000_000) -> list[SearchResult]:
-    """Rank candidate pairs by the predicted certified bound of their best event on ``n_search`` releases per side.
-
-    ``attacks`` is a list of :class:`~htdp_verify.privacy.attacks.Attack` (or ``"auto"``), ``ctx`` a
-    :class:`~htdp_verify.privacy.attacks.SelectionContext` (final size and per-event α for the prediction).
-    Spends no α: whatever is certified afterwards must use fresh samples.  Both orders of every pair are
-    covered by the events' orientations.
-    """
-    from .adapters import draw
-    from .attacks import make_attacks
-    import dataclasses
-
-    n_search = check_int("n_search", n_search, minimum=10)
-    out = []
-    for p in as_pairs(pairs):
-        Y1 = draw(mechanism, p.d, n_search, rng, chunk_size=chunk_size)
-        Y2 = draw(mechanism, p.d_prime, n_search, rng, chunk_size=chunk_size)
-        atts = make_attacks(attacks, Y1, log_density=ctx.log_density, max_categories=ctx.max_categories)
-        c = dataclasses.replace(ctx, pair=(p.d, p.d_prime))
-        evs = []
-        for a in atts:
-            evs += a.select(Y1, Y2, c)
-        evs.sort(key=lambda e: -e.predicted)
-        best = evs[0].predicted if evs else 0.0
-        out.append(SearchResult(p, float(best), evs, n_search))
-    out.sort(key=lambda r: -r.predicted)
     return out

@@ -21,6 +21,7 @@ from .adapters import Mechanism, as_mechanism
 from .attacks import SelectionContext
 from .guarantee import PrivacyGuarantee
 from .neighbours import Pair, as_pairs, check_neighbours, dataset_patterns
+from .search import MIN_PER_PAIR
 
 __all__ = ["AuditPlan", "plan_audit"]
 
@@ -29,7 +30,7 @@ __all__ = ["AuditPlan", "plan_audit"]
 class AuditPlan:
     """Everything fixed before the first release: inputs, split sizes, α budget, selection context.
 
-    ``n_samples`` / ``n_select`` / ``n_search`` are releases per side (``n_search`` per candidate pair);
+    ``n_samples`` / ``n_select`` / ``n_search`` are releases per side (``n_search`` for the whole pair search);
     ``a_event`` is the level each main event is certified at, ``a_profile`` the total level of the profile events
     (``n_profile`` of them); ``deltas`` / ``eps_grid`` the profile grids (``deltas is None``: no profile).
     """
@@ -124,7 +125,7 @@ def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks
     chunk_size = check_int("chunk_size", chunk_size, minimum=1)
     pair_list = resolve_pairs(pairs, neighbours, claim)
     if n_search is None:
-        n_search = max(1000, n_select // len(pair_list))
+        n_search = max(MIN_PER_PAIR * len(pair_list), n_samples // 2)
     else:
         n_search = check_int("n_search", n_search, minimum=20)
     deltas = _profile_deltas(profile, n_samples)

@@ -1,7 +1,8 @@
 """Stages 1 and 2 of an audit: choose the pair (search) and the events (selection), spending no α.
 
-* :func:`search_stage` ranks the candidate pairs on a search split (``n_search`` releases per side per pair) and
-  keeps the best; with a single pair it does nothing.
+* :func:`search_stage` ranks the candidate pairs on a search split (``n_search`` releases per side in all, by
+  successive halving with held-out, cross-fitted scores: :mod:`.search`) and keeps the best; with a single pair
+  it does nothing.
 * :func:`selection_stage` draws ``n_select`` fresh releases per side on that pair; every attack proposes events,
   each scored by the bound it would certify at the final size.  When several attacks compete, attacks fit and
   choose on the first two thirds and every candidate is re-scored on the last third (only held-out scores compare
@@ -19,7 +20,8 @@ import numpy as np
 
 from .adapters import draw
 from .attacks import DiscreteAttack, Event, make_attacks, predicted_bound, scan_thresholds
-from .neighbours import Pair, search_pairs
+from .neighbours import Pair
+from .search import search_pairs
 from .plan import AuditPlan, context_for
 
 __all__ = ["SearchOutcome", "Selection", "search_stage", "selection_stage", "HELD_OUT_Z"]
@@ -62,9 +64,10 @@ def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
     ts = time.perf_counter()
     ranked = search_pairs(plan.mechanism, plan.pairs, plan.attacks, plan.ctx, n_search=plan.n_search, rng=rng,
                           chunk_size=plan.chunk_size)
-    table = [{"pair": r.pair.describe(), "predicted_bound": r.predicted,
-              "best_event": str(r.events[0]) if r.events else ""} for r in ranked]
-    return SearchOutcome(ranked[0].pair, table, 2 * plan.n_search * len(plan.pairs), time.perf_counter() - ts)
+    table = [{"pair": r.pair.describe(), "predicted_bound": r.predicted, "best_event": r.event,
+              "round": r.round, "n_per_side": r.n_per_side} for r in ranked]
+    drawn = 2 * sum(r.drawn for r in ranked)
+    return SearchOutcome(ranked[0].pair, table, drawn, time.perf_counter() - ts)
 
 
 def _dedupe(events):

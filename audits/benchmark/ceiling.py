@@ -21,7 +21,8 @@ import numpy as np
 
 from htdp_verify.stats import epsilon_lower_bound, epsilon_lower_bound_poisson
 
-from audits.benchmark import _lap_cdf  # the catalogue's Laplace CDF (one copy)
+from .catalogue import get_mechanism
+from .samplers import _lap_cdf, geo_pmf, rappor_bits, svt_outcome_probability
 
 __all__ = ["partition_probabilities", "oracle_ceiling", "oracle_spread", "CEILING_MECHANISMS"]
 
@@ -63,7 +64,6 @@ def _rnm_argmax_probs(q: np.ndarray, scale: float, noise: str) -> np.ndarray:
 
 def _svt_c1_outcomes(q: np.ndarray, *, b_rho: float, b_nu: float, T: float) -> np.ndarray:
     """The m + 1 outcomes of a cutoff-1 SVT (first ⊤ at position k, or none)."""
-    from audits.benchmark import svt_outcome_probability
 
     m = q.size
     p = [svt_outcome_probability(q, [0] * k + [1], b_rho=b_rho, b_nu=b_nu, T=T, grid=40001) for k in range(m)]
@@ -77,7 +77,6 @@ def _rappor_cells(v: int, v_other: int, p_set: float) -> tuple[np.ndarray, np.nd
     that agree with v; Binomial(d, p_set) under v and Binomial(d, 1 − p_set) under v'."""
     from scipy.stats import binom
 
-    from audits.benchmark import rappor_bits
 
     d = len(rappor_bits(v) ^ rappor_bits(v_other))
     k = np.arange(d + 1)
@@ -93,7 +92,6 @@ def partition_probabilities(name: str, d1, d2) -> tuple[np.ndarray, np.ndarray] 
 
 @functools.lru_cache(maxsize=256)
 def _partition_cached(name: str, d1, d2):
-    from audits.benchmark import geo_pmf
 
     d1 = np.asarray(d1, float)
     d2 = np.asarray(d2, float)
@@ -182,7 +180,6 @@ def oracle_ceiling(name: str, n_per_side: int, alpha: float = 0.05) -> dict | No
     Returns ``{"epsilon", "pair", "event_probability", "event_probability_den", "log_ratio", "n_per_side",
     "alpha"}`` (the event's probabilities on the numerator and denominator sides).
     """
-    from audits.benchmark import get_mechanism
 
     m = get_mechanism(name)
     if name not in CEILING_MECHANISMS:
@@ -194,7 +191,7 @@ def oracle_ceiling(name: str, n_per_side: int, alpha: float = 0.05) -> dict | No
         raise ValueError(f"n_per_side must be >= 1, got {n_per_side}")
     best = None
     for p in m.pairs:
-        probs = partition_probabilities(name, p.d1, p.d2)
+        probs = partition_probabilities(name, p.d, p.d_prime)
         if probs is None:
             continue
         P1, P2 = probs

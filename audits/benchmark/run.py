@@ -1,0 +1,201 @@
+"""Running the benchmark: every catalogue mechanism audited by the public auditor, and by its white-box plan.
+
+Two columns per mechanism:
+
+* **auto** (the headline): ``htdp_verify.privacy.audit(mechanism, claim, pairs=<all the catalogue's pairs>,
+  n_samples=n, attacks="auto")`` with the auditor's default split (pair search ``n/2``, selection ``n/4``,
+  certification ``n`` releases per side) and one budget for every row (:data:`AUTO_FULL` / :data:`AUTO_QUICK`
+  releases per side in all).  This is exactly what a user of :func:`~htdp_verify.privacy.audit` gets.
+* **white-box** (labelled as such): the same ``audit()`` with the row's :class:`~.plans.BenchPlan` (its attack
+  families, post-processings, budget and split).
+
+:func:`run_bench` writes ``bench.md`` / ``.csv`` / ``.png`` (and with ``seeds > 1`` the per-seed tables).
+"""
+from __future__ import annotations
+
+import time
+import zlib
+
+import numpy as np
+
+from htdp_verify._validate import check_int, check_rng
+from htdp_verify.privacy import audit
+
+from .catalogue import MECHANISMS, get_mechanism
+from .mechanism import BenchMechanism
+from .plans import bench_plan
+
+__all__ = ["AUTO_FULL", "AUTO_QUICK", "audit_mechanism", "audit_white_box", "auto_sizes", "run_bench"]
+
+AUTO_FULL = 20_000_000  # releases per side per row, search + selection + certification (DP-Sniper used 2·10⁸)
+AUTO_QUICK = 1_000_000
+
+
+def auto_sizes(n_per_side: int, n_pairs: int) -> dict:
+    """``audit()``'s default split of a per-side budget: certification ``n``, selection ``max(2000, n // 4)``,
+    and with several pairs a search of ``max(1000 * n_pairs, n // 2)``; ``n`` is the largest that fits."""
+    n_per_side = check_int("n_per_side", n_per_side, minimum=1000)
+    share = 1.25 + (0.5 if n_pairs > 1 else 0.0)
+    n = int(n_per_side / share)
+    while n > 10 and n + max(2000, n // 4) + (max(1000 * n_pairs, n // 2) if n_pairs > 1 else 0) > n_per_side:
+        n = int(n * 0.98)
+    return {"n_samples": n, "n_select": max(2000, n // 4), "n_search": max(1000 * n_pairs, n // 2) if n_pairs > 1 else 0}
+
+
+def _facts(m: BenchMechanism, res, column: str, white_box: str = "") -> dict:
+    return {
+        "mechanism": m.name,
+        "column": column,
+        "claimed_epsilon": m.claimed_epsilon,
+        "true_epsilon": m.true_epsilon,
+        "pair_epsilon": m.pair_epsilon,
+        "relation": m.relation,
+        "expected_verdict": m.expected_verdict,
+        "matches_ground_truth": (res.verdict == "violated") == m.buggy,
+        "dpsniper_lr": m.dpsniper_lr,
+        "dpsniper_mlp": m.dpsniper_mlp,
+        "statdp_runs": list(m.statdp_runs) if m.statdp_runs else None,
+        "samples_per_side": res.n_samples // 2,
+        "white_box": white_box,
+        "attacks": res.details.get("selection", {}).get("attacks"),
+        "seconds": res.seconds,
+    }
+
+
+def audit_mechanism(name: str, *, n_per_side: int, rng: np.random.Generator, alpha: float = 0.05,
+                    check_name: str | None = None):
+    """Audit one catalogue mechanism with the public ``audit(..., attacks="auto")`` over all its pairs, at most
+    ``n_per_side`` releases per side in total (split as :func:`auto_sizes`).  Returns the ``AuditResult`` with
+    the benchmark's facts in ``details["benchmark"]``."""
+    m = get_mechanism(name)
+    check_rng(rng)
+    sizes = auto_sizes(n_per_side, len(m.pairs))
+    res = audit(m, m.claim(), pairs=list(m.pairs), n_samples=sizes["n_samples"], alpha=alpha, attacks="auto",
+                rng=rng, name=check_name or f"benchmark.{name}")
+    res.details["benchmark"] = _facts(m, res, "auto")
+    return res
+
+
+def audit_white_box(name: str, *, n_per_side: int, rng: np.random.Generator, alpha: float = 0.05,
+                    check_name: str | None = None):
+    """Audit one catalogue mechanism with its white-box :class:`~.plans.BenchPlan` (attack families, budget
+    split, search share) through the same public ``audit()``; at most ``n_per_side`` releases per side."""
+    m = get_mechanism(name)
+    plan = bench_plan(name)
+    n_per_side = check_int("n_per_side", n_per_side, minimum=1000)
+    check_rng(rng)
+    n_pairs = len(m.pairs)
+    n_search = 0
+    if n_pairs > 1:  # the plan's share, raised to its minimum but never above 40 % of the budget
+        s = plan.search_share
+        n_search = int(min(max(s * n_per_side, plan.search_min), max(s, 0.4) * n_per_side))
+        n_search = max(n_search, 1000 * n_pairs)
+    n_select = max(2000, int(plan.select_share * n_per_side))
+    n_cert = max(1000, n_per_side - n_search - n_select)
+    res = audit(m, m.claim(), pairs=list(m.pairs), n_samples=n_cert, n_select=n_select,
+                n_search=n_search if n_pairs > 1 else None, alpha=alpha, attacks=plan.make_attacks(), rng=rng,
+                name=check_name or f"benchmark.{name}[white-box]")
+    res.details["benchmark"] = _facts(m, res, "white-box", plan.white_box or "per-mechanism plan")
+    return res
+
+
+def _fmt(x, nd=4):
+    import math
+
+    if x is None:
+        return "—"
+    if isinstance(x, (list, tuple)):
+        return " / ".join(_fmt(v, nd) for v in x)
+    x = float(x)
+    if math.isnan(x):
+        return "—"
+    if math.isinf(x):
+        return "∞"
+    return f"{x:.{nd}g}"
+
+
+def _bench_one(name, column, n, seed, alpha):
+    """Worker: audit ``name`` in ``column`` with its own generator (SeedSequence of the run seed, the name and
+    the column), so every row and column reproduces alone."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(name.encode()), zlib.crc32(column.encode())]))
+    fn = audit_mechanism if column == "auto" else audit_white_box
+    try:
+        return fn(name, n_per_side=n, rng=rng, alpha=alpha)
+    except Exception as exc:  # a failing mechanism must not sink the table
+        from htdp_verify.results import CheckResult
+
+        return CheckResult(f"benchmark.{name}", "error", "epsilon_lb", summary=f"{type(exc).__name__}: {exc}",
+                           details={"error": repr(exc), "benchmark": {"mechanism": name, "column": column}})
+
+
+def run_bench(*, quick: bool, out_dir, seed: int, progress: bool = True, names=None, n_jobs: int = 2,
+              alpha: float = 0.05, seeds: int = 1, white_box: bool = True) -> list:
+    """Audit every benchmark mechanism at its claimed ε and write ``bench.md``, ``bench.csv`` and ``bench.png``.
+
+    Parameters
+    ----------
+    quick: :data:`AUTO_QUICK` releases per side per row for the auto column (the plans' ``n_quick`` for the
+        white-box column) instead of :data:`AUTO_FULL` (``n_full``).
+    out_dir: folder for the tables and figures (created).
+    seed: run seed; row ``name`` of column ``c`` gets ``SeedSequence([seed, crc32(name), crc32(c)])``.
+    progress: print one line per audit.
+    names: subset of mechanisms (default: all); n_jobs: worker processes (default 2); alpha: per-audit error.
+    seeds: repeat with run seeds ``seed, seed + 1, …``; ``bench_seeds.md`` / ``.csv`` / ``.png`` summarise the
+        auto column over the seeds and ``bench_runs.csv`` lists every run.
+    white_box: also run the white-box column (default ``True``).
+
+    Returns the auto column's ``AuditResult`` of every mechanism for the first seed, in catalogue order, each with
+    its white-box result's summary in ``details["white_box"]``.
+    """
+    from pathlib import Path
+
+    from .tables import write_bench_tables, write_seed_tables
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    seed = check_int("seed", seed)
+    n_jobs = check_int("n_jobs", n_jobs, minimum=1)
+    seeds = check_int("seeds", seeds, minimum=1)
+    names = list(MECHANISMS) if names is None else [get_mechanism(n).name for n in names]
+    columns = ["auto"] + (["white-box"] if white_box else [])
+
+    def budget(n, c):
+        if c == "auto":
+            return AUTO_QUICK if quick else AUTO_FULL
+        p = bench_plan(n)
+        return p.n_quick if quick else p.n_full
+
+    jobs = [(n, c, seed + i) for i in range(seeds) for n in names for c in (columns if i == 0 else ["auto"])]
+    jobs.sort(key=lambda j: -budget(j[0], j[1]))  # longest first for load balance
+    t0 = time.perf_counter()
+    results = {}
+    if n_jobs > 1 and len(jobs) > 1:
+        from joblib import Parallel, delayed
+
+        it = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(lambda n, c, s: (n, c, s, _bench_one(n, c, budget(n, c), s, alpha)))(n, c, s) for n, c, s in jobs)
+    else:
+        it = ((n, c, s, _bench_one(n, c, budget(n, c), s, alpha)) for n, c, s in jobs)
+    for n, c, s, r in it:
+        results[(n, c, s)] = r
+        if progress:
+            tag = f" seed {s}" if seeds > 1 else ""
+            print(f"[{time.perf_counter() - t0:7.1f}s] {n:26s} {c:9s}{tag} {r.verdict:12s} "
+                  f"eps_lb={_fmt(r.estimate)}  ({r.seconds:.1f}s)", flush=True)
+    wall = time.perf_counter() - t0
+    out = [results[(n, "auto", seed)] for n in names]
+    for n, r in zip(names, out):
+        wb = results.get((n, "white-box", seed))
+        if wb is not None:
+            r.details["white_box"] = {
+                "verdict": wb.verdict, "epsilon_lb": float(wb.estimate), "samples_per_side": wb.n_samples // 2,
+                "event": wb.details.get("event", {}).get("event", ""),
+                "attack": wb.details.get("event", {}).get("attack", ""),
+                "pair": wb.details.get("pair", {}).get("label", ""), "seconds": wb.seconds,
+                "plan": wb.details.get("benchmark", {}).get("white_box", ""),
+            }
+    write_bench_tables(out, out_dir, quick=quick, seed=seed, wall=wall, n_jobs=n_jobs)
+    if seeds > 1:
+        per_seed = {seed + i: [results[(n, "auto", seed + i)] for n in names] for i in range(seeds)}
+        write_seed_tables(per_seed, out_dir, quick=quick, wall=wall, n_jobs=n_jobs)
+    return out
