@@ -89,7 +89,7 @@ def test_discrete_attack_gets_close_to_the_oracle_on_a_fine_partition():
 
 
 def test_fixed_pessimism_fails_on_the_fine_partition(monkeypatch):
-    import htdp_verify.privacy.attacks as A
+    import htdp_verify.privacy.attacks.basic as A
 
     monkeypatch.setattr(A, "union_pessimism", _FIXED_3SE)
     law, n_sel = LAPLACE
@@ -118,7 +118,7 @@ def test_discrete_attack_finds_a_rare_decisive_outcome():
 
 
 def test_fixed_pessimism_misses_the_rare_decisive_outcome(monkeypatch):
-    import htdp_verify.privacy.attacks as A
+    import htdp_verify.privacy.attacks.basic as A
 
     monkeypatch.setattr(A, "union_pessimism", _FIXED_3SE)
     assert _success_count() < R_PASS

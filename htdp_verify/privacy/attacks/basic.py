@@ -1,0 +1,156 @@
+"""Event families that need no model: thresholds and intervals on scalar releases, unions of outcomes, coordinates
+and projections of vector releases."""
+from __future__ import annotations
+
+import numpy as np
+
+from .events import Coordinate, Event, Identity, Projection, RowKey, SelectionContext, _as_2d
+from .scan import scan_intervals, scan_thresholds
+from .scoring import predicted_bound, union_pessimism
+
+__all__ = ["Attack", "ThresholdAttack", "IntervalAttack", "DiscreteAttack", "CoordinateAttack",
+           "ProjectionAttack"]
+
+
+class Attack:
+    """An event family: ``select(Y1, Y2, ctx)`` returns candidate events (each with a predicted bound).
+
+    ``applicable(Y)`` says whether the family makes sense for releases shaped like ``Y``.
+    """
+
+    name = "attack"
+
+    def applicable(self, Y) -> bool:
+        return True
+
+    def select(self, Y1, Y2, ctx: SelectionContext) -> list[Event]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+def _is_scalar(Y) -> bool:
+    Y = np.asarray(Y)
+    return Y.ndim == 1 or int(np.prod(Y.shape[1:], dtype=int)) == 1
+
+
+class ThresholdAttack(Attack):
+    """Half-lines ``{output >= t}`` and ``{output <= t}`` on scalar releases, t scanned over the whole range."""
+
+    name = "threshold"
+
+    def applicable(self, Y):
+        return _is_scalar(Y)
+
+    def select(self, Y1, Y2, ctx):
+        f = Identity()
+        return scan_thresholds(f(Y1), f(Y2), ctx, f, self.name)
+
+
+class IntervalAttack(Attack):
+    """Intervals ``{a <= output <= b}`` on scalar releases."""
+
+    name = "interval"
+
+    def applicable(self, Y):
+        return _is_scalar(Y)
+
+    def select(self, Y1, Y2, ctx):
+        f = Identity()
+        return scan_intervals(f(Y1), f(Y2), ctx, f, self.name)
+
+
+class DiscreteAttack(Attack):
+    """Unions of outcomes for discrete releases: outcomes ordered by their empirical ratio, best prefix kept.
+
+    The prefix of ``j`` outcomes is judged with :func:`union_pessimism` ``(j, K)`` standard errors of selection
+    pessimism (``K`` outcomes seen), not the context's fixed ``z``: the selection bias of a union depends on how
+    many outcomes were ranked into it.
+
+    Applies when the pooled selection sample has at most ``ctx.max_categories`` distinct releases (rows for
+    vector releases) and fewer than 5 % of the sample size.
+    """
+
+    name = "discrete"
+
+    def select(self, Y1, Y2, ctx):
+        Y1, Y2 = np.asarray(Y1), np.asarray(Y2)
+        key = RowKey(Y1.shape[1:], np.result_type(Y1.dtype, Y2.dtype))
+        k1, k2 = key(Y1), key(Y2)
+        cats, inv = np.unique(np.concatenate([k1, k2]), return_inverse=True)
+        inv = inv.ravel()
+        n1, n2 = k1.size, k2.size
+        if cats.size > ctx.max_categories or cats.size > 0.05 * (n1 + n2):
+            return []
+        c1 = np.bincount(inv[:n1], minlength=cats.size) / n1
+        c2 = np.bincount(inv[n1:], minlength=cats.size) / n2
+        events = []
+        for orient, num, den, nn, nd in ((1, c1, c2, n1, n2), (-1, c2, c1, n2, n1)):
+            ratio = (num + 0.5 / nn) / (den + 0.5 / nd)
+            order = np.argsort(-ratio, kind="stable")
+            cn, cd = np.cumsum(num[order]), np.cumsum(den[order])
+            zj = union_pessimism(np.arange(1, cats.size + 1), cats.size)
+            pred = predicted_bound(cn, cd, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective, nn, nd, zj)
+            j = int(np.argmax(pred))
+            events.append(Event("set", key, "in", (cats[order[: j + 1]],), orient, self.name,
+                                float(pred[j]), (float(cn[j]), float(cd[j]))))
+        return events
+
+    def applicable(self, Y):
+        return True
+
+
+class CoordinateAttack(Attack):
+    """Threshold events on each coordinate of a vector release."""
+
+    name = "coordinates"
+
+    def applicable(self, Y):
+        return not _is_scalar(Y)
+
+    def select(self, Y1, Y2, ctx):
+        X1, X2 = _as_2d(Y1), _as_2d(Y2)
+        events = []
+        for j in range(X1.shape[1]):
+            f = Coordinate(j)
+            events += scan_thresholds(f(X1), f(X2), ctx, f, self.name)
+        return events
+
+
+class ProjectionAttack(Attack):
+    """Threshold events on projections of standardised vector releases: random and declared directions."""
+
+    name = "projection"
+
+    def applicable(self, Y):
+        return not _is_scalar(Y)
+
+    def select(self, Y1, Y2, ctx):
+        X1, X2 = _as_2d(Y1).astype(float), _as_2d(Y2).astype(float)
+        d = X1.shape[1]
+        pooled = np.concatenate([X1, X2])
+        centre = pooled.mean(axis=0)
+        scale = pooled.std(axis=0)
+        scale = np.where(scale > 0, scale, 1.0)
+        dirs = []
+        if ctx.directions is not None:
+            for w in ctx.directions:
+                w = np.asarray(w, float).ravel()
+                if w.size != d:
+                    raise ValueError(f"directions must have length {d} (the release dimension), got {w.size}")
+                dirs.append((w, "declared"))
+        if ctx.n_projections and ctx.rng is not None:
+            W = ctx.rng.standard_normal((ctx.n_projections, d))
+            W /= np.linalg.norm(W, axis=1, keepdims=True)
+            dirs += [(w, "random") for w in W]
+        events = []
+        for w, how in dirs:
+            if how == "declared":  # declared directions act on raw outputs
+                f = Projection(w, label=f"declared projection w·output (w={np.array2string(w, precision=3, separator=', ', threshold=6)})")
+            else:
+                f = Projection(w, centre, scale)
+            events += scan_thresholds(f(X1), f(X2), ctx, f, self.name)
+        return events
+
+
