@@ -38,9 +38,75 @@ from htdp_verify.privacy import PrivacyGuarantee
 
 from .base import Estimator, check_choice
 
-__all__ = ["Peeling", "peeling_scale"]
+__all__ = ["Peeling", "peeling_scale", "peel_rows"]
 
 _CHUNK_BYTES = 2**20  # per noise buffer (two live while sampling); small chunks stay in cache
+
+
+def _noisy_top_s(u, s, remaining, rng, z, z2, noise=True) -> np.ndarray:
+    """Indices chosen by ``s`` rounds of ``argmax_j u_j + Z_j`` (fresh ``Z ~ Lap(1)^d`` per round) in ``z``'s rows.
+
+    ``u``: scores already divided by the Laplace scale, shape ``(d,)`` (one vector for every row) or
+    ``(rows, d)`` (one per row); ``z``, ``z2``: work buffers of shape ``(rows, d)``. ``remaining`` excludes indices
+    chosen earlier (arXiv Alg. 4) instead of allowing repeats (PODS). ``noise=False`` draws nothing: the exact
+    top-s (ties to the smallest index), the zero-noise limit."""
+    n = z.shape[0]
+    chosen = np.empty((n, s), dtype=np.int64)
+    r_idx = np.arange(n)
+    for r in range(s):
+        if noise:
+            rng.standard_exponential(out=z)  # Lap(1) = Exp(1) − Exp(1)
+            rng.standard_exponential(out=z2)
+            z -= z2
+            z += u
+        else:
+            z[...] = u
+        if remaining and r:
+            z[r_idx[:, None], chosen[:, :r]] = -np.inf
+        chosen[:, r] = np.argmax(z, axis=1)
+    return chosen
+
+
+def _share_repeated(chosen, values) -> np.ndarray:
+    """With argmax over all of [d], one noise draw per coordinate: repeats of an index share its first value."""
+    first = np.argmax(chosen[:, :, None] == chosen[:, None, :], axis=1)
+    return np.take_along_axis(values, first, axis=1)
+
+
+def peel_rows(V, s: int, scale: float, *, rng: np.random.Generator, argmax: str = "remaining",
+              absolute: bool = True) -> np.ndarray:
+    """Peeling (Alg. 4) applied to each row of ``V`` independently: one score vector per release.
+
+    ``V`` has shape ``(rows, d)``; row ``i`` gets its own selection noise and value noise, so rows are independent
+    releases (used by DP-IHT, :mod:`estimators.iht`, where each release carries its own iterate). Returns the dense
+    ``(rows, d)`` array ``v_S + w̃_S`` (zeros off the chosen set). ``scale`` is the Laplace scale b itself (e.g.
+    :func:`peeling_scale`), not a sensitivity; ``scale = 0`` is the noise-free limit (exact top-s of ``|v|``, ties to
+    the smallest index, values unchanged; no random draws). Memory: two ``(rows, d)`` buffers; callers chunk rows.
+    """
+    V = np.asarray(V, dtype=float)
+    if V.ndim != 2 or V.shape[1] < 1:
+        raise ValueError(f"V must be a (rows, d) array of score vectors, got shape {V.shape}")
+    if not np.all(np.isfinite(V)):
+        raise ValueError("V must be finite (found NaN or inf)")
+    s = check_int("s", s, minimum=1)
+    n, d = V.shape
+    if s > d:
+        raise ValueError(f"s must lie in [1, d={d}], got s={s}")
+    scale = check_positive("scale", scale, allow_zero=True)
+    check_choice("argmax", argmax, ("remaining", "all"))
+    check_rng(rng)
+    score = np.abs(V) if absolute else V
+    z, z2 = np.empty((n, d)), np.empty((n, d))
+    noise = scale > 0
+    chosen = _noisy_top_s(score / scale if noise else score, s, argmax == "remaining", rng, z, z2, noise=noise)
+    values = np.take_along_axis(V, chosen, axis=1)
+    if noise:
+        values = values + scale * (rng.standard_exponential((n, s)) - rng.standard_exponential((n, s)))
+        if argmax == "all" and s > 1:
+            values = _share_repeated(chosen, values)
+    out = np.zeros((n, d))
+    out[np.arange(n)[:, None], chosen] = values
+    return out
 
 
 def peeling_scale(s: int, epsilon: float, delta: float, sensitivity: float) -> float:
@@ -132,20 +198,11 @@ class Peeling(Estimator):
     def _chunk(self, v, n, rng, z, z2) -> np.ndarray:
         d, s, b = v.size, self.s, self.scale
         u = (np.abs(v) if self.absolute else v) / b  # argmax(u + bZ) = argmax(u/b + Z)
-        chosen = np.empty((n, s), dtype=np.int64)
         r_idx = np.arange(n)
-        for r in range(s):
-            rng.standard_exponential(out=z)  # Lap(1) = Exp(1) − Exp(1)
-            rng.standard_exponential(out=z2)
-            z -= z2
-            z += u
-            if self.argmax == "remaining" and r:
-                z[r_idx[:, None], chosen[:, :r]] = -np.inf
-            chosen[:, r] = np.argmax(z, axis=1)
+        chosen = _noisy_top_s(u, s, self.argmax == "remaining", rng, z, z2)
         values = v[chosen] + b * (rng.standard_exponential((n, s)) - rng.standard_exponential((n, s)))
-        if self.argmax == "all" and s > 1:  # one noise draw per coordinate: repeats share the first value
-            first = np.argmax(chosen[:, :, None] == chosen[:, None, :], axis=1)
-            values = np.take_along_axis(values, first, axis=1)
+        if self.argmax == "all" and s > 1:
+            values = _share_repeated(chosen, values)
         if self.output == "dense":
             dense = np.zeros((n, d))
             dense[r_idx[:, None], chosen] = values
