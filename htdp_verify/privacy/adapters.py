@@ -44,15 +44,20 @@ class Mechanism:
     name: a short label used in reports.
     guarantee: the declared privacy guarantee (``PrivacyGuarantee``) or ``None``.
     vectorised: whether ``fn`` draws all releases in one call (informational; shown in reports).
+    reproducible: whether the releases are a function of ``rng`` alone (default ``True``). ``False`` for code that
+        draws from its own unseedable secure generator (OpenDP, python-dp): ``rng`` is then not the source of the
+        releases and a run cannot be replayed from its seed.
     """
 
-    def __init__(self, fn: Callable, *, name: str = "mechanism", guarantee: Any = None, vectorised: bool = True):
+    def __init__(self, fn: Callable, *, name: str = "mechanism", guarantee: Any = None, vectorised: bool = True,
+                 reproducible: bool = True):
         if not callable(fn):
             raise ValueError(f"fn must be callable, got {type(fn).__name__}")
         self._fn = fn
         self.name = str(name)
         self.guarantee = guarantee
         self.vectorised = bool(vectorised)
+        self.reproducible = bool(reproducible)
 
     def __call__(self, data, size: int, rng: np.random.Generator) -> np.ndarray:
         size = check_int("size", size, minimum=1)
@@ -67,7 +72,8 @@ class Mechanism:
 
     def __repr__(self) -> str:
         g = f", guarantee={self.guarantee}" if self.guarantee is not None else ""
-        return f"Mechanism({self.name!r}{g}, vectorised={self.vectorised})"
+        r = "" if self.reproducible else ", reproducible=False"
+        return f"Mechanism({self.name!r}{g}, vectorised={self.vectorised}{r})"
 
 
 def as_mechanism(obj) -> Mechanism:
