@@ -73,10 +73,10 @@ class Bounds:
     eps_main: np.ndarray
     eps_lb: float
     pure: float
-    cp_lo: float
-    cp_hi: float
-    delta_at_claim: float
-    mu_lb: float
+    cp_lo: float | None
+    cp_hi: float | None
+    delta_at_claim: float | None
+    mu_lb: float | None
     point: float
     profile: dict | None
 
@@ -121,11 +121,17 @@ def bounds_stage(plan: AuditPlan, sel: Selection, c: Counts) -> Bounds:
     pure = eps_lb if plan.claim.delta == 0 else float(epsilon_lower_bound(kn, nn, kd, nd, a, 0.0))
     with np.errstate(divide="ignore"):
         point = math.inf if kd == 0 and kn > 0 else (math.log((kn / nn) / (kd / nd)) if kn > 0 and kd > 0 else 0.0)
-    mu_lb = float(gdp_mu_lb(kn, nn, kd, nd, a))
+    # The Clopper-Pearson statements (the two proportions, delta at the claimed epsilon, GDP mu) share the event's
+    # alpha with its epsilon bound only when that bound is itself the CP one.  When the conditional Poisson test
+    # certified the event, they would be further tests on the same counts: they are not reported (None), so that
+    # "every statement holds at 1 - alpha" stays true.  A profile certifies delta and mu with its own alpha.
+    cp = sel.methods[i] == "cp"
+    mu_lb = float(gdp_mu_lb(kn, nn, kd, nd, a)) if cp else 0.0
     prof = None
     if plan.n_profile:
         prof, mu_lb = _profile(plan, c, sel, mu_lb)
-    return Bounds(index=i, eps_main=eps_main, eps_lb=eps_lb, pure=pure, cp_lo=float(cp_lower(kn, nn, a / 2)),
-                  cp_hi=float(cp_upper(kd, nd, a / 2)),
-                  delta_at_claim=float(delta_lb_at_epsilon(kn, nn, kd, nd, a, plan.claim.epsilon)),
-                  mu_lb=mu_lb, point=point, profile=prof)
+    return Bounds(index=i, eps_main=eps_main, eps_lb=eps_lb, pure=pure,
+                  cp_lo=float(cp_lower(kn, nn, a / 2)) if cp else None,
+                  cp_hi=float(cp_upper(kd, nd, a / 2)) if cp else None,
+                  delta_at_claim=float(delta_lb_at_epsilon(kn, nn, kd, nd, a, plan.claim.epsilon)) if cp else None,
+                  mu_lb=mu_lb if (cp or plan.n_profile) else None, point=point, profile=prof)

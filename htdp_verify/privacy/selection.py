@@ -55,6 +55,7 @@ class Selection:
     n_candidates: int
     drawn: int
     seconds: float
+    non_finite: int = 0  # selection releases with a NaN or infinite value (both sides)
 
 
 def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
@@ -148,6 +149,13 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
     while len(main) < plan.n_certify:  # keep the Bonferroni family size as budgeted
         main.append(main[-1])
     prof = _profile_events(plan, pair, main[0], Y1, Y2) if plan.n_profile else []
+    non_finite = sum(int(np.count_nonzero(~np.all(np.isfinite(_rows(Y)), axis=1))) for Y in (Y1, Y2)
+                     if np.issubdtype(np.asarray(Y).dtype, np.floating))
     return Selection(main, prof, _methods(plan, main), [a.name for a in atts], len(events), 2 * n,
-                     time.perf_counter() - ts)
+                     time.perf_counter() - ts, non_finite)
+
+
+def _rows(Y) -> np.ndarray:
+    Y = np.asarray(Y)
+    return Y.reshape(Y.shape[0], -1)
 

@@ -32,13 +32,16 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
     kn, _, kd, _ = b.event_counts(c)
     max_cert = max_certifiable_epsilon_poisson(n, a) if claim.delta == 0 else max_certifiable_epsilon(n, a, claim.delta)
     floor_p = float(cp_upper(0, n, a / 2))
-    unbounded = kd == 0 and kn > 0 and b.eps_lb > 0
     if b.eps_lb > claim.epsilon:
         verdict = "violated"
     elif max_cert <= claim.epsilon:
         verdict = "inconclusive"
     else:
         verdict = "consistent"
+    # "Possibly unbounded" needs a test behind it: the event certified a violation of the claim and not one of the
+    # releases on the other side fell in it, so the data put no upper limit on the ratio (the bound is capped by the
+    # sample size).  A zero count alone is not enough: rare unions of a correct mechanism hit 0 by chance.
+    unbounded = kd == 0 and kn > 0 and verdict == "violated"
     statement = (f"with {n} releases per side at alpha={a:.3g} per event, no event can certify epsilon above "
                  f"{max_cert:.4g}; leaks confined to events of probability below ~{floor_p:.2g} on D' are invisible")
     if unbounded:
@@ -59,6 +62,14 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
         "statement": statement,
     }
     return Verdict(verdict, detect, bool(unbounded))
+
+
+def _warnings(sel: Selection) -> list[str]:
+    out = []
+    if sel.non_finite:
+        out.append(f"{sel.non_finite} of the selection releases had non-finite values (NaN or +-inf); they are "
+                   "counted as outcomes like any other (atoms), but a mechanism returning them is suspect")
+    return out
 
 
 def _seed_of(rng) -> int | None:
@@ -84,14 +95,20 @@ def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: C
     summary = (f"certified epsilon >= {b.eps_lb:.4g}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
                f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {pair.describe()}; counts "
                f"{kn}/{nn_i} vs {kd}/{nd_i}" + (" [possibly unbounded]" if v.unbounded else ""))
+    warns = _warnings(sel)
+    if warns:
+        summary += " [warning: non-finite outputs]"
     details = {
         "epsilon_lb": b.eps_lb,
+        "warnings": warns,
         "confidence": 1 - alpha,
         "pure_epsilon_lb": b.pure,
         "delta_lb_at_claim_epsilon": b.delta_at_claim,
         "gdp_mu_lb": b.mu_lb,
         "gdp_note": "mu lower bound valid for mu-GDP mechanisms; an epsilon derived from it assumes a Gaussian "
-                    "trade-off curve",
+                    "trade-off curve; None (with delta_lb_at_claim_epsilon and cp_bounds) when the main event was "
+                    "certified by the conditional Poisson test and no profile was requested: those statements would "
+                    "need alpha of their own",
         "point_estimate": b.point,
         "cp_bounds": {"numerator_lower": b.cp_lo, "denominator_upper": b.cp_hi, "alpha_per_event": plan.a_event},
         "certification_method": {

@@ -8,8 +8,9 @@ from .basic import (Attack, CoordinateAttack, DiscreteAttack, IntervalAttack, Pr
 from .events import RowKey
 from .learned import (BitPatternAttack, GradientBoostingAttack, LikelihoodRatioAttack, LogisticAttack,
                       MixedLogisticAttack)
+from .structured import AtomAttack, MaxStatisticAttack, PatternAttack, StratifiedAttack, column_atoms
 
-__all__ = ["ATTACK_NAMES", "make_attacks"]
+__all__ = ["ATTACK_NAMES", "MAX_CATEGORIES", "auto_attacks", "make_attacks"]
 
 
 ATTACK_NAMES = {
@@ -23,7 +24,14 @@ ATTACK_NAMES = {
     "mixed_logistic": MixedLogisticAttack,
     "bits": BitPatternAttack,
     "likelihood_ratio": LikelihoodRatioAttack,
+    "atoms": AtomAttack,
+    "max_statistic": MaxStatisticAttack,
+    "pattern": PatternAttack,
+    "stratified": StratifiedAttack,
 }
+
+#: distinct releases up to which a release is treated as discrete (also at most 5 % of the sample)
+MAX_CATEGORIES = 4096
 
 
 def _n_distinct_small(Y, max_categories: int) -> bool:
@@ -33,13 +41,42 @@ def _n_distinct_small(Y, max_categories: int) -> bool:
     return n <= max_categories and n <= 0.05 * Y.shape[0]
 
 
-def make_attacks(attacks, Y_example, *, log_density=None, max_categories: int = 256) -> list[Attack]:
-    """Resolve ``attacks`` (``"auto"``, a name, an :class:`Attack`, or a list of these) for releases like ``Y``.
+def _has_atoms(Y) -> bool:
+    return any(a.size for a in column_atoms(np.asarray(Y)[:50_000]))
 
-    ``"auto"``: scalar continuous → threshold + interval; discrete (few distinct outputs) → discrete (+ threshold
-    when scalar); vector continuous → coordinates + projection + logistic; plus ``likelihood_ratio`` when
-    ``log_density`` is given.
+
+def auto_attacks(Y_example, *, log_density=None, max_categories: int = MAX_CATEGORIES) -> list[Attack]:
+    """The ``"auto"`` families for releases like ``Y_example`` (the selection releases on D):
+
+    * discrete (at most ``max_categories`` distinct releases, and ≤ 5 % of the sample): unions of outcomes, plus
+      thresholds (scalar) or per-coordinate thresholds (vector);
+    * scalar continuous: thresholds, intervals and unions of atoms (point masses, NaN, ±inf);
+    * vector continuous: per-coordinate thresholds, projections, extreme coordinates, logistic regression, gradient
+      boosting (non-linear) and logistic regression on coordinate signs; when columns carry atoms (a discrete part
+      next to real values, as SVT-type releases): unions of atom patterns, thresholds of the real part within
+      patterns, and logistic regression on atoms + signs (+ a linear trend);
+    * the likelihood ratio when ``log_density`` is given.
+
+    With several families the audit compares them on a held-out part of the selection split.
     """
+    scalar = _is_scalar(Y_example)
+    if _n_distinct_small(Y_example, max_categories):
+        out = [DiscreteAttack()] + ([ThresholdAttack()] if scalar else [CoordinateAttack()])
+    elif scalar:
+        out = [ThresholdAttack(), IntervalAttack(), AtomAttack()]
+    else:
+        out = [CoordinateAttack(), ProjectionAttack(), MaxStatisticAttack(), LogisticAttack(),
+               GradientBoostingAttack(), MixedLogisticAttack(trend=None, label="signs")]
+        if _has_atoms(Y_example):
+            out += [PatternAttack(), StratifiedAttack(), MixedLogisticAttack(trend="linear", label="atoms")]
+    if log_density is not None:
+        out.append(LikelihoodRatioAttack(log_density))
+    return out
+
+
+def make_attacks(attacks, Y_example, *, log_density=None, max_categories: int = MAX_CATEGORIES) -> list[Attack]:
+    """Resolve ``attacks`` (``"auto"``, a name, an :class:`Attack`, or a list of these) for releases like ``Y``;
+    ``"auto"`` is :func:`auto_attacks`."""
     if isinstance(attacks, (str, Attack)):
         attacks = [attacks]
     out: list[Attack] = []
@@ -47,16 +84,7 @@ def make_attacks(attacks, Y_example, *, log_density=None, max_categories: int = 
         if isinstance(a, Attack):
             out.append(a)
         elif a == "auto":
-            scalar = _is_scalar(Y_example)
-            discrete = _n_distinct_small(Y_example, max_categories)
-            if discrete:
-                out += [DiscreteAttack()] + ([ThresholdAttack()] if scalar else [CoordinateAttack()])
-            elif scalar:
-                out += [ThresholdAttack(), IntervalAttack()]
-            else:
-                out += [CoordinateAttack(), ProjectionAttack(), LogisticAttack()]
-            if log_density is not None:
-                out.append(LikelihoodRatioAttack(log_density))
+            out += auto_attacks(Y_example, log_density=log_density, max_categories=max_categories)
         elif isinstance(a, str) and a in ATTACK_NAMES:
             out.append(ATTACK_NAMES[a](log_density) if a == "likelihood_ratio" else ATTACK_NAMES[a]())
         else:

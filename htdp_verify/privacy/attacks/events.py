@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 __all__ = ["Feature", "Identity", "Coordinate", "Projection", "LearnedScore", "LikelihoodRatio", "RowKey",
-           "bit_features", "Event", "SelectionContext"]
+           "bit_features", "Event", "SelectionContext", "isin_nan"]
 
 
 def _as_2d(Y: np.ndarray) -> np.ndarray:
@@ -20,6 +20,16 @@ def _as_2d(Y: np.ndarray) -> np.ndarray:
     if Y.ndim == 1:
         return Y[:, None]
     return Y.reshape(Y.shape[0], -1)
+
+
+def isin_nan(x, values) -> np.ndarray:
+    """``np.isin`` in which NaN matches NaN: a NaN release is an outcome like any other."""
+    x = np.asarray(x)
+    values = np.asarray(values)
+    out = np.isin(x, values)
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        out |= np.isnan(x)
+    return out
 
 
 class Feature:
@@ -180,7 +190,7 @@ class Event:
             a, b = self.params
             return (s >= a) & (s <= b)
         if self.kind == "set":
-            return np.isin(s, self.params[0])
+            return isin_nan(s, self.params[0])
         raise ValueError(f"unknown event kind {self.kind!r}")
 
     def describe(self) -> str:
@@ -218,7 +228,7 @@ class SelectionContext:
     delta: float = 0.0
     max_candidates: int = 4096
     max_interval_grid: int = 160
-    max_categories: int = 256
+    max_categories: int = 4096
     max_train: int = 200_000
     n_projections: int = 8
     directions: Sequence | None = None

@@ -20,6 +20,7 @@ class _ClassifierAttack(Attack):
 
     name = "classifier"
     transform: Callable | None = None
+    train_cap: int | None = None  # training releases per side at most (besides ctx.max_train)
 
     def __init__(self, transform: Callable | None = None, *, n_threads: int | None = 1, **model_kwargs):
         self.transform = transform if transform is not None else type(self).transform
@@ -34,7 +35,8 @@ class _ClassifierAttack(Attack):
         h1, h2 = Y1.shape[0] // 2, Y2.shape[0] // 2
         if min(h1, h2) < 20:
             return []
-        m1, m2 = min(h1, ctx.max_train), min(h2, ctx.max_train)
+        cap = ctx.max_train if self.train_cap is None else min(ctx.max_train, self.train_cap)
+        m1, m2 = min(h1, cap), min(h2, cap)
         tf = self.transform
         raw = (lambda Y: _as_2d(Y).astype(float)) if tf is None else tf
         Xtr = np.concatenate([raw(Y1[:m1]), raw(Y2[:m2])])
@@ -66,11 +68,12 @@ class GradientBoostingAttack(_ClassifierAttack):
     """Histogram gradient boosting (scikit-learn) score; optional, slower, catches non-monotone leaks."""
 
     name = "gboost"
+    train_cap = 50_000  # a fit per pair and fold in the pair search: keep it to seconds
 
     def make_model(self):
         from sklearn.ensemble import HistGradientBoostingClassifier
 
-        kw = {"max_iter": 100}
+        kw = {"max_iter": 60}
         kw.update(self.model_kwargs)
         return HistGradientBoostingClassifier(**kw)
 

@@ -1,0 +1,266 @@
+"""Event families for structured releases: atoms of real outputs, extreme coordinates of vectors, and releases that
+mix a discrete pattern with real values.
+
+* :class:`AtomAttack` — a real-valued release may carry point masses (a value repeated more often than a
+  continuous law allows: a clamped bound, a fallback returning the exact statistic, NaN or ±inf).  Unions of atoms
+  are events ``{output ∈ S}``; non-finite outputs are always atoms.
+* :class:`MaxStatisticAttack` — thresholds on the largest / smallest standardised coordinate and on the largest
+  absolute one: a leak in one unknown coordinate of a wide release, or in the extremes of many.
+* :class:`PatternAttack` — the *pattern* of a vector release: each column reduced to its atom (or "a real value");
+  unions of patterns (SVT-type ⊤/⊥ answers, codes next to numbers).
+* :class:`StratifiedAttack` — condition on the discrete part and threshold the real part: events ``{pattern = p and
+  value ≥ t}`` (``≤ t``) for the frequent patterns, and for ranges of the position of the first real column (the
+  quadrants of a (first ⊤, value) plane), where the value is the sum of the release's real entries.
+
+Atoms are found per column on the pooled selection releases (:func:`column_atoms`): a column with at most
+``max_levels`` distinct values is all atoms; otherwise a value is an atom when it takes at least ``atom_share`` of
+the rows or repeats (``min_repeats`` times) in a column whose other values are all distinct.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .basic import Attack, DiscreteAttack, _is_scalar
+from .events import Event, Feature, RowKey, _as_2d, isin_nan  # noqa: F401  (isin_nan re-exported)
+from .scan import scan_thresholds
+
+__all__ = ["column_atoms", "isin_nan", "AtomKey", "PatternKey", "ExtremeCoordinate", "StratifiedValue",
+           "AtomAttack", "MaxStatisticAttack", "PatternAttack", "StratifiedAttack"]
+
+
+def column_atoms(X, *, atom_share: float = 0.01, max_levels: int = 16, min_repeats: int = 3,
+                 max_rows: int = 200_000) -> list[np.ndarray]:
+    """Atoms of each column of ``X`` (rows = releases): see the module docstring.  Non-finite values are atoms."""
+    X = _as_2d(np.asarray(X)).astype(float)[:max_rows]
+    out = []
+    for j in range(X.shape[1]):
+        vals, cnt = np.unique(X[:, j], return_counts=True)
+        if vals.size <= max_levels:
+            out.append(vals)
+            continue
+        keep = (cnt >= atom_share * X.shape[0]) | ~np.isfinite(vals)
+        repeats = cnt >= min_repeats
+        if np.count_nonzero(repeats) <= max_levels:  # a few repeated values among distinct ones: point masses
+            keep |= repeats
+        out.append(vals[keep])
+    return out
+
+
+class AtomKey(Feature):
+    """Index of the release's atom (``0..K-1``) or ``-1`` for a non-atom; scalar releases.  Decodes to the atoms."""
+
+    def __init__(self, atoms):
+        self.atoms = np.asarray(atoms, dtype=float)
+        self.name = "output (atoms)"
+
+    def __call__(self, Y):
+        y = _as_2d(np.asarray(Y)).astype(float)[:, 0]
+        idx = np.full(y.shape[0], -1, dtype=np.int64)
+        num = np.nonzero(~np.isnan(self.atoms))[0]
+        if num.size:
+            order = num[np.argsort(self.atoms[num])]
+            srt = self.atoms[order]
+            pos = np.clip(np.searchsorted(srt, y), 0, srt.size - 1)
+            hit = srt[pos] == y
+            idx[hit] = order[pos[hit]]
+        nan_at = np.nonzero(np.isnan(self.atoms))[0]
+        if nan_at.size:
+            idx[np.isnan(y)] = nan_at[0]
+        return idx
+
+    def decode(self, keys) -> list:
+        return ["other" if int(k) < 0 else float(self.atoms[int(k)]) for k in keys]
+
+    def spec(self) -> dict:
+        return {"type": "atom_key", "atoms": [repr(float(a)) for a in self.atoms]}
+
+
+class PatternKey(Feature):
+    """The pattern of a vector release: each column's atom index, or ``len(atoms_j)`` for a real value.  Keys are
+    the raw bytes of the int16 code row (exact set events); decodes to the atom values (``"x"`` for real)."""
+
+    def __init__(self, atoms: list):
+        self.atoms = [np.asarray(a, dtype=float) for a in atoms]
+        self.keys = [AtomKey(a) for a in self.atoms]
+        self.name = "pattern of atoms (x = real value)"
+        self._rows = RowKey((len(self.atoms),), np.int16)
+
+    def codes(self, Y) -> np.ndarray:
+        X = _as_2d(np.asarray(Y)).astype(float)
+        C = np.empty(X.shape, dtype=np.int16)
+        for j, k in enumerate(self.keys):
+            c = k(X[:, j:j + 1])
+            C[:, j] = np.where(c < 0, self.atoms[j].size, c)
+        return C
+
+    def __call__(self, Y):
+        return self._rows(self.codes(Y))
+
+    def decode(self, keys) -> list:
+        out = []
+        for row in self._rows.decode(keys):
+            out.append(tuple("x" if c >= self.atoms[j].size else float(self.atoms[j][c]) for j, c in enumerate(row)))
+        return out
+
+    def spec(self) -> dict:
+        return {"type": "pattern_key", "atoms": [[repr(float(a)) for a in at] for at in self.atoms]}
+
+
+class ExtremeCoordinate(Feature):
+    """``max_j z_j`` / ``min_j z_j`` / ``max_j |z_j|`` of the standardised release ``z = (y - centre) / scale``."""
+
+    def __init__(self, kind: str, centre, scale):
+        if kind not in ("max", "min", "absmax"):
+            raise ValueError(f"kind must be 'max', 'min' or 'absmax', got {kind!r}")
+        self.kind, self.centre, self.scale = kind, np.asarray(centre, float), np.asarray(scale, float)
+        self.name = {"max": "largest standardised coordinate", "min": "smallest standardised coordinate",
+                     "absmax": "largest |standardised coordinate|"}[kind]
+
+    def __call__(self, Y):
+        Z = (_as_2d(np.asarray(Y)).astype(float) - self.centre) / self.scale
+        if self.kind == "max":
+            return Z.max(axis=1)
+        if self.kind == "min":
+            return Z.min(axis=1)
+        return np.abs(Z).max(axis=1)
+
+    def spec(self) -> dict:
+        return {"type": "extreme_coordinate", "kind": self.kind, "centre": [repr(float(v)) for v in self.centre],
+                "scale": [repr(float(v)) for v in self.scale]}
+
+
+class StratifiedValue(Feature):
+    """Sum of the release's real (non-atom) entries where its pattern lies in a group, NaN elsewhere (NaN is never
+    in a threshold event).  A group is one pattern code row, or a range ``[lo, hi]`` of the first real column."""
+
+    def __init__(self, pattern: PatternKey, group: tuple, label: str):
+        self.pattern, self.group = pattern, group
+        self.name = f"sum of real entries where {label}"
+
+    def __call__(self, Y):
+        X = _as_2d(np.asarray(Y)).astype(float)
+        C = self.pattern.codes(X)
+        real = C >= np.array([a.size for a in self.pattern.atoms], dtype=np.int16)
+        value = np.where(real, X, 0.0).sum(axis=1)
+        kind, a, b = self.group
+        if kind == "pattern":
+            sel = np.all(C == np.asarray(a, dtype=np.int16), axis=1)
+        else:
+            first = np.where(real.any(axis=1), np.argmax(real, axis=1), X.shape[1])
+            sel = (first >= a) & (first <= b)
+        return np.where(sel, value, np.nan)
+
+    def spec(self) -> dict:
+        kind, a, b = self.group
+        return {"type": "stratified_value", "pattern": self.pattern.spec(), "group": kind,
+                "value": list(map(int, a)) if kind == "pattern" else [int(a), int(b)]}
+
+
+def _pooled(Y1, Y2, ctx):
+    n = min(Y1.shape[0], Y2.shape[0], ctx.max_train)
+    return np.concatenate([np.asarray(Y1)[:n], np.asarray(Y2)[:n]])
+
+
+class AtomAttack(Attack):
+    """Unions of atoms (point masses, NaN, ±inf) of a real-valued release; nothing when there are none."""
+
+    name = "atoms"
+
+    def applicable(self, Y):
+        return _is_scalar(Y)
+
+    def select(self, Y1, Y2, ctx):
+        atoms = column_atoms(_pooled(Y1, Y2, ctx))[0]
+        if atoms.size == 0:
+            return []
+        f = AtomKey(atoms)
+        return _set_events(f, f(Y1), f(Y2), ctx, self.name)
+
+
+def _set_events(feature, k1, k2, ctx, name):
+    """Best union of key values per orientation (the outcome-union scan of :class:`DiscreteAttack`)."""
+    import dataclasses
+
+    evs = DiscreteAttack().select(np.asarray(k1), np.asarray(k2), dataclasses.replace(ctx, max_categories=4096))
+    out = []
+    for e in evs:
+        out.append(Event("set", feature, "in", e.params, e.orientation, name, e.predicted, e.sel_props))
+    return out
+
+
+class MaxStatisticAttack(Attack):
+    """Thresholds on the extreme standardised coordinates of a vector release."""
+
+    name = "max_statistic"
+
+    def applicable(self, Y):
+        return not _is_scalar(Y)
+
+    def select(self, Y1, Y2, ctx):
+        P = _as_2d(_pooled(Y1, Y2, ctx)).astype(float)
+        centre = np.nanmean(np.where(np.isfinite(P), P, np.nan), axis=0)
+        scale = np.nanstd(np.where(np.isfinite(P), P, np.nan), axis=0)
+        centre = np.nan_to_num(centre)
+        scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+        events = []
+        for kind in ("max", "min", "absmax"):
+            f = ExtremeCoordinate(kind, centre, scale)
+            events += scan_thresholds(f(Y1), f(Y2), ctx, f, self.name)
+        return events
+
+
+def _mixed_atoms(Y1, Y2, ctx):
+    atoms = column_atoms(_pooled(Y1, Y2, ctx))
+    return atoms if any(a.size for a in atoms) else None
+
+
+class PatternAttack(Attack):
+    """Unions of atom patterns of a vector release (the discrete part of a mixed release)."""
+
+    name = "pattern"
+
+    def applicable(self, Y):
+        return not _is_scalar(Y)
+
+    def select(self, Y1, Y2, ctx):
+        atoms = _mixed_atoms(Y1, Y2, ctx)
+        if atoms is None:
+            return []
+        f = PatternKey(atoms)
+        return _set_events(f, f(Y1), f(Y2), ctx, self.name)
+
+
+class StratifiedAttack(Attack):
+    """Thresholds on the real part of a mixed release within groups of its discrete part (see the module)."""
+
+    name = "stratified"
+
+    def __init__(self, max_patterns: int = 32):
+        self.max_patterns = int(max_patterns)
+
+    def applicable(self, Y):
+        return not _is_scalar(Y)
+
+    def select(self, Y1, Y2, ctx):
+        atoms = _mixed_atoms(Y1, Y2, ctx)
+        if atoms is None:
+            return []
+        pk = PatternKey(atoms)
+        n_atoms = np.array([a.size for a in atoms], dtype=np.int16)
+        C = pk.codes(_pooled(Y1, Y2, ctx))
+        real = C >= n_atoms
+        if not real.any() or real.all():
+            return []  # no discrete part or no real part: other families cover it
+        rows, cnt = np.unique(C, axis=0, return_counts=True)
+        groups = [(("pattern", tuple(int(v) for v in r), None), "pattern = " + str(pk.decode(pk._rows(r[None, :]))[0]))
+                  for r in rows[np.argsort(-cnt)][: self.max_patterns] if (r >= n_atoms).any()]
+        m = C.shape[1]
+        firsts = np.unique(np.where(real.any(axis=1), np.argmax(real, axis=1), m))
+        if firsts.size > 2:
+            groups += [(("first", int(k), m), f"first real column >= {k}") for k in firsts[1:-1]]
+            groups += [(("first", 0, int(k)), f"first real column <= {k}") for k in firsts[1:-1]]
+        events = []
+        for g, label in groups:
+            f = StratifiedValue(pk, g, label)
+            events += scan_thresholds(f(Y1), f(Y2), ctx, f, self.name)
+        return events
