@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import traceback
@@ -16,25 +17,90 @@ from .registry import PROFILES, RunContext, all_checks, get_checks
 from .report import write_report
 from .results import CLAIM_VERDICTS, CheckResult, tally
 
-#: exit codes of ``htdp-verify run`` (listed in ``htdp-verify run --help``)
+#: exit codes of ``htdp-verify run`` (listed in ``htdp-verify --help`` and ``htdp-verify run --help``)
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FOUND = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_PIPE = 130, 141
 VERDICTS_TEXT = """\
 verdicts: a claim is 'consistent', 'violated' or 'inconclusive' at its alpha; 'info' marks a description that
 tests no claim (a comparison table) and is never counted as consistent; 'error' means the check could not run.
 Canaries and controls carry the verdict they are built to produce ('expected'); a verdict that matches it is
 counted as 'as expected', not as a finding.
 
+files written to --out: results.jsonl (one line per finished check, written as the run goes; kept when a run
+is interrupted), results.json (schema: htdp_verify/schemas/results.schema.json), report.md, report.html.
+'htdp-verify run --resume DIR' continues an interrupted run with the same profile, seed and names: checks found
+in DIR/results.jsonl are not run again (except those that could not run).
+
 """
 EXIT_CODES_TEXT = """\
 exit codes of 'run':
-  0  every selected check ran (and, with --fail-on, nothing it looks for was found)
-  1  at least one check could not run (verdict 'error'; takes precedence over 3)
-  2  usage error (e.g. no registered check matches a name)
-  3  --fail-on violated: a claim was violated that was not expected to be (a canary's expected violation
-     does not count; a control expected 'consistent' that comes out 'violated' does);
-     --fail-on unexpected: the same, or a canary/control whose verdict differs from its expected one
-'bench' exits 1 when a mechanism could not be audited, 2 on a usage error, else 0.
+  0    every selected check ran (and, with --fail-on, nothing it looks for was found)
+  1    at least one check could not run (verdict 'error'; takes precedence over 3)
+  2    usage error: a bad argument (e.g. --seed -1, an --out that is a file or cannot be written, no
+       registered check matching a name); one line on stderr
+  3    --fail-on violated: a claim was violated that was not expected to be (a canary's expected violation
+       does not count; a control expected 'consistent' that comes out 'violated' does);
+       --fail-on unexpected: the same, or a canary/control whose verdict differs from its expected one
+  130  interrupted (Ctrl-C): finished checks are kept in OUT/results.jsonl and a partial report is written;
+       'htdp-verify run --resume OUT' continues
+  141  standard output closed early (e.g. 'htdp-verify list | head'); nothing else is affected
+'bench' exits 1 when a mechanism could not be audited, 2 on a usage error, 130 when interrupted, else 0.
 """
+
+
+class UsageError(Exception):
+    """A bad argument found after parsing (reported as one line, exit code 2)."""
+
+
+class RunInterrupted(Exception):
+    """Ctrl-C during :func:`run_checks`; ``results`` holds every finished check's results (in check order)."""
+
+    def __init__(self, results, n_done: int):
+        super().__init__("interrupted")
+        self.results, self.n_done = results, n_done
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (``htdp-verify run: error: ...``) and exit code 2."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _seed_arg(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**63), got {text!r}") from None
+    if not 0 <= v < 2**63:
+        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**63), got {v}")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
+    return v
+
+
+def prepare_out(path, option: str = "--out") -> Path:
+    """Create the output folder ``path`` and make sure a file can be written in it; ``UsageError`` (one line,
+    naming ``option``) when it names a file, cannot be created or is not writable."""
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{option} {out}: is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".htdp-write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"{option} {out}: cannot write there ({exc.strerror or exc})") from None
+    return out
 
 
 def derive_seed(seed: int, name: str) -> int:
@@ -43,54 +109,133 @@ def derive_seed(seed: int, name: str) -> int:
     return int(np.random.SeedSequence([seed, zlib.crc32(name.encode())]).generate_state(1, np.uint64)[0] >> 1)
 
 
-def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool = True) -> list[CheckResult]:
+def _counts_text(results) -> str:
+    """Short verdict counts for the progress bar: ``"5 consistent, 1 violated, 2 as expected"``."""
+    return ", ".join(f"{n} {k}" for k, n in tally(results).items() if n)
+
+
+def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool = True, log=None,
+               done: dict | None = None) -> list[CheckResult]:
+    """Run ``checks`` (each with its seed from :func:`derive_seed`) and return their results in check order.
+
+    ``log``: a :class:`~htdp_verify.runlog.RunLog` that gets one line per finished check; ``done``: results of
+    checks finished earlier (check name -> results), which are not run again.  Ctrl-C raises
+    :class:`RunInterrupted` carrying the finished results."""
     from tqdm.auto import tqdm
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    results: list[CheckResult] = []
-    bar = tqdm(checks, desc="checks", unit="check", disable=not progress, file=sys.stderr)
-    for chk in bar:
-        bar.set_postfix_str(chk.name)
-        s = derive_seed(seed, chk.name)
-        ctx = RunContext(profile=profile, seed=s, rng=np.random.default_rng(s), out_dir=out_dir, progress=progress)
-        t0 = time.perf_counter()
-        try:
-            out = chk.func(ctx)
-            out = out if isinstance(out, list) else [out]
-            for r in out:
-                if not isinstance(r, CheckResult):
-                    raise TypeError(f"check {chk.name!r} returned {type(r).__name__}, expected CheckResult")
-            results += out
-        except Exception as exc:  # a check that cannot run is reported, not hidden
-            results.append(CheckResult(name=chk.name, verdict="error", seconds=time.perf_counter() - t0, seed=s,
-                                       provenance=chk.provenance, summary=f"could not run: {exc}",
-                                       details={"error": traceback.format_exc()}))
-    return results
+    by_check: dict[str, list[CheckResult]] = {c.name: list(done[c.name]) for c in checks if done and c.name in done}
+    todo = [c for c in checks if c.name not in by_check]
+
+    def ordered():
+        return [r for c in checks for r in by_check.get(c.name, [])]
+
+    bar = tqdm(total=len(checks), initial=len(checks) - len(todo), desc="checks", unit="check",
+               disable=not progress, file=sys.stderr)
+    try:
+        for chk in todo:
+            finished = ordered()
+            bar.set_postfix_str(f"{_counts_text(finished)} | {chk.name}" if finished else chk.name)
+            s = derive_seed(seed, chk.name)
+            ctx = RunContext(profile=profile, seed=s, rng=np.random.default_rng(s), out_dir=out_dir,
+                             progress=progress)
+            t0 = time.perf_counter()
+            try:
+                out = chk.func(ctx)
+                out = out if isinstance(out, list) else [out]
+                for r in out:
+                    if not isinstance(r, CheckResult):
+                        raise TypeError(f"check {chk.name!r} returned {type(r).__name__}, expected CheckResult")
+            except Exception as exc:  # a check that cannot run is reported, not hidden
+                out = [CheckResult(name=chk.name, verdict="error", seconds=time.perf_counter() - t0, seed=s,
+                                   provenance=chk.provenance, summary=f"could not run: {exc}",
+                                   details={"error": traceback.format_exc()})]
+            by_check[chk.name] = out
+            if log is not None:
+                log.append(chk.name, s, out)
+            bar.update(1)
+        bar.set_postfix_str(_counts_text(ordered()))
+    except KeyboardInterrupt:
+        raise RunInterrupted(ordered(), len(by_check)) from None
+    finally:
+        bar.close()
+    return ordered()
 
 
 def _cmd_list(args) -> int:
-    checks = all_checks()
-    for c in checks:
-        print(c.line())
-    print(f"{len(checks)} checks registered")
-    return 0
-
-
-def _cmd_run(args) -> int:
     try:
         checks = get_checks(args.names)
     except ValueError as exc:
-        print(f"htdp-verify run: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    out = Path(args.out)
+        raise UsageError(str(exc)) from None
+    for c in checks:
+        print(c.line())
+    what = "registered" if not args.names else f"selected by {' '.join(args.names)}"
+    print(f"{len(checks)} checks {what} ('htdp-verify run{' ' + ' '.join(args.names) if args.names else ''}' "
+          f"runs these {len(checks)}; a check may give more than one result)")
+    return 0
+
+
+def _resume_settings(args):
+    """Profile, seed and names of the run being resumed; ``UsageError`` when the command line contradicts them."""
+    from .runlog import read_runlog
+
+    d = Path(args.resume)
+    if not d.is_dir():
+        raise UsageError(f"--resume {d}: no such folder")
+    try:
+        content = read_runlog(d)
+    except ValueError as exc:
+        raise UsageError(f"--resume: {exc}") from None
+    meta = content.meta
+    for opt, given, stored in (("--profile", args.profile, meta.get("profile")), ("--seed", args.seed, meta.get("seed")),
+                               ("names", args.names or None, meta.get("names") or None)):
+        if given is not None and given != stored:
+            raise UsageError(f"--resume {d}: that run used {opt} {stored}, not {given} (leave it out to continue it)")
+    if args.out is not None and Path(args.out).resolve() != d.resolve():
+        raise UsageError(f"--resume {d} writes to that folder; do not give --out {args.out}")
+    done = {k: v for k, v in content.done.items() if not any(r.verdict == "error" for r in v)}
+    return meta["profile"], meta["seed"], meta.get("names") or [], done
+
+
+def _cmd_run(args) -> int:
+    from .runlog import STREAM_NAME, RunLog
+
+    done = None
+    if args.resume:
+        profile, seed, names, done = _resume_settings(args)
+        out = prepare_out(args.resume, "--resume")
+    else:
+        profile = args.profile or "quick"
+        seed = 20261121 if args.seed is None else args.seed
+        names = args.names
+        out = prepare_out(args.out or "htdp-report")
+    try:
+        checks = get_checks(names)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    meta = {"profile": profile, "seed": seed, "version": __version__, "names": list(names), "checks": len(checks)}
     t0 = time.perf_counter()
-    results = run_checks(checks, profile=args.profile, seed=args.seed, out_dir=out, progress=not args.no_progress)
-    paths = write_report(results, out, {"profile": args.profile, "seed": args.seed, "version": __version__,
-                                        "seconds": round(time.perf_counter() - t0, 1)})
+    interrupted = False
+    with RunLog(out, meta, resume=bool(args.resume)) as log:
+        try:
+            results = run_checks(checks, profile=profile, seed=seed, out_dir=out, progress=not args.no_progress,
+                                 log=log, done=done)
+            n_done = len(checks)
+        except RunInterrupted as exc:
+            results, n_done, interrupted = exc.results, exc.n_done, True
+    info = {**meta, "seconds": round(time.perf_counter() - t0, 1), "checks_finished": n_done}
+    if interrupted:
+        info["interrupted"] = True
+    paths = write_report(results, out, info)
+    if interrupted:
+        print(f"htdp-verify run: interrupted after {n_done} of {len(checks)} checks; their results are in "
+              f"{out / STREAM_NAME} (partial report {paths['html']}); continue with: htdp-verify run --resume {out}",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
     for r in results:
-        print(r)
+        print(r.line())
     counts = tally(results)
-    print(_tally_line(counts) + f"; report: {paths['html']}")
+    print(f"{len(checks)} checks ran ({len(results)} results): " + _tally_line(counts) + f"; report: {paths['html']}")
     if counts["error"]:
         bad = [r.name for r in results if r.verdict == "error"]
         print(f"htdp-verify run: {len(bad)} check(s) could not run: {', '.join(bad)} (see report.md)", file=sys.stderr)
@@ -119,22 +264,24 @@ def _cmd_bench(args) -> int:
     if not eps:
         print("htdp-verify bench: no benchmark suite is installed (entry point group 'htdp_verify.bench')",
               file=sys.stderr)
-        return 2
-    if args.seeds < 1:
-        print(f"htdp-verify bench: --seeds must be >= 1, got {args.seeds}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    out = prepare_out(args.out)
     run_bench = eps[0].load()
     extra = {"seeds": args.seeds} if args.seeds > 1 else {}  # a suite without multi-seed support still runs once
-    results = run_bench(quick=args.quick, out_dir=Path(args.out), seed=args.seed, progress=not args.no_progress,
-                        **extra)
+    try:
+        results = run_bench(quick=args.quick, out_dir=out, seed=args.seed, progress=not args.no_progress, **extra)
+    except KeyboardInterrupt:
+        print(f"htdp-verify bench: interrupted; tables are written only when the suite finishes ({out})",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
     errors = [r for r in results if r.verdict == "error"]
-    print(f"{len(results)} mechanisms audited; table: {Path(args.out) / 'bench.md'}"
-          + (f"; over {args.seeds} seeds: {Path(args.out) / 'bench_seeds.md'}" if args.seeds > 1 else ""))
+    print(f"{len(results)} mechanisms audited; table: {out / 'bench.md'}"
+          + (f"; over {args.seeds} seeds: {out / 'bench_seeds.md'}" if args.seeds > 1 else ""))
     return 1 if errors else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="htdp-verify",
         description="Statistical verification of differentially private estimators (heavy-tailed data): "
         "empirical privacy audits with valid ε lower bounds, rate checks, lower-bound comparisons.",
@@ -142,34 +289,65 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"htdp-verify {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("list", help="list the registered checks, one line each with provenance").set_defaults(func=_cmd_list)
-    r = sub.add_parser("run", help="run checks and write results.json, report.md, report.html", epilog=VERDICTS_TEXT + EXIT_CODES_TEXT,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    ls = sub.add_parser("list", help="list the registered checks, one line each with provenance")
+    ls.add_argument("names", nargs="*", help="only these check names or prefixes (as for 'run')")
+    ls.set_defaults(func=_cmd_list)
+    r = sub.add_parser("run", help="run checks and write results.jsonl, results.json, report.md, report.html",
+                       epilog=VERDICTS_TEXT + EXIT_CODES_TEXT, formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("names", nargs="*", help="check names or prefixes (default: all), e.g. 'stats' or 'diffprivlib'")
-    r.add_argument("--profile", choices=PROFILES, default="quick", help="sample sizes: quick (CI) or full")
-    r.add_argument("--seed", type=int, default=20261121, help="run seed (each check derives its own)")
-    r.add_argument("--out", default="htdp-report", help="report folder (created)")
+    r.add_argument("--profile", choices=PROFILES, default=None, help="sample sizes: quick (CI, default) or full")
+    r.add_argument("--seed", type=_seed_arg, default=None,
+                   help="run seed, an integer in [0, 2**63) (default 20261121); each check derives its own from it "
+                   "and its name, so 'htdp-verify run NAME --seed S' reproduces one check")
+    r.add_argument("--out", default=None, help="report folder, created if needed (default: htdp-report)")
+    r.add_argument("--resume", metavar="DIR", default=None,
+                   help="continue the interrupted run in DIR (same profile, seed and names; checks already in "
+                   "DIR/results.jsonl are kept, not run again)")
     r.add_argument("--fail-on", choices=("error", "violated", "unexpected"), default="error",
                    help="'error' (default): exit 1 only when a check could not run; 'violated': also exit 3 on an "
                    "unexpected violation (for CI); 'unexpected': also exit 3 when a canary/control misses its "
                    "expected verdict")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
     r.set_defaults(func=_cmd_run)
-    b = sub.add_parser("bench", help="audit the ground-truth mechanism suite; table vs DP-Sniper and StatDP")
-    b.add_argument("--quick", action="store_true", help="small sizes (< 3 minutes)")
-    b.add_argument("--seed", type=int, default=20261121)
-    b.add_argument("--seeds", type=int, default=1,
+    b = sub.add_parser("bench", help="audit the ground-truth mechanism suite; table vs DP-Sniper and StatDP",
+                       epilog=EXIT_CODES_TEXT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    b.add_argument("--quick", action="store_true", help="small sizes (10^5-10^7 releases per side; < 3 minutes)")
+    b.add_argument("--seed", type=_seed_arg, default=20261121,
+                   help="run seed, an integer in [0, 2**63) (default 20261121)")
+    b.add_argument("--seeds", type=_positive_int, default=1, metavar="K",
                    help="run the suite with K run seeds (seed, seed+1, ...) and write bench_seeds.md: each row's "
-                   "median and range, flag counts and runs reaching DP-Sniper's number")
-    b.add_argument("--out", default="htdp-bench")
-    b.add_argument("--no-progress", action="store_true")
+                   "median and range, flag counts and runs reaching DP-Sniper's number (default 1)")
+    b.add_argument("--out", default="htdp-bench", help="output folder, created if needed (default: htdp-bench)")
+    b.add_argument("--no-progress", action="store_true", help="no progress bar")
     b.set_defaults(func=_cmd_bench)
     return p
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    """Entry point of ``htdp-verify``; returns the exit code (see :data:`EXIT_CODES_TEXT`)."""
+    args = None
+    try:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or a usage error already printed on one line
+            return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        code = args.func(args)
+        sys.stdout.flush()
+        return code
+    except UsageError as exc:
+        cmd = getattr(args, "cmd", None)
+        print(f"htdp-verify{' ' + cmd if cmd else ''}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `htdp-verify list | head`: the reader has gone, stop quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_PIPE
+    except KeyboardInterrupt:
+        print("htdp-verify: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

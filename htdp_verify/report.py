@@ -9,7 +9,7 @@ import platform
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .results import CheckResult, tally
+from .results import CheckResult, dumps, results_document, tally
 
 __all__ = ["write_report", "overview_figure", "tally_text"]
 
@@ -86,9 +86,7 @@ def write_report(results: list[CheckResult], out_dir, run_info: dict | None = No
     out_dir.mkdir(parents=True, exist_ok=True)
     meta = _meta(run_info or {})
     paths = {"json": out_dir / "results.json", "md": out_dir / "report.md", "html": out_dir / "report.html"}
-    paths["json"].write_text(json.dumps({"meta": meta, "tally": tally(results),
-                                         "results": [r.to_dict() for r in results]}, indent=2,
-                                        ensure_ascii=False))
+    paths["json"].write_text(dumps(results_document(results, meta), indent=2), encoding="utf-8")
     overview = overview_figure(results, out_dir)
     alpha_sum = float(sum(r.alpha for r in results if r.verdict not in ("error", "info")))
     fwer = (f"Each verdict holds at its own α (column α). Across these {len(results)} checks the α's sum to "

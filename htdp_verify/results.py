@@ -14,6 +14,7 @@ expected to produce; :attr:`CheckResult.outcome` then says whether the run met t
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -21,7 +22,8 @@ from typing import Any
 
 from .claims import Provenance, claim_from_dict
 
-__all__ = ["CheckResult", "VERDICTS", "CLAIM_VERDICTS", "OUTCOMES", "tally", "results_to_json", "results_from_json"]
+__all__ = ["CheckResult", "VERDICTS", "CLAIM_VERDICTS", "OUTCOMES", "FORMAT_VERSION", "tally", "results_document",
+           "results_to_json", "results_from_json"]
 
 #: verdicts a claim can get (and the values ``expected`` may take)
 CLAIM_VERDICTS = ("consistent", "violated", "inconclusive")
@@ -31,24 +33,65 @@ VERDICTS = CLAIM_VERDICTS + ("info", "error")
 OUTCOMES = CLAIM_VERDICTS + ("as expected", "unexpected", "info", "error")
 
 
-def _jsonable(x):
-    """Make numpy scalars/arrays and non-finite floats JSON-safe (inf -> "inf")."""
+#: version of the results format written by :func:`results_document` / :meth:`CheckResult.to_dict`.
+#: 1 (unversioned files): non-finite floats written as the strings "inf", "-inf", "nan".
+#: 2: every number is a JSON number; a non-finite float is written as ``null`` and its value is recorded in the
+#: result's ``"nonfinite"`` object, keyed by the JSON Pointer (RFC 6901) of the value inside the result, e.g.
+#: ``{"interval": [1.2, null], "nonfinite": {"/interval/1": "inf"}}``.  A reader that ignores ``"nonfinite"`` sees
+#: ``null`` ("no finite value"); :meth:`CheckResult.from_dict` restores the float.  Schema:
+#: ``htdp_verify/schemas/results.schema.json``.
+FORMAT_VERSION = 2
+FORMAT_NAME = "htdp-verify-results"
+_NONFINITE_TEXT = {math.inf: "inf", -math.inf: "-inf"}
+
+
+def _pointer_token(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _jsonable(x, path: str = "", nonfinite: dict | None = None):
+    """Make numpy scalars/arrays JSON-safe; a non-finite float becomes ``None`` and, when ``nonfinite`` is given,
+    ``nonfinite[path] = "inf" | "-inf" | "nan"`` (``path``: the JSON Pointer of the value)."""
     import numpy as np
 
     if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
+        return {str(k): _jsonable(v, f"{path}/{_pointer_token(str(k))}", nonfinite) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
+        return [_jsonable(v, f"{path}/{i}", nonfinite) for i, v in enumerate(x)]
     if isinstance(x, np.ndarray):
-        return _jsonable(x.tolist())
+        return _jsonable(x.tolist(), path, nonfinite)
     if isinstance(x, np.generic):
-        return _jsonable(x.item())
+        return _jsonable(x.item(), path, nonfinite)
     if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+        if nonfinite is not None:
+            nonfinite[path] = "nan" if math.isnan(x) else _NONFINITE_TEXT[x]
+        return None
     return x
 
 
+def _restore_nonfinite(d: dict, nonfinite: dict) -> None:
+    """Put the floats recorded in a result's ``"nonfinite"`` object back at their JSON Pointers (in place)."""
+    for pointer, text in nonfinite.items():
+        if text not in ("inf", "-inf", "nan") or not pointer.startswith("/"):
+            raise ValueError(f"nonfinite: expected '/pointer': 'inf' | '-inf' | 'nan', got {pointer!r}: {text!r}")
+        *parents, last = [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+        node = d
+        try:
+            for t in parents:
+                node = node[int(t)] if isinstance(node, list) else node[t]
+            if isinstance(node, list):
+                node[int(last)] = float(text)
+            else:
+                node[last] = float(text)
+        except (KeyError, IndexError, ValueError, TypeError):
+            raise ValueError(f"nonfinite: pointer {pointer!r} does not name a value of the result") from None
+
+
 def _unjson_float(x):
+    """A float field read back: ``None`` (format 2 without a ``nonfinite`` entry) is NaN; "inf"/"-inf"/"nan" strings
+    of format 1 files are read as floats."""
+    if x is None:
+        return float("nan")
     if isinstance(x, str) and x in ("inf", "-inf", "nan"):
         return float(x)
     return x
@@ -132,13 +175,23 @@ class CheckResult:
         return self.as_expected is not False
 
     def to_dict(self) -> dict:
+        """A JSON-ready dict (format :data:`FORMAT_VERSION`): JSON numbers or ``null``; non-finite floats are
+        ``null`` with their value under ``"nonfinite"`` (JSON Pointer -> "inf" / "-inf" / "nan")."""
         d = asdict(self)
         d["claim"] = None if self.claim is None else asdict(self.claim)
-        return _jsonable(d)
+        nonfinite: dict = {}
+        out = _jsonable(d, "", nonfinite)
+        if nonfinite:
+            out["nonfinite"] = nonfinite
+        return out
 
     @classmethod
     def from_dict(cls, d: dict) -> "CheckResult":
-        d = dict(d)
+        """Read a dict written by :meth:`to_dict` (format 2) or by earlier versions ("inf"/"nan" strings)."""
+        d = copy.deepcopy(d)
+        nonfinite = d.pop("nonfinite", None)
+        if nonfinite:
+            _restore_nonfinite(d, nonfinite)
         claim = d.pop("claim", None)
         d["claim"] = None if claim is None else claim_from_dict(claim)
         d["provenance"] = Provenance(**(d.get("provenance") or {}))
@@ -153,10 +206,65 @@ class CheckResult:
     def from_json(cls, s: str) -> "CheckResult":
         return cls.from_dict(json.loads(s))
 
-    def __str__(self) -> str:
+    def __repr__(self) -> str:
+        # the dataclass repr would print every detail (whole datasets of a privacy audit's pair)
+        return f"{type(self).__name__}(name={self.name!r}, verdict={self.verdict!r}, estimate={self.estimate!r})"
+
+    def line(self) -> str:
+        """One line: ``[VERDICT (expected ...)] name: statistic=estimate summary``."""
         est = "" if (isinstance(self.estimate, float) and math.isnan(self.estimate)) else f" {self.statistic}={self.estimate:.4g}"
         exp = "" if self.expected is None else f" (expected {self.expected}: {self.outcome})"
         return f"[{self.verdict.upper()}{exp}] {self.name}:{est} {self.summary}".rstrip()
+
+    def __str__(self) -> str:
+        """:meth:`line`, then (when the details hold them) the pair as text (never the datasets themselves), the
+        detectability statement and the GDP μ lower bound."""
+        lines = [self.line()]
+        d = self.details if isinstance(self.details, dict) else {}
+        pair = d.get("pair")
+        if isinstance(pair, dict):
+            lines.append(f"  pair: {pair_text(pair)}")
+        det = d.get("detectability")
+        if isinstance(det, dict) and det.get("statement"):
+            lines.append(f"  detectability: {det['statement']}")
+        mu = d.get("gdp_mu_lb")
+        if isinstance(mu, (int, float)) and math.isfinite(mu) and mu > 0:
+            lines.append(f"  GDP: mu >= {mu:.4g} at {1 - self.alpha:.4g} confidence (valid for mu-GDP mechanisms)")
+        return "\n".join(lines)
+
+
+def _short(x) -> str:
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    if isinstance(x, list):
+        return "(" + ", ".join(_short(v) for v in x[:6]) + (", …" if len(x) > 6 else "") + ")"
+    return repr(x) if isinstance(x, str) else str(x)
+
+
+def pair_text(pair: dict) -> str:
+    """A neighbouring pair in words without printing the datasets: its label and relation, the datasets' sizes and
+    the record(s) in which they differ (``pair``: the dict of ``Pair.to_dict()``, with ``d``, ``d_prime``)."""
+    label = pair.get("label") or "pair"
+    rel = pair.get("relation")
+    head = f"{label}" + (f" [{rel}]" if rel else "")
+    d, dp = pair.get("d"), pair.get("d_prime")
+    if isinstance(d, dict) or isinstance(dp, dict):  # stored as a shape summary (large datasets)
+        sd = d.get("shape") if isinstance(d, dict) else None
+        sdp = dp.get("shape") if isinstance(dp, dict) else None
+        return f"{head}; datasets of shape {sd} and {sdp}"
+    if not isinstance(d, list) or not isinstance(dp, list):  # scalar inputs (a query value)
+        return f"{head}; input {_short(d)} vs {_short(dp)}" if d is not None else head
+    if len(d) == len(dp):
+        diff = [i for i, (a, b) in enumerate(zip(d, dp)) if a != b]
+        if not diff:
+            return f"{head}; {len(d)} records each, identical"
+        shown = ", ".join(f"record {i}: {_short(d[i])} vs {_short(dp[i])}" for i in diff[:3])
+        more = f" (and {len(diff) - 3} more)" if len(diff) > 3 else ""
+        return f"{head}; {len(d)} records each, {len(diff)} differing: {shown}{more}"
+    small, big, which = (d, dp, "D'") if len(d) < len(dp) else (dp, d, "D")
+    extra = [r for r in big if r not in small] or big[-1:]
+    return (f"{head}; {len(d)} vs {len(dp)} records, {which} has the extra record "
+            f"{_short(extra[0]) if extra else '?'}")
 
 
 def tally(results) -> dict[str, int]:
@@ -170,9 +278,29 @@ def tally(results) -> dict[str, int]:
     return counts
 
 
+def results_document(results, meta: dict | None = None) -> dict:
+    """The content of ``results.json``: ``{"format", "format_version", "meta", "tally", "results"}``."""
+    results = list(results)
+    return {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "meta": _jsonable(dict(meta or {})),
+            "tally": tally(results), "results": [r.to_dict() for r in results]}
+
+
+def dumps(obj, **kw) -> str:
+    """``json.dumps`` that refuses NaN / Infinity (they are not JSON): encode with :meth:`CheckResult.to_dict`."""
+    return json.dumps(obj, allow_nan=False, ensure_ascii=False, **kw)
+
+
 def results_to_json(results, **kw) -> str:
-    return json.dumps([r.to_dict() for r in results], **kw)
+    """A whole results document (see :func:`results_document`) as JSON text."""
+    return dumps(results_document(results), **kw)
 
 
 def results_from_json(s: str) -> list[CheckResult]:
-    return [CheckResult.from_dict(d) for d in json.loads(s)]
+    """The results of a ``results.json`` text: a document of any format version, or a bare list of results."""
+    doc = json.loads(s)
+    if isinstance(doc, dict):
+        version = doc.get("format_version", 1)
+        if not isinstance(version, int) or version > FORMAT_VERSION:
+            raise ValueError(f"format_version must be an integer <= {FORMAT_VERSION}, got {version!r}")
+        doc = doc.get("results", [])
+    return [CheckResult.from_dict(d) for d in doc]

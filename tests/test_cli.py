@@ -1,12 +1,24 @@
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
+from _schema import validate_tree
 from htdp_verify import cli
 from htdp_verify.registry import get_checks, register
 from htdp_verify.results import CheckResult
+
+
+@pytest.fixture(autouse=True)
+def _results_files_match_the_schema(tmp_path):
+    """Every results.json / results.jsonl a test here writes must validate against the published schema."""
+    yield
+    validate_tree(tmp_path)
 
 
 def test_list_shows_registered_checks(capsys):
@@ -110,4 +122,191 @@ def test_console_script_help():
 
 def test_bench_rejects_a_seed_count_below_one(tmp_path, capsys):
     assert cli.main(["bench", "--quick", "--seeds", "0", "--out", str(tmp_path / "b"), "--no-progress"]) == 2
-    assert "--seeds must be >= 1" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "--seeds: must be >= 1" in err and len(err.strip().splitlines()) == 1
+
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the command as a user runs it (subprocesses): one-line errors, exit codes, Ctrl-C, broken pipes, resume
+# ---------------------------------------------------------------------------------------------------------
+#: a driver that registers two test checks (one fast, one that sleeps unless ZZ_FAST is set) and runs the CLI
+DRIVER = """
+import os, sys, time
+from htdp_verify import cli
+from htdp_verify.registry import all_checks, register
+from htdp_verify.results import CheckResult
+
+all_checks()
+
+@register("zz.a_fast", description="fast test check")
+def fast(ctx):
+    return CheckResult(name="zz.a_fast", verdict="consistent", statistic="u", estimate=float(ctx.rng.random()),
+                       interval=(0.0, float("inf")), seed=ctx.seed)
+
+@register("zz.b_slow", description="a check that sleeps unless ZZ_FAST is set")
+def slow(ctx):
+    if not os.environ.get("ZZ_FAST"):
+        time.sleep(120)
+    return CheckResult(name="zz.b_slow", verdict="violated", statistic="u", estimate=float(ctx.rng.random()),
+                       seed=ctx.seed, details={"cause": "a test cause"})
+
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def _cli(*args, env=None, cwd=None, driver=None, timeout=120):
+    cmd = [sys.executable, str(driver), *args] if driver else [sys.executable, "-m", "htdp_verify.cli", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def driver(tmp_path):
+    p = tmp_path / "driver.py"
+    p.write_text(DRIVER)
+    return p
+
+
+def _one_line_error(r, *needles):
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_negative_seed_is_a_one_line_usage_error(tmp_path):
+    _one_line_error(_cli("run", "stats", "--seed", "-1", "--out", str(tmp_path / "o")), "--seed", "-1")
+    _one_line_error(_cli("run", "stats", "--seed", "x", "--out", str(tmp_path / "o")), "--seed")
+    _one_line_error(_cli("bench", "--seed", "-3", "--out", str(tmp_path / "b")), "--seed")
+    assert not (tmp_path / "o").exists()
+
+
+def test_out_naming_a_file_is_a_one_line_usage_error(tmp_path):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    _one_line_error(_cli("run", "stats", "--out", str(f)), "--out", "is a file")
+    _one_line_error(_cli("bench", "--quick", "--out", str(f)), "--out", "is a file")
+    assert f.read_text() == "x"
+
+
+def test_unwritable_out_is_a_one_line_usage_error(tmp_path):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    _one_line_error(_cli("run", "stats", "--out", str(f / "sub")), "--out", "cannot write")
+    if os.geteuid() == 0:  # root writes through permissions: use a folder no one can create
+        target = "/proc/htdp-verify-test/out"
+    else:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        target = str(ro / "out")
+    _one_line_error(_cli("run", "stats", "--out", target), "--out", "cannot write")
+
+
+def test_unknown_name_is_a_one_line_usage_error(tmp_path):
+    _one_line_error(_cli("run", "no_such_check", "--out", str(tmp_path / "o")), "no_such_check")
+    _one_line_error(_cli("list", "no_such_check"), "no_such_check")
+
+
+def test_list_into_a_closed_pipe_has_no_traceback():
+    p = subprocess.Popen([sys.executable, "-m", "htdp_verify.cli", "list"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    first = p.stdout.readline()
+    p.stdout.close()  # what `| head -1` does after one line
+    err = p.stderr.read()
+    assert p.wait(timeout=60) == cli.EXIT_PIPE
+    assert first.strip() and "Traceback" not in err and "BrokenPipe" not in err, err
+
+
+def test_list_and_run_agree_on_the_number_of_checks(tmp_path):
+    listed = _cli("list", "stats").stdout.strip().splitlines()
+    n = len(get_checks(["stats"]))
+    assert len(listed) == n + 1 and listed[-1].startswith(f"{n} checks selected")
+    r = _cli("run", "stats", "--out", str(tmp_path / "o"), "--no-progress", "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    assert f"{n} checks ran" in r.stdout.strip().splitlines()[-1]
+    assert len(get_checks(None)) == int(_cli("list").stdout.strip().splitlines()[-1].split()[0])
+
+
+def test_every_bench_option_has_help_text():
+    bench = cli.build_parser()._subparsers._group_actions[0].choices["bench"]
+    for action in bench._actions:
+        assert action.help, f"bench option {action.option_strings} has no help"
+
+
+def test_help_lists_all_exit_codes():
+    for args in (["--help"], ["run", "--help"]):
+        text = _cli(*args).stdout
+        for code in ("0 ", "1 ", "2 ", "3 ", "130", "141"):
+            assert f"  {code}" in text, (args, code)
+
+
+def _wait_for_lines(path: Path, n: int, proc, timeout: float = 90.0) -> None:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if path.exists() and len(path.read_text().splitlines()) >= n:
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"run ended early: {proc.returncode} {proc.stderr.read()}")
+        time.sleep(0.2)
+    raise AssertionError(f"{path} did not reach {n} lines")
+
+
+def test_ctrl_c_keeps_finished_checks_and_resume_continues(tmp_path, driver):
+    out = tmp_path / "run"
+    p = subprocess.Popen([sys.executable, str(driver), "run", "zz", "--out", str(out), "--no-progress",
+                          "--seed", "11"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_lines(out / "results.jsonl", 2, p)  # header + the fast check: the slow one is running
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == cli.EXIT_INTERRUPTED, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert str(out / "results.jsonl") in err and "--resume" in err
+    partial = json.loads((out / "results.json").read_text())
+    assert [r["name"] for r in partial["results"]] == ["zz.a_fast"] and partial["meta"]["interrupted"] is True
+    first = (out / "results.jsonl").read_text().splitlines()[1]
+
+    # contradicting the stored run is a usage error; continuing it runs only the missing check
+    _one_line_error(_cli("run", "--resume", str(out), "--seed", "12", driver=driver), "--seed")
+    r = _cli("run", "--resume", str(out), "--no-progress", driver=driver, env={"ZZ_FAST": "1"})
+    assert r.returncode == 0, r.stderr
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert lines[1] == first and [json.loads(x)["check"] for x in lines[1:]] == ["zz.a_fast", "zz.b_slow"]
+    resumed = json.loads((out / "results.json").read_text())["results"]
+
+    # the same seeds as an uninterrupted run
+    fresh = tmp_path / "fresh"
+    r = _cli("run", "zz", "--out", str(fresh), "--no-progress", "--seed", "11", driver=driver, env={"ZZ_FAST": "1"})
+    assert r.returncode == 0, r.stderr
+    whole = json.loads((fresh / "results.json").read_text())["results"]
+    key = lambda rs: [(x["name"], x["seed"], x["estimate"]) for x in rs]  # noqa: E731
+    assert key(resumed) == key(whole)
+    assert whole[1]["seed"] == cli.derive_seed(11, "zz.b_slow")
+
+
+def test_resume_drops_a_line_cut_short_by_a_crash(tmp_path, driver):
+    out = tmp_path / "run"
+    assert _cli("run", "zz", "--out", str(out), "--no-progress", driver=driver, env={"ZZ_FAST": "1"}).returncode == 0
+    lines = (out / "results.jsonl").read_text().splitlines()
+    (out / "results.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])  # crash mid-line
+    r = _cli("run", "--resume", str(out), "--no-progress", driver=driver, env={"ZZ_FAST": "1"})
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(x)["check"] for x in (out / "results.jsonl").read_text().splitlines()[1:]] == \
+        ["zz.a_fast", "zz.b_slow"]
+
+
+def test_resume_of_a_folder_without_a_stream_is_a_usage_error(tmp_path):
+    (tmp_path / "empty").mkdir()
+    _one_line_error(_cli("run", "--resume", str(tmp_path / "empty")), "results.jsonl")
+
+
+def test_jsonl_has_one_flushed_line_per_finished_check(tmp_path):
+    out = tmp_path / "o"
+    assert cli.main(["run", "stats", "--out", str(out), "--no-progress", "--seed", "2"]) == 0
+    lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert lines[0]["format_version"] == 2 and lines[0]["meta"]["seed"] == 2
+    assert [x["check"] for x in lines[1:]] == [c.name for c in get_checks(["stats"])]

@@ -1,0 +1,96 @@
+"""``results.jsonl``: the results of a run streamed as JSON Lines while it progresses, so that a run that is
+interrupted or crashes keeps every finished check and ``htdp-verify run --resume DIR`` can continue it.
+
+Line 1 is a header ``{"format": "htdp-verify-results-stream", "format_version": 2, "meta": {...}}`` whose meta
+holds what a resumed run must repeat (profile, seed, selected names).  Every further line is one finished check:
+``{"check": NAME, "seed": S, "results": [result, ...]}`` with results encoded as in ``results.json`` (see
+:data:`htdp_verify.results.FORMAT_VERSION`).  Each line is flushed and fsync'ed when written; a last line cut short by a
+crash is ignored on reading.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .results import FORMAT_VERSION, CheckResult, dumps
+
+__all__ = ["STREAM_NAME", "RunLog", "read_runlog"]
+
+STREAM_NAME = "results.jsonl"
+STREAM_FORMAT = "htdp-verify-results-stream"
+
+
+@dataclass
+class RunLogContent:
+    """What :func:`read_runlog` found: the header's ``meta`` and, per finished check, its seed and results."""
+
+    meta: dict
+    done: dict = field(default_factory=dict)  # check name -> list[CheckResult], in the order written
+
+    @property
+    def results(self) -> list[CheckResult]:
+        return [r for rs in self.done.values() for r in rs]
+
+
+class RunLog:
+    """Append-only writer of ``results.jsonl`` (use as a context manager).
+
+    ``RunLog(out_dir, meta)`` starts a new stream (overwriting one left in ``out_dir``); ``RunLog(out_dir,
+    resume=True)`` appends to the existing stream after dropping a cut-short last line."""
+
+    def __init__(self, out_dir, meta: dict | None = None, *, resume: bool = False):
+        self.path = Path(out_dir) / STREAM_NAME
+        if resume:
+            content = self.path.read_text(encoding="utf-8")
+            if content and not content.endswith("\n"):  # a line cut short by a crash
+                content = content[: content.rfind("\n") + 1]
+                self.path.write_text(content, encoding="utf-8")
+            self._f = open(self.path, "a", encoding="utf-8")
+        else:
+            self._f = open(self.path, "w", encoding="utf-8")
+            self._write({"format": STREAM_FORMAT, "format_version": FORMAT_VERSION, "meta": meta or {}})
+
+    def _write(self, obj) -> None:
+        self._f.write(dumps(obj) + "\n")
+        self._f.flush()
+        os.fsync(self._f.fileno())
+
+    def append(self, check: str, seed: int | None, results: list[CheckResult]) -> None:
+        """Record one finished check (all its results) as one line."""
+        self._write({"check": check, "seed": seed, "results": [r.to_dict() for r in results]})
+
+    def close(self) -> None:
+        self._f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def read_runlog(out_dir) -> RunLogContent:
+    """Read ``out_dir/results.jsonl``; raises ``ValueError`` (naming the file) when it is missing or not a stream."""
+    path = Path(out_dir) / STREAM_NAME
+    if not path.is_file():
+        raise ValueError(f"{path} does not exist: nothing to resume (a run writes it as checks finish)")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        header = json.loads(lines[0]) if lines else {}
+    except json.JSONDecodeError:
+        header = {}
+    if header.get("format") != STREAM_FORMAT:
+        raise ValueError(f"{path} is not an htdp-verify results stream (its first line has no "
+                         f"\"format\": \"{STREAM_FORMAT}\")")
+    out = RunLogContent(meta=header.get("meta", {}))
+    for i, line in enumerate(lines[1:], start=2):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            if i == len(lines):  # the last line, cut short by a crash
+                break
+            raise ValueError(f"{path}, line {i}: not JSON") from None
+        out.done[rec["check"]] = [CheckResult.from_dict(r) for r in rec["results"]]
+    return out
