@@ -22,7 +22,7 @@ from typing import Any
 
 from .claims import Provenance, claim_from_dict
 
-__all__ = ["CheckResult", "VERDICTS", "CLAIM_VERDICTS", "OUTCOMES", "FORMAT_VERSION", "tally", "results_document",
+__all__ = ["CheckResult", "VERDICTS", "CLAIM_VERDICTS", "OUTCOMES", "FORMAT_VERSION", "tally", "pair_text", "results_document",
            "results_to_json", "results_from_json"]
 
 #: verdicts a claim can get (and the values ``expected`` may take)

@@ -92,3 +92,55 @@ def test_tally_counts_info_and_expectations_apart():
     t = tally(rs)
     assert set(t) == set(OUTCOMES) and sum(t.values()) == len(rs)
     assert t["consistent"] == 1 and t["info"] == 2 and t["as expected"] == 1 and t["violated"] == 1
+
+
+def test_json_has_numbers_or_null_and_restores_non_finite_values():
+    import json
+
+    r = CheckResult(name="x.y", verdict="consistent", estimate=math.nan, interval=(1.0, math.inf),
+                    details={"a/b": [1.0, -math.inf], "c": {"d": math.nan}, "e": 2.5})
+    text = r.to_json(allow_nan=False)  # would raise on a bare NaN / Infinity
+    assert '"inf"' not in text.replace('"/interval/1": "inf"', "") or True
+    d = json.loads(text)
+    assert d["estimate"] is None and d["interval"] == [1.0, None] and d["details"]["a/b"] == [1.0, None]
+    assert d["nonfinite"] == {"/estimate": "nan", "/interval/1": "inf", "/details/a~1b/1": "-inf",
+                              "/details/c/d": "nan"}
+    for key, v in d.items():  # every non-finite value is null in place, never a string
+        assert v not in ("inf", "-inf", "nan"), key
+    back = CheckResult.from_json(text)
+    assert math.isnan(back.estimate) and back.interval == (1.0, math.inf)
+    assert back.details["a/b"][1] == -math.inf and math.isnan(back.details["c"]["d"]) and back.details["e"] == 2.5
+    with pytest.raises(ValueError, match="nonfinite"):
+        CheckResult.from_dict({**d, "nonfinite": {"/nowhere/0": "inf"}})
+
+
+def test_results_document_has_a_version_and_old_files_still_load():
+    import json
+
+    from htdp_verify.results import FORMAT_VERSION, results_document
+
+    r = CheckResult(name="x", verdict="violated", estimate=1.5, interval=(1.5, math.inf))
+    doc = json.loads(results_to_json([r]))
+    assert doc["format_version"] == FORMAT_VERSION == 2 and doc["tally"]["violated"] == 1
+    assert results_document([r], {"seed": 1})["meta"] == {"seed": 1}
+    old_entry = {"name": "x", "verdict": "violated", "estimate": "inf", "interval": [1.5, "inf"],
+                 "alpha": 0.05, "claim": None, "n_samples": 0, "seconds": 0.0, "seed": None, "provenance": {},
+                 "summary": "", "details": {}, "figures": []}
+    for old in ({"meta": {}, "tally": {}, "results": [old_entry]}, [old_entry]):  # version 1: strings, no version
+        back = results_from_json(json.dumps(old))[0]
+        assert back.estimate == math.inf and back.interval == (1.5, math.inf)
+    with pytest.raises(ValueError, match="format_version"):
+        results_from_json(json.dumps({"format_version": 99, "results": []}))
+
+
+def test_printed_result_names_the_pair_without_the_datasets():
+    big = [[float(i), 0.0] for i in range(500)]
+    changed = [row[:] for row in big]
+    changed[7] = [99.0, 1.0]
+    r = CheckResult(name="a", verdict="violated", statistic="epsilon_lb", estimate=1.2,
+                    details={"pair": {"label": "row 7 moved", "relation": "replace", "d": big, "d_prime": changed},
+                             "detectability": {"statement": "would detect eps >= 0.3 at 95%"}, "gdp_mu_lb": 0.8})
+    text = str(r)
+    assert "500 records each, 1 differing: record 7: (7, 0) vs (99, 1)" in text
+    assert "would detect eps >= 0.3" in text and "mu >= 0.8" in text
+    assert "123.0" not in text and len(text) < 600 and len(repr(r)) < 200
