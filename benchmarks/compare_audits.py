@@ -52,8 +52,9 @@ rec("laplace_profile", audit(lap(0.5), PrivacyClaim(0.5), pairs=[(d, d2)], n_sam
 rec("rr", audit(rr, PrivacyClaim(1.0), pairs=[(np.zeros(3), np.r_[0, 0, 1.0])], n_samples=100_000, rng=np.random.default_rng(4)))
 rec("gauss_vec_delta", audit(gauss_vec, PrivacyClaim(1.0, 1e-5), pairs=[(np.zeros(5), np.r_[1.0, 0, 0, 0, 0])],
                              n_samples=50_000, rng=np.random.default_rng(5)))
-rec("svt_pairs", audit(svtish, PrivacyClaim(0.5), pairs=[(np.ones(5), np.zeros(5)), (np.ones(5), np.r_[2, 0, 0, 0, 0.0]),
-                                                        (np.zeros(5), np.r_[1, 1, 0, 0, 0.0])],
+rec("svt_pairs", audit(svtish, PrivacyClaim(0.5), pairs=[Pair(np.ones(5), np.zeros(5), "all below", "Ninf"),
+                                                        Pair(np.ones(5), np.r_[2, 0, 0, 0, 0.0], "one above rest below", "Ninf"),
+                                                        Pair(np.zeros(5), np.r_[1, 1, 0, 0, 0.0], "two above", "Ninf")],
                        n_samples=100_000, rng=np.random.default_rng(6)))
 rec("lap_neighbours", audit(lap(0.5), PrivacyClaim(0.5), neighbours=np.linspace(0, 1, 10), n_samples=50_000,
                             rng=np.random.default_rng(7)))

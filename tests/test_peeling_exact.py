@@ -170,7 +170,7 @@ def test_under_noised_control_is_flagged_by_the_black_box_auditor():
     ln(P/Q) = 1.857 and needs 8 432 releases per side for power 0.9 at α = 0.05 (benchmarks/peeling_exact.py).
     The auditor (which also spends releases choosing its event) gets 10^5 per side: the control is flagged and
     the printed calibration is not (its exact ε is below the claim, so a flag would be a false alarm, rate ≤ α)."""
-    from htdp_verify.privacy import audit, from_estimator
+    from htdp_verify.privacy import Pair, audit, from_estimator
 
     v, vp = np.full(10, 50.0), np.r_[49.0, 49.0, np.full(8, 51.0)]
     printed = Peeling(2, 1.0, 1e-5, 1.0)
@@ -178,6 +178,7 @@ def test_under_noised_control_is_flagged_by_the_black_box_auditor():
     assert peeling_epsilon(v, vp, s=2, scale=printed.scale, delta=1e-5) < 0.36
     assert peeling_epsilon(v, vp, s=2, scale=control.scale, delta=1e-5) > 2.8
     for est, want in ((control, "violated"), (printed, "consistent")):
-        res = audit(from_estimator(est), est.privacy.claim(), pairs=[(v, vp)], n_samples=100_000,
+        res = audit(from_estimator(est), est.privacy.claim(), pairs=[Pair(v, vp, "every score moves by 1", "Ninf")],
+                    n_samples=100_000,
                     rng=np.random.default_rng(20261124))
         assert res.verdict == want

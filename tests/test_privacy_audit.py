@@ -179,7 +179,7 @@ def test_vector_outputs_logistic_attack():
     # Two coordinates each leaking ε/2 = 0.6: only a combined score sees ≈1.2 > claim 1.0.
     def m(d, size, rng):
         return np.asarray(d, float) + rng.laplace(0.0, 1 / 0.6, (size, 2))
-    r = audit(m, PrivacyClaim(0.8), pairs=(np.zeros(2), np.ones(2)), n_samples=N,
+    r = audit(m, PrivacyClaim(0.8), pairs=Pair(np.zeros(2), np.ones(2), "both answers +1", "Ninf"), n_samples=N,
               attacks=["logistic", "projection"], rng=np.random.default_rng(8))
     assert r.verdict == "violated", r.report()
     assert strict_epsilon_lb(r) <= 1.2

@@ -8,15 +8,22 @@ A :class:`Pair` holds two inputs ``d`` and ``d_prime`` and the relation they are
   sensitivity), ``"Ninf"`` (every coordinate moves by at most the sensitivity; StatDP's "ALL_DIFFER") and
   ``"query"`` (a scalar query answer moves by at most the sensitivity).
 
+A plain ``(D, D')`` tuple (relation ``"given"``) is read by :func:`as_pairs` with the claim's relation: two scalars
+are query answers (asserted); two arrays are *datasets* whose first axis indexes records -- a 1-d array is a
+dataset of scalar records -- and are checked with :func:`check_neighbours` (a vector of query answers must be
+labelled, e.g. ``Pair(q, q2, relation="Ninf")``); inputs that are not numeric/string arrays (objects, ragged or
+mixed containers) cannot be compared row by row and stay ``"given"`` (asserted by the caller).
+
 Pattern libraries: :func:`scalar_pairs`, :func:`statdp_patterns` (StatDP / DP-Sniper query-vector patterns),
-:func:`dataset_patterns` (one row moved to an extreme or to ±c·bound, duplicated, removed).
+:func:`dataset_patterns` (one row moved to the data's extremes or to the corners of a declared domain
+``[lower, upper]``, duplicated, removed, added).
 
 Which of several pairs to certify is decided by :func:`~htdp_verify.privacy.search.search_pairs` (module
 :mod:`.search`).
 """
 from __future__ import annotations
 
-import math
+import itertools
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -29,6 +36,7 @@ __all__ = [
     "Pair",
     "QUERY_RELATIONS",
     "as_pairs",
+    "given_pair",
     "check_neighbours",
     "replace_one",
     "add_one",
@@ -79,12 +87,51 @@ class Pair:
         return {"label": self.label, "relation": self.relation, "d": j(self.d), "d_prime": j(self.d_prime)}
 
 
-def as_pairs(pairs) -> list[Pair]:
-    """Normalise a Pair, a ``(D, D')`` tuple, or a list of these to a list of :class:`Pair`."""
+def _array_or_none(x):
+    """``x`` as a numpy array when it is a numeric/bool/string array-like, else ``None`` (objects, ragged)."""
+    try:
+        a = np.asarray(x)
+    except (ValueError, TypeError):
+        return None
+    return None if a.dtype.kind in "OVMm" else a
+
+
+def given_pair(d, d_prime, relation: str, label: str = "given pair") -> Pair:
+    """A plain ``(D, D')`` read under the claim's dataset ``relation`` (``"replace"`` or ``"add_remove"``).
+
+    Two scalars (0-d) are query answers: relation ``"given"``, asserted.  Two arrays are datasets (rows = first
+    axis; a 1-d array is a dataset of scalar records), checked with :func:`check_neighbours` and returned with
+    ``relation``; a pair that is not neighbouring raises ``ValueError`` saying how the two differ.  A scalar
+    against an array raises; anything that is not a plain array stays ``"given"`` (cannot be checked).
+    """
+    if relation not in NEIGHBOUR_RELATIONS:
+        raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
+    a, b = _array_or_none(d), _array_or_none(d_prime)
+    if a is None or b is None:
+        return Pair(d, d_prime, label, "given")
+    if a.ndim == 0 and b.ndim == 0:
+        return Pair(d, d_prime, label, "given")
+    if (a.ndim == 0) != (b.ndim == 0):
+        raise ValueError(f"pair {label!r} mixes a scalar and an array (shapes {a.shape} and {b.shape}); give two "
+                         "scalars (query answers) or two datasets")
+    p = Pair(d, d_prime, label, relation)
+    check_neighbours(p)
+    return p
+
+
+def as_pairs(pairs, relation: str | None = None) -> list[Pair]:
+    """Normalise a Pair, a ``(D, D')`` tuple, or a list of these to a list of :class:`Pair`.
+
+    With ``relation`` (the claim's dataset relation) plain tuples go through :func:`given_pair` (datasets are
+    checked); without it they stay ``"given"``.  :class:`Pair` objects are returned as they are.
+    """
+    def plain(d, dp, label):
+        return Pair(d, dp, label, "given") if relation is None else given_pair(d, dp, relation, label)
+
     if isinstance(pairs, Pair):
         return [pairs]
     if isinstance(pairs, tuple) and len(pairs) == 2 and not isinstance(pairs[0], (Pair, tuple)):
-        return [Pair(pairs[0], pairs[1], "given pair", "given")]
+        return [plain(pairs[0], pairs[1], "given pair")]
     out = []
     try:
         items = list(pairs)
@@ -94,7 +141,7 @@ def as_pairs(pairs) -> list[Pair]:
         if isinstance(p, Pair):
             out.append(p)
         elif isinstance(p, (tuple, list)) and len(p) == 2:
-            out.append(Pair(p[0], p[1], f"given pair {len(out)}", "given"))
+            out.append(plain(p[0], p[1], f"given pair {len(out)}"))
         else:
             raise ValueError(f"pairs must contain Pair objects or (D, D') tuples; got {p!r}")
     if not out:
@@ -106,47 +153,106 @@ def as_pairs(pairs) -> list[Pair]:
 # Dataset relations
 # ---------------------------------------------------------------------------------------------------------
 def _rows(data) -> np.ndarray:
+    """``data`` as a 2-d array of records (rows = first axis), empty datasets included."""
     a = np.asarray(data)
     if a.ndim == 0:
         raise ValueError("data must have at least one dimension (rows) for a dataset relation")
-    return a.reshape(a.shape[0], -1)
+    return a.reshape(a.shape[0], int(np.prod(a.shape[1:], dtype=np.int64)))
 
 
-def _sorted_rows(a: np.ndarray) -> np.ndarray:
-    if a.shape[0] == 0:
-        return a
-    order = np.lexsort(a.T[::-1])
-    return a[order]
+def _row_shapes(a: np.ndarray, b: np.ndarray):
+    """Row shapes of two datasets; an empty 1-d array (``[]``) takes the other's row shape."""
+    ra, rb = a.shape[1:], b.shape[1:]
+    if a.shape == (0,):
+        ra = rb
+    if b.shape == (0,):
+        rb = ra
+    return ra, rb
+
+
+def _common_rows(a: np.ndarray, b: np.ndarray, k: int):
+    """Both datasets as ``(n, k)`` arrays of a common dtype, floats canonical (−0 → 0, one NaN)."""
+    try:
+        dt = np.result_type(a.dtype, b.dtype)
+    except TypeError as exc:
+        raise ValueError(f"records of types {a.dtype} and {b.dtype} cannot be compared") from exc
+    out = []
+    for x in (a, b):
+        x = np.asarray(x, dtype=dt).reshape(x.shape[0], k)
+        if dt.kind in "fc":
+            x = x + np.zeros((), dt)  # −0.0 → 0.0
+            x = np.where(np.isnan(x), np.array(np.nan, dt), x)
+        out.append(np.ascontiguousarray(x))
+    return out
+
+
+def _list_rows(idx, limit: int = 6) -> str:
+    idx = [int(i) for i in idx]
+    s = ", ".join(str(i) for i in idx[:limit])
+    return s + (f", ... ({len(idx)} in all)" if len(idx) > limit else "")
+
+
+_LABEL_HINT = ("; if D and D' are query answers rather than datasets, label the pair, e.g. "
+               "Pair(D, D', relation='Ninf' | 'N1' | 'query')")
 
 
 def check_neighbours(pair: Pair, relation: str | None = None) -> None:
     """Raise ``ValueError`` unless ``pair`` are neighbours under a dataset ``relation`` (default: its own).
 
-    ``"replace"``: same shape and at most one row differs.  ``"add_remove"``: the row multisets differ by exactly
-    one row.  Query-level relations are asserted by the user and not checked.
+    Datasets are arrays whose first axis indexes records (a 1-d array: scalar records; an empty array of shape
+    ``(0, ...)`` or ``[]``: the empty dataset).  ``"replace"``: same size and row shape, at most one row differs
+    (position by position: datasets are tuples).  ``"add_remove"``: sizes differ by one and the smaller dataset is
+    the larger one with one record removed (as multisets: the order of rows does not matter).  NaN equals NaN and
+    −0 equals 0.  The error says how the two differ.  Query-level relations are asserted, not checked.
     """
     relation = relation or pair.relation
     if relation in QUERY_RELATIONS:
         return
-    a, b = _rows(pair.d), _rows(pair.d_prime)
+    if relation not in NEIGHBOUR_RELATIONS:
+        raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS + QUERY_RELATIONS}, got {relation!r}")
+    a0, b0 = np.asarray(pair.d), np.asarray(pair.d_prime)
+    if a0.ndim == 0 or b0.ndim == 0:
+        raise ValueError(f"pair {pair.label!r}: a {relation!r} pair needs two datasets (arrays with a row axis), "
+                         f"got shapes {a0.shape} and {b0.shape}")
+    ra, rb = _row_shapes(a0, b0)
+    if ra != rb:
+        raise ValueError(f"pair {pair.label!r} is not a {relation} pair: records have shapes {ra} and {rb}")
+    k = int(np.prod(ra, dtype=np.int64))
+    a, b = _common_rows(a0, b0, k)
+    na, nb = a.shape[0], b.shape[0]
     if relation == "replace":
-        if a.shape != b.shape:
-            raise ValueError(f"pair {pair.label!r} is not a replace-one pair: shapes {a.shape} and {b.shape} differ")
-        ndiff = int(np.count_nonzero(np.any(a != b, axis=1)))
-        if ndiff > 1:
-            raise ValueError(f"pair {pair.label!r} is not a replace-one pair: {ndiff} rows differ")
+        if na != nb:
+            raise ValueError(f"pair {pair.label!r} is not a replace-one pair: sizes {na} and {nb} differ "
+                             "(replace-one needs equal sizes; use an add_remove claim for a record added/removed)")
+        same = a == b
+        if a.dtype.kind in "fc":
+            same |= np.isnan(a) & np.isnan(b)
+        diff = np.nonzero(~np.all(same, axis=1))[0]
+        if diff.size > 1:
+            raise ValueError(f"pair {pair.label!r} is not a replace-one pair: rows {_list_rows(diff)} differ "
+                             f"({diff.size} rows; replace-one allows 1){_LABEL_HINT}")
         return
-    if relation == "add_remove":
-        if a.shape[1:] != b.shape[1:] or abs(a.shape[0] - b.shape[0]) != 1:
-            raise ValueError(f"pair {pair.label!r} is not an add/remove pair: {a.shape[0]} vs {b.shape[0]} rows")
-        big, small = (a, b) if a.shape[0] > b.shape[0] else (b, a)
-        big, small = _sorted_rows(big), _sorted_rows(small)
-        neq = np.nonzero(np.any(big[:-1] != small, axis=1))[0]
-        i = int(neq[0]) if neq.size else small.shape[0]
-        if not np.array_equal(big[i + 1:], small[i:]):
-            raise ValueError(f"pair {pair.label!r} is not an add/remove pair: more than one row differs")
-        return
-    raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS + QUERY_RELATIONS}, got {relation!r}")
+    if abs(na - nb) != 1:
+        what = "are equal" if na == nb else f"differ by {abs(na - nb)}"
+        raise ValueError(f"pair {pair.label!r} is not an add/remove pair: sizes {na} and {nb} {what} "
+                         f"(add/remove-one needs sizes that differ by 1){_LABEL_HINT}")
+    big, small = (a, b) if na > nb else (b, a)
+    counts: dict[bytes, int] = {}
+    for r in big:
+        key = r.tobytes()
+        counts[key] = counts.get(key, 0) + 1
+    missing = []
+    for i, r in enumerate(small):
+        key = r.tobytes()
+        if counts.get(key, 0) > 0:
+            counts[key] -= 1
+        else:
+            missing.append(i)
+    if missing:
+        which = "D" if na < nb else "D'"
+        rows_txt = f"rows {_list_rows(missing)}" if len(missing) > 1 else f"row {missing[0]}"
+        raise ValueError(f"pair {pair.label!r} is not an add/remove pair: besides the added record, {rows_txt} of the smaller dataset ({which}) are not in the larger one "
+                         f"({len(missing) + 1} records differ; add/remove-one allows 1){_LABEL_HINT}")
 
 
 def replace_one(data, index: int, row, label: str | None = None) -> Pair:
@@ -165,13 +271,22 @@ def replace_one(data, index: int, row, label: str | None = None) -> Pair:
 def add_one(data, row, label: str | None = None) -> Pair:
     """``D`` vs ``D ∪ {row}`` (add/remove neighbours)."""
     d = np.asarray(data)
-    r = np.asarray(row, dtype=np.result_type(d.dtype, np.asarray(row).dtype)).reshape((1,) + d.shape[1:])
-    return Pair(d, np.concatenate([d, r]), label or f"add row {_fmt(row)}", "add_remove")
+    if d.ndim == 0:
+        raise ValueError("data must have at least one dimension (rows)")
+    row = np.asarray(row)
+    if d.shape == (0,) and row.ndim > 0:  # the empty dataset given as []: records take the row's shape
+        d = d.reshape((0,) + row.shape)
+    if row.size != int(np.prod(d.shape[1:], dtype=np.int64)):
+        raise ValueError(f"row must have the records' shape {d.shape[1:]}, got shape {row.shape}")
+    r = np.asarray(row, dtype=np.result_type(d.dtype, row.dtype)).reshape((1,) + d.shape[1:])
+    return Pair(d, np.concatenate([d.astype(r.dtype, copy=False), r]), label or f"add row {_fmt(row)}", "add_remove")
 
 
 def remove_one(data, index: int, label: str | None = None) -> Pair:
     """``D`` vs ``D`` without row ``index`` (add/remove neighbours)."""
     d = np.asarray(data)
+    if d.ndim == 0 or d.shape[0] == 0:
+        raise ValueError("data must have at least one row to remove")
     index = check_int("index", index, minimum=0)
     if index >= d.shape[0]:
         raise ValueError(f"index must lie in [0, {d.shape[0] - 1}], got {index}")
@@ -230,18 +345,73 @@ def statdp_patterns(m: int = 5, relation: str = "Ninf", sensitivity: float = 1.0
     return [Pair(a * s, b * s, name, relation) for name, a, b in pats]
 
 
-def dataset_patterns(data, *, relation: str = "replace", bound: float | None = None,
-                     multiples: Sequence[float] = (1.0, 2.0), rows: Sequence[int] | None = None,
-                     max_pairs: int | None = None) -> list[Pair]:
+def _domain(lower, upper, bound, rowshape):
+    """Per-entry domain ends (arrays of ``rowshape`` or None) from ``lower``/``upper`` or a symmetric ``bound``."""
+    if bound is not None:
+        if lower is not None or upper is not None:
+            raise ValueError("give either bound or lower/upper, not both")
+        bound = check_positive("bound", bound)
+        lower, upper = -bound, bound
+    ends = []
+    for name, v in (("lower", lower), ("upper", upper)):
+        if v is None:
+            ends.append(None)
+            continue
+        try:
+            arr = np.broadcast_to(np.asarray(v, dtype=float), rowshape).astype(float)
+        except ValueError as exc:
+            raise ValueError(f"{name} must be a scalar or broadcast to the records' shape {rowshape}, "
+                             f"got shape {np.shape(v)}") from exc
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite, got {v!r}")
+        ends.append(arr)
+    lo, hi = ends
+    if lo is not None and hi is not None and not np.all(lo < hi):
+        raise ValueError(f"lower must be < upper in every column, got lower={lower!r}, upper={upper!r}")
+    return lo, hi
+
+
+def _domain_targets(lo, hi, max_corners: int) -> list[tuple[str, np.ndarray]]:
+    """Rows at the domain's ends (all lower / all upper) and, when both ends exist, its mixed corners
+    (every corner for up to 4 entries per record, else the two half-and-half ones), at most ``max_corners``."""
+    out = []
+    if hi is not None:
+        out.append(("domain upper", hi))
+    if lo is not None:
+        out.append(("domain lower", lo))
+    if lo is None or hi is None or lo.size < 2:
+        return out
+    k = lo.size
+    if k <= 4:
+        masks = [np.array(m, bool) for m in itertools.product((False, True), repeat=k)][1:-1]
+    else:
+        h = np.arange(k) < k // 2
+        masks = [h, ~h]
+    for m in masks[: max(0, max_corners - 2)]:
+        m = m.reshape(lo.shape)
+        out.append((f"domain corner {''.join('U' if x else 'L' for x in m.ravel())}", np.where(m, hi, lo)))
+    return out
+
+
+def dataset_patterns(data, *, relation: str = "replace", bound: float | None = None, lower=None, upper=None,
+                     multiples: Sequence[float] | None = None, rows: Sequence[int] | None = None,
+                     max_pairs: int | None = None, max_corners: int = 16) -> list[Pair]:
     """Dataset neighbours of ``data`` (rows = records) built from the patterns that break estimators.
+
+    A declared data domain ``[lower, upper]`` (scalars, or arrays of the records' shape, per column; either end
+    may be omitted) bounds every generated record: replacement and added rows are the domain's ends and corners
+    (:func:`_domain_targets`), the data's own coordinate-wise max/min, and copies of existing rows -- never
+    outside the domain (``data`` itself must lie in it).  ``bound=b`` is the symmetric domain ``[-b, b]``, read
+    as a clipping bound: ``multiples`` (default ``(1, 2)``, only with ``bound``) adds rows at ``±c·b``, so a
+    ``c > 1`` deliberately probes beyond the bound (for a mechanism that clips and claims privacy for every
+    input); declare ``lower=-b, upper=b`` instead to stay inside (and to get the mixed corners of
+    multi-column records, which ``bound`` does not generate).
 
     For each chosen row i (default: the first row and the rows holding the smallest and largest value of the
     first column):
 
-    * ``"replace"``: row i moved to the dataset's extreme values (coordinate-wise max and min), to ``±c·bound`` for
-      each ``c`` in ``multiples`` (when a declared ``bound`` is given), and replaced by a duplicate of the row
-      farthest from it;
-    * ``"add_remove"``: row i removed, row i duplicated, and an added row at the extremes / ``±c·bound``.
+    * ``"replace"``: row i moved to each target, and replaced by a duplicate of the row farthest from it;
+    * ``"add_remove"``: row i removed, row i duplicated, and (once) a row added at each target.
     """
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
@@ -250,20 +420,25 @@ def dataset_patterns(data, *, relation: str = "replace", bound: float | None = N
         raise ValueError("data must be an array with at least one row")
     if not np.all(np.isfinite(d)):
         raise ValueError("data must be finite (found NaN or inf)")
-    if bound is not None:
-        bound = check_positive("bound", bound)
+    rowshape = d.shape[1:]
+    if multiples is not None and bound is None:
+        raise ValueError("multiples applies to a symmetric bound only (lower/upper declare a domain: no row "
+                         "is generated outside it)")
+    max_corners = check_int("max_corners", max_corners, minimum=2)
+    lo, hi = _domain(lower, upper, bound, rowshape)
+    if (lo is not None and np.any(d < lo)) or (hi is not None and np.any(d > hi)):
+        raise ValueError("data must lie inside the declared domain [lower, upper] (or [-bound, bound])")
     R = d.reshape(d.shape[0], -1)
     first = R[:, 0]
     if rows is None:
         rows = sorted({0, int(np.argmin(first)), int(np.argmax(first))})
-    rowshape = d.shape[1:]
-    hi_row = R.max(axis=0).reshape(rowshape)
-    lo_row = R.min(axis=0).reshape(rowshape)
-    targets = [("dataset max", hi_row), ("dataset min", lo_row)]
+    targets = [("dataset max", R.max(axis=0).reshape(rowshape)), ("dataset min", R.min(axis=0).reshape(rowshape))]
     if bound is not None:
-        for c in multiples:
+        for c in ((1.0, 2.0) if multiples is None else multiples):
             c = check_positive("multiples", c)
             targets += [(f"+{c:g}·bound", np.full(rowshape, c * bound)), (f"-{c:g}·bound", np.full(rowshape, -c * bound))]
+    else:
+        targets += _domain_targets(lo, hi, max_corners)
     out: list[Pair] = []
     for i in rows:
         i = check_int("rows", i, minimum=0)

@@ -75,17 +75,22 @@ def as_claim(claim, mech) -> PrivacyClaim:
 
 
 def resolve_pairs(pairs, neighbours, claim: PrivacyClaim) -> list[Pair]:
-    """Candidate pairs from ``pairs`` or ``neighbours``, each checked against the claim's neighbour relation."""
+    """Candidate pairs from ``pairs`` or ``neighbours``, each checked against the claim's neighbour relation.
+
+    Plain ``(D, D')`` tuples are read with the claim's relation (:func:`~.neighbours.given_pair`): two arrays are
+    datasets and must be neighbours under it (else ``ValueError`` saying how they differ), two scalars are query
+    answers.  Pairs labelled with a query-level relation (``"query"``, ``"N1"``, ``"Ninf"``) are asserted.
+    """
     if pairs is not None and neighbours is not None:
         raise ValueError("give either pairs or neighbours, not both")
     if pairs is not None:
-        out = as_pairs(pairs)
+        out = as_pairs(pairs, claim.neighbours)
     elif neighbours is None:
         raise ValueError("pairs or neighbours must be given (e.g. pairs=[(0.0, 1.0)] or neighbours=dataset)")
     elif isinstance(neighbours, dict):
         out = dataset_patterns(**{"relation": claim.neighbours, **neighbours})
     elif callable(neighbours):
-        out = as_pairs(neighbours(claim.neighbours))
+        out = as_pairs(neighbours(claim.neighbours), claim.neighbours)
     else:
         out = dataset_patterns(neighbours, relation=claim.neighbours)
     for p in out:

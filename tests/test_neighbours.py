@@ -1,0 +1,200 @@
+"""Neighbouring inputs are checked: plain (D, D') tuples against the claim's relation, empty datasets under
+add/remove, and generated neighbours inside a declared data domain [lower, upper]."""
+import numpy as np
+import pytest
+
+from htdp_verify.claims import PrivacyClaim
+from htdp_verify.privacy import Pair, add_one, audit, check_neighbours, dataset_patterns, remove_one
+from htdp_verify.privacy.neighbours import as_pairs, given_pair
+from htdp_verify.privacy.plan import resolve_pairs
+
+REPLACE = PrivacyClaim(1.0)
+ADD_REMOVE = PrivacyClaim(1.0, neighbours="add_remove")
+
+
+def mean_mech(data, size, rng):
+    """ε = 1 for replace-one on 10 records in [0, 1] (sensitivity 1/10)."""
+    d = np.clip(np.asarray(data, float), 0.0, 1.0)
+    return d.mean() + rng.laplace(0.0, 0.1, size)
+
+
+def sum_mech(data, size, rng):
+    """ε = 1 for add/remove of a record in [0, 1]; accepts the empty dataset (sum 0)."""
+    d = np.clip(np.asarray(data, float).reshape(-1), 0.0, 1.0)
+    return d.sum() + rng.laplace(0.0, 1.0, size)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# plain tuples are checked against the claim's relation
+# ---------------------------------------------------------------------------------------------------------------
+def test_non_neighbouring_tuple_is_refused_not_reported_as_violation():
+    # Three records differ: the pair is not replace-one neighbours.  Before the check, audit() ran on it and
+    # reported "violated" for this correct mechanism (the pair's true ε is 3).
+    d = np.zeros(10)
+    d2 = d.copy()
+    d2[[2, 5, 8]] = 1.0
+    with pytest.raises(ValueError, match=r"rows 2, 5, 8 differ \(3 rows; replace-one allows 1\)"):
+        audit(mean_mech, REPLACE, pairs=(d, d2), n_samples=5_000, rng=np.random.default_rng(1))
+    with pytest.raises(ValueError, match="not a replace-one pair"):
+        audit(mean_mech, REPLACE, pairs=[(d, d2)], n_samples=5_000, rng=np.random.default_rng(1))
+    # A genuine neighbour of the same data is accepted and the correct mechanism passes.
+    d1 = d.copy()
+    d1[5] = 1.0
+    r = audit(mean_mech, REPLACE, pairs=[(d, d1)], n_samples=20_000, rng=np.random.default_rng(2))
+    assert r.verdict == "consistent" and r.details["pair"]["relation"] == "replace"
+
+
+def test_add_remove_messages_say_how_the_datasets_differ():
+    with pytest.raises(ValueError, match="sizes 10 and 12 differ by 2"):
+        given_pair(np.zeros(10), np.zeros(12), "add_remove")
+    with pytest.raises(ValueError, match="sizes 10 and 10 are equal"):
+        given_pair(np.zeros(10), np.ones(10), "add_remove")
+    with pytest.raises(ValueError, match="sizes 4 and 5 differ"):
+        given_pair(np.zeros(4), np.zeros(5), "replace")
+    # One record added and one other changed: two records differ.
+    with pytest.raises(ValueError, match=r"row 0 of the smaller dataset \(D\).*2 records differ"):
+        given_pair(np.arange(5.0), np.r_[9.0, 1.0, 2.0, 3.0, 4.0, 7.0], "add_remove")
+    with pytest.raises(ValueError, match="records have shapes"):
+        given_pair(np.zeros((3, 2)), np.zeros((4, 3)), "add_remove")
+    with pytest.raises(ValueError, match="mixes a scalar and an array"):
+        given_pair(0.0, np.zeros(3), "replace")
+    with pytest.raises(ValueError, match="relation"):
+        given_pair(np.zeros(3), np.zeros(3), "swap")
+
+
+def test_add_remove_is_on_multisets_and_nan_equals_nan():
+    d = np.array([[1.0, 2.0], [3.0, np.nan], [5.0, 6.0]])
+    d2 = np.vstack([d[[2, 0, 1]], [[0.0, -0.0]]])  # reordered, one record added
+    assert given_pair(d, d2, "add_remove").relation == "add_remove"
+    rep = d.copy()
+    rep[0] = [7.0, 7.0]
+    assert given_pair(d, rep, "replace").relation == "replace"  # the NaN row does not count as changed
+    check_neighbours(Pair(np.array([0.0, 1.0]), np.array([-0.0, 1.0]), "signed zero", "replace"))
+
+
+def test_one_d_arrays_are_datasets_of_scalar_records_and_query_pairs_are_labelled():
+    # A plain tuple of two 1-d arrays is a dataset pair: two changed entries are two changed records.
+    with pytest.raises(ValueError, match="label the pair"):
+        resolve_pairs((np.zeros(3), np.ones(3)), None, REPLACE)
+    # The same arrays labelled as query answers are asserted, not checked.
+    for rel in ("Ninf", "N1", "query"):
+        out = resolve_pairs([Pair(np.zeros(3), np.ones(3), "q", rel)], None, REPLACE)
+        assert out[0].relation == rel
+    # Scalars are query answers.
+    out = resolve_pairs([(0.0, 1.0), (3, 4)], None, ADD_REMOVE)
+    assert [p.relation for p in out] == ["given", "given"]
+    # A callable's plain tuples are checked too.
+    with pytest.raises(ValueError, match="sizes 3 and 3 are equal"):
+        resolve_pairs(None, lambda rel: [(np.zeros(3), np.ones(3))], ADD_REMOVE)
+    # Inputs that are not arrays cannot be compared record by record: they stay "given" (asserted).
+    out = as_pairs([({"a": 1}, {"a": 2})], "replace")
+    assert out[0].relation == "given"
+    # Without a relation (the pair search's own normalisation) nothing is checked.
+    assert as_pairs((np.zeros(3), np.ones(3)))[0].relation == "given"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# empty datasets under add/remove
+# ---------------------------------------------------------------------------------------------------------------
+def test_empty_dataset_pairs():
+    empty = np.empty((0, 3))
+    check_neighbours(Pair(empty, np.ones((1, 3)), "empty vs one", "add_remove"))
+    check_neighbours(Pair([], [[1.0, 2.0, 3.0]], "[] vs one", "add_remove"))
+    check_neighbours(Pair(np.empty(0), np.array([0.5]), "scalar records", "add_remove"))
+    with pytest.raises(ValueError, match="sizes 0 and 2 differ by 2"):
+        check_neighbours(Pair(empty, np.ones((2, 3)), "empty vs two", "add_remove"))
+    p = add_one(empty, [1.0, 2.0, 3.0])
+    assert p.d.shape == (0, 3) and p.d_prime.shape == (1, 3)
+    check_neighbours(p)
+    p = add_one([], [1.0, 2.0])  # [] takes the record's shape
+    assert p.d.shape == (0, 2) and p.d_prime.shape == (1, 2)
+    check_neighbours(p)
+    p = remove_one(np.ones((1, 2)), 0)
+    assert p.d_prime.shape == (0, 2)
+    check_neighbours(p)
+    with pytest.raises(ValueError, match="at least one row"):
+        remove_one(empty, 0)
+    with pytest.raises(ValueError, match="row must have"):
+        add_one(empty, [1.0, 2.0])
+
+
+def test_audit_with_an_empty_dataset():
+    r = audit(sum_mech, ADD_REMOVE, pairs=(np.empty(0), np.array([1.0])), n_samples=20_000,
+              rng=np.random.default_rng(3))
+    assert r.verdict == "consistent" and r.details["pair"]["relation"] == "add_remove"
+    # The same pair catches a mechanism with half the noise (true ε = 2 against the claimed 1).
+    def loud(data, size, rng):
+        return np.asarray(data, float).sum() + rng.laplace(0.0, 0.5, size)
+    r = audit(loud, ADD_REMOVE, pairs=[add_one(np.empty((0, 1)), [1.0])], n_samples=20_000,
+              rng=np.random.default_rng(4))
+    assert r.verdict == "violated"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# generated neighbours respect a declared domain
+# ---------------------------------------------------------------------------------------------------------------
+def _all_records(pairs):
+    recs = [np.asarray(p.d, float) for p in pairs] + [np.asarray(p.d_prime, float) for p in pairs]
+    return np.concatenate([r.reshape(r.shape[0], -1) for r in recs])
+
+
+@pytest.mark.parametrize("relation", ["replace", "add_remove"])
+def test_domain_rows_are_at_the_corners_and_never_outside(relation):
+    rng = np.random.default_rng(5)
+    lo, hi = np.array([0.0, -2.0, 10.0]), np.array([1.0, 5.0, 11.0])
+    X = rng.uniform(lo, hi, (20, 3))
+    pairs = dataset_patterns(X, relation=relation, lower=lo, upper=hi)
+    for p in pairs:
+        check_neighbours(p)
+    R = _all_records(pairs)
+    assert np.all(R >= lo) and np.all(R <= hi)
+    # Every corner of the box (2^3 = 8) is generated as a record.
+    corners = {tuple(np.where(m, hi, lo)) for m in np.ndindex(2, 2, 2) for m in [np.array(m, bool)]}
+    assert corners <= {tuple(r) for r in R}
+
+
+def test_domain_one_sided_scalar_and_bound_equivalence():
+    x = np.array([0.2, 0.7, 0.4])
+    lab = " ".join(p.label for p in dataset_patterns(x, lower=0.0, upper=1.0))
+    assert "domain upper (1)" in lab and "domain lower (0)" in lab
+    one_sided = dataset_patterns(x, lower=0.0)
+    assert np.all(_all_records(one_sided) >= 0.0) and "domain upper" not in " ".join(p.label for p in one_sided)
+    # bound=b is the domain [-b, b] (plus ±c·b rows for the declared multiples, a deliberate clipping probe).
+    R = _all_records(dataset_patterns(x, bound=1.0, multiples=(1.0,)))
+    assert R.min() == -1.0 and R.max() == 1.0
+    assert _all_records(dataset_patterns(x, bound=1.0)).max() == 2.0  # default multiples (1, 2)
+
+
+def test_domain_validation():
+    x = np.zeros(3)
+    with pytest.raises(ValueError, match="lower must be < upper"):
+        dataset_patterns(x, lower=1.0, upper=1.0)
+    with pytest.raises(ValueError, match="lower must be < upper"):
+        dataset_patterns(np.zeros((2, 2)), lower=[0.0, 1.0], upper=[1.0, 0.5])
+    with pytest.raises(ValueError, match="inside the declared domain"):
+        dataset_patterns(x, lower=0.5, upper=1.0)
+    with pytest.raises(ValueError, match="either bound or lower/upper"):
+        dataset_patterns(x, bound=1.0, lower=-1.0)
+    with pytest.raises(ValueError, match="multiples"):
+        dataset_patterns(x, lower=-1.0, upper=1.0, multiples=(2.0,))
+    with pytest.raises(ValueError, match="upper must be a scalar or broadcast"):
+        dataset_patterns(np.zeros((2, 2)), lower=0.0, upper=[1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="lower must be finite"):
+        dataset_patterns(x, lower=-np.inf, upper=1.0)
+
+
+def test_audit_with_a_domain_generates_no_row_outside_it():
+    # Records in [0, 1] and a mean that does not clip: private inside the domain (sensitivity 1/10, ε = 1), so the
+    # audit on generated neighbours in [0, 1] passes; bound=1 (with its 2·bound clipping probe) flags it.
+    def unclipped_mean(data, size, rng):
+        return np.asarray(data, float).mean() + rng.laplace(0.0, 0.1, size)
+
+    x = np.random.default_rng(6).uniform(0, 1, 10)
+    r = audit(unclipped_mean, REPLACE, neighbours={"data": x, "lower": 0.0, "upper": 1.0}, n_samples=20_000,
+              rng=np.random.default_rng(7))
+    assert r.verdict == "consistent"
+    d_prime = np.asarray(r.details["pair"]["d_prime"])
+    assert np.all((d_prime >= 0) & (d_prime <= 1))
+    r = audit(unclipped_mean, REPLACE, neighbours={"data": x, "bound": 1.0}, n_samples=20_000,
+              rng=np.random.default_rng(8))
+    assert r.verdict == "violated"
