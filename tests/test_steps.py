@@ -146,6 +146,18 @@ def test_non_homogeneous_steps_compose_only_the_audited_ones():
         Calibration("gaussian", sensitivity=2.0, sigma=est.sigma / 10, steps=2), DELTA)
 
 
+def test_a_step_audited_at_two_states_is_composed_once():
+    class Inhomogeneous(UnderNoised):
+        step_homogeneous = False
+
+    est = _est(Inhomogeneous)
+    res = audit_steps(est, _pair(), [(2, np.zeros(2)), (2, np.array([0.1, 0.0]))], n_samples=2000,
+                      rng=np.random.default_rng(25))
+    assert res.verdict == "violated" and res.run_lower_bound["from_steps"] == (2,)
+    one_step = epsilon_of(Calibration("gaussian", sensitivity=2.0, sigma=est.sigma / 10, steps=1), DELTA)
+    assert res.run_lower_bound["epsilon_lb"] <= one_step
+
+
 def test_accounting_flags_a_claim_the_stated_noise_does_not_give():
     res = audit_steps(_est(), _pair(), {0: np.zeros(2)}, n_samples=2000, rng=np.random.default_rng(24),
                       claim=PrivacyClaim(0.5, DELTA, "replace"))

@@ -8,6 +8,8 @@
 * accounting: exact ε(δ) of a stated calibration (``Calibration``, ``epsilon_of``, ``delta_of``,
   ``check_calibration``; closed forms, dp-accounting PLD / RDP); tight zCDP conversion ``zcdp_epsilon``
 * exact: tight ε(δ) of peeling (iterated report-noisy-max with Laplace noise) on a pair of score vectors
+* steps: step audits of iterative estimators (``audit_steps``, ``SteppedEstimator``) composed with the accountant
+* libraries: OpenDP measurements and python-dp algorithms as mechanisms (``from_opendp``, ``from_pydp``; optional extras)
 * canary: one-run canary auditing (``audit_one_run``, canary designs, ``epsilon_lower_bound_one_run``)
 """
 from .guarantee import PrivacyGuarantee, bun_steinke_epsilon, zcdp_delta, zcdp_epsilon, zcdp_to_approx_dp
@@ -36,6 +38,8 @@ from .independence import check_independent_releases
 from .bounds import PrivacyProfile, gdp_delta, gdp_epsilon, gdp_mu_lb, gaussian_profile_delta
 from .audit import AuditResult, audit
 from .exact import peeling_delta, peeling_epsilon, peeling_profile
+from .steps import SteppedEstimator, StepAuditResult, audit_steps, binary_composition_epsilon
+from .libraries import from_opendp, from_pydp, opendp_guarantee, pydp_guarantee
 from .canary import (CanaryDesign, audit_one_run, cluster_canaries, epsilon_lower_bound_one_run, mean_canaries,
                      one_run_p_value, regression_canaries)
 
@@ -86,4 +90,12 @@ __all__ = [
     "cluster_canaries",
     "one_run_p_value",
     "epsilon_lower_bound_one_run",
+    "SteppedEstimator",
+    "StepAuditResult",
+    "audit_steps",
+    "binary_composition_epsilon",
+    "from_opendp",
+    "from_pydp",
+    "opendp_guarantee",
+    "pydp_guarantee",
 ]

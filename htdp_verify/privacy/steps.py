@@ -333,11 +333,17 @@ def audit_steps(estimator, data_pair, states, *, n_samples: int, rng: np.random.
             cands = [(t, binary_composition_epsilon([tp], delta, repeat=reps)) for t, tp, _ in tests]
             how = (f"the audited step repeated {reps} times (homogeneous steps: the adversary holds the state)"
                    if reps > 1 else "one step (parallel composition: a record meets one step)")
-        else:
-            use = tests if len(tests) <= _MAX_ENUMERATED else sorted(
-                tests, key=lambda x: -math.log(x[1][0] / max(x[1][1], 1e-300)))[:_MAX_ENUMERATED]
+        else:  # each step happens once in a run: one test per step index (its strongest audited state)
+            by_t = {}
+            for t, tp, g in tests:
+                if t not in by_t or binary_composition_epsilon([tp], delta) > binary_composition_epsilon(
+                        [by_t[t][1]], delta):
+                    by_t[t] = (t, tp, g)
+            use = sorted(by_t.values(), key=lambda x: -binary_composition_epsilon([x[1]], delta))[:_MAX_ENUMERATED]
+            use.sort(key=lambda x: x[0])
             cands = [(tuple(t for t, _, _ in use), binary_composition_epsilon([tp for _, tp, _ in use], delta))]
-            how = f"the {len(use)} violated audited steps, each once (steps not declared homogeneous)"
+            how = (f"the {len(use)} violated audited step(s), each once at its strongest audited state (steps not "
+                   "declared homogeneous)")
         which, eps_run = max(cands, key=lambda x: x[1])
         run_lb = {
             "epsilon_lb": eps_run, "delta": delta, "confidence": 1 - alpha, "steps_composed": how,
