@@ -6,7 +6,12 @@ Assertions (usable in any test; each returns the :class:`~htdp_verify.results.Ch
 * :func:`assert_tail_bound` – exact exceedance test of a high-probability bound
   (:func:`htdp_verify.rates.check_tail_bound`);
 * :func:`assert_quantile_shape` – the (1−β)-quantile grows like ``log(1/β)^γ``
-  (:func:`htdp_verify.rates.check_quantile_shape`).
+  (:func:`htdp_verify.rates.check_quantile_shape`);
+* :func:`assert_private` – an empirical privacy audit (:func:`htdp_verify.privacy.audit`) of a declared or given
+  claim; fails only on a certified violation.
+
+Estimator contract checks (re-exported from :mod:`htdp_verify.estimator_checks`): :func:`check_dp_estimator` and
+:func:`parametrize_with_dp_checks` (one pytest test per check, chosen from the estimator's declared tags).
 
 A failure raises ``AssertionError`` whose message shows the verdict, the fit with its confidence interval, the
 local slopes and the seed.  Every assertion has a designed false-failure rate α (its ``alpha`` argument); with
@@ -21,10 +26,13 @@ Plugin
 * option ``--htdp-seed-salt TEXT`` (default: ``$HTDP_SEED_SALT`` or empty) mixed into every test seed;
 * fixtures ``rng`` (a ``numpy.random.Generator`` seeded from the test id) and ``htdp_seed`` (the same integer,
   for :func:`htdp_verify.montecarlo.sweep` ``seed=``).
+
+The chosen profile also scales :func:`assert_private` and the estimator checks run under pytest.
 """
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import warnings
 from dataclasses import dataclass
@@ -33,6 +41,8 @@ import numpy as np
 import pytest
 
 from .claims import Provenance, RateClaim, TailBoundClaim
+from .estimator_checks import (_PROFILE_OVERRIDE, check_dp_estimator, dp_checks, estimator_id, get_tags,
+                               parametrize_with_dp_checks, xfail_checks)
 from .registry import PROFILES
 from .results import CheckResult
 
@@ -42,6 +52,14 @@ __all__ = [
     "assert_rate",
     "assert_tail_bound",
     "assert_quantile_shape",
+    "assert_private",
+    "private_sample_size",
+    "check_dp_estimator",
+    "parametrize_with_dp_checks",
+    "dp_checks",
+    "get_tags",
+    "xfail_checks",
+    "estimator_id",
     "PROFILES",
 ]
 
@@ -208,6 +226,89 @@ def assert_quantile_shape(
     return _finish(res, on_inconclusive, extra)
 
 
+#: largest releases per side assert_private picks by itself, per profile
+_PRIVATE_CAP = {"quick": 200_000, "full": 2_000_000}
+
+
+def private_sample_size(epsilon: float, *, alpha: float = 0.05, detect_ratio: float = 1.5,
+                        event_probability: float = 0.1, power: float = 0.8, profile: str | None = None) -> int:
+    """Releases per side for :func:`assert_private` when ``n_samples`` is not given (the detectability target).
+
+    Target: a mechanism whose true ε is ``detect_ratio`` × the claimed ε on an event of probability
+    ``event_probability`` on D (so ``event_probability · e^{-detect_ratio·ε}`` on D') is refuted with probability
+    ≥ ``power`` at level ``alpha`` once the audit has found that event
+    (:func:`htdp_verify.stats.samples_needed_for_epsilon`). The ``full`` profile uses four times as many releases
+    (a smaller detectable ratio). At least 2 000; capped at 200 000 (quick) / 2 000 000 (full).
+    E.g. ε = 1, α = 0.05: 3 651 (quick), 14 604 (full)."""
+    from ._validate import check_positive, check_prob
+    from .stats import samples_needed_for_epsilon
+
+    epsilon = check_positive("epsilon", epsilon)
+    detect_ratio = check_positive("detect_ratio", detect_ratio)
+    if detect_ratio <= 1:
+        raise ValueError(f"detect_ratio must be > 1, got {detect_ratio!r}")
+    event_probability = check_prob("event_probability", event_probability)
+    prof = Profile(profile or os.environ.get("HTDP_PROFILE", "quick"))
+    if prof.name not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+    p2 = event_probability * math.exp(-detect_ratio * epsilon)
+    try:
+        n = samples_needed_for_epsilon(epsilon, event_probability, p2, alpha, power, n_max=10**9)
+    except ValueError:
+        n = _PRIVATE_CAP[prof.name]
+    n = max(2000, n) * (4 if prof.full else 1)
+    return int(min(n, _PRIVATE_CAP[prof.name]))
+
+
+def assert_private(
+    mechanism_or_estimator,
+    claim=None,
+    *,
+    pairs=None,
+    neighbours=None,
+    n_samples: int | None = None,
+    alpha: float = 0.05,
+    rng: np.random.Generator,
+    on_inconclusive: str = "fail",
+    profile: str | None = None,
+    attacks="auto",
+    name: str = "",
+    **audit_kwargs,
+):
+    """Assert that an empirical audit does not refute the privacy claim (:func:`htdp_verify.privacy.audit`).
+
+    ``claim``: a :class:`~htdp_verify.claims.PrivacyClaim` / :class:`~htdp_verify.privacy.PrivacyGuarantee`, or
+    ``None`` for the mechanism's declared ``privacy``. ``pairs`` or ``neighbours`` as in ``audit``. ``n_samples``
+    (releases per side) defaults to :func:`private_sample_size` of the claimed ε (profile ``profile`` or
+    ``$HTDP_PROFILE``). Fails (``AssertionError`` with the audit's summary, the pair and the exact event) on
+    ``"violated"`` (false-failure rate ≤ ``alpha`` for a mechanism that satisfies the claim); ``"inconclusive"`` (the
+    run could not certify the claimed ε even with a perfect event) follows ``on_inconclusive``
+    ("fail" / "warn" / "pass"). Returns the :class:`~htdp_verify.privacy.AuditResult`. Extra keyword arguments go
+    to ``audit``."""
+    from .privacy import audit
+    from .privacy.adapters import as_mechanism
+    from .privacy.plan import as_claim
+
+    if on_inconclusive not in _ON_INCONCLUSIVE:
+        raise ValueError(f"on_inconclusive must be one of {_ON_INCONCLUSIVE}, got {on_inconclusive!r}")
+    the_claim = as_claim(claim, as_mechanism(mechanism_or_estimator))
+    if n_samples is None:
+        n_samples = private_sample_size(the_claim.epsilon, alpha=alpha, profile=profile)
+    res = audit(mechanism_or_estimator, the_claim, pairs=pairs, neighbours=neighbours, n_samples=n_samples,
+                alpha=alpha, attacks=attacks, rng=rng, name=name or None, **audit_kwargs)
+    if res.verdict in ("violated", "inconclusive"):
+        d = res.details
+        counts = res.counts
+        extra = (f"pair: {d.get('pair', {}).get('text', '')}\n"
+                 f"event: {res.event} ({d.get('event', {}).get('orientation', '')})\n"
+                 f"counts: {counts.get('numerator')} vs {counts.get('denominator')} of {n_samples} per side\n"
+                 f"detectability: {res.detectability.get('statement', '')}")
+        if not res.name:
+            res.name = "assert_private"
+        return _finish(res, on_inconclusive, extra)
+    return res
+
+
 # ---------------------------------------------------------------------------------------------------------
 # pytest plugin
 # ---------------------------------------------------------------------------------------------------------
@@ -250,6 +351,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    _PROFILE_OVERRIDE[:] = [config.getoption("htdp_profile", default="quick")]
     config.addinivalue_line(
         "markers", "montecarlo: Monte Carlo statistical test with a designed false-failure rate (htdp-verify)"
     )
