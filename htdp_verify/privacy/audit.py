@@ -63,9 +63,13 @@ def audit(
     mechanism: a batched ``mechanism(data, size, rng) -> (size, ...)``, a :class:`Mechanism` from the adapters,
         or an estimator with ``sample``.
     claim: :class:`PrivacyClaim` or :class:`PrivacyGuarantee`; ``None`` uses the mechanism's declared guarantee.
-    pairs: neighbouring inputs: a ``(D, D')`` tuple, a :class:`Pair`, or a list of them (searched).
+    pairs: neighbouring inputs: a ``(D, D')`` tuple, a :class:`Pair`, or a list of them (searched).  Two arrays
+        in a plain tuple are datasets (rows = records; a 1-d array holds scalar records) and must be neighbours
+        under the claim's relation (``ValueError`` otherwise); two scalars are query answers.  Label vectors of
+        query answers: ``Pair(q, q2, relation="N1" | "Ninf")``.
     neighbours: instead of ``pairs``: a dataset (``dataset_patterns`` under the claim's relation), a dict of
-        ``dataset_patterns`` arguments, or a callable ``relation -> pairs``.
+        ``dataset_patterns`` arguments (e.g. ``{"data": x, "lower": 0, "upper": 1}``: a declared data domain),
+        or a callable ``relation -> pairs``.
     n_samples: fresh releases **per side** used for certification.
     alpha: family-wise error probability of every statement in the result (default 0.05).
     attacks: ``"auto"``, an attack name / :class:`~htdp_verify.privacy.attacks.Attack`, or a list of them.
