@@ -155,7 +155,7 @@ def from_opendp(measurement, *, d_in=None, delta: float | None = None, neighbour
 
     ``data`` is handed to the measurement as a Python list (an array) or scalar (a 0-d value); one call per
     release. The guarantee is :func:`opendp_guarantee` (``d_in``, ``delta``, ``neighbours`` as there). OpenDP
-    samples its noise from the operating system's secure generator and cannot be seeded: the mechanism is marked
+    samples its noise from its own cryptographically secure generator and cannot be seeded: the mechanism is marked
     ``reproducible=False`` and ``rng`` is not used for the releases.
     """
     guarantee = opendp_guarantee(measurement, d_in=d_in, delta=delta, neighbours=neighbours)

@@ -44,7 +44,8 @@ the audited steps, half to each step's audit and half to its run-level statement
      claim only as far as that claim rests on adaptive composition (as every composition-based proof does).
 
 Reference: the step-audit approach follows Nasr, Song, Thakurta, Papernot & Carlini (2021), "Adversary instantiation:
-lower bounds for differentially private machine learning" (the "adaptive / gradient-crafting" threat models), and
+lower bounds for differentially private machine learning" (IEEE S&P 2021), whose strongest adversaries see every
+intermediate model and craft the gradient of the differing record, and
 Steinke, Nasr & Jagielski (2023) for the one-run alternative (:mod:`.canary`).
 """
 from __future__ import annotations
