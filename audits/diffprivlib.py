@@ -173,6 +173,7 @@ class Component:
     full_attacks: object = None
     note: str = ""
     size_scale: dict = field(default_factory=dict)  # per-profile multiplier of the kind's sizes
+    cause: str = ""  # plain-language cause of a violation, shown in the report when the audit finds one
 
 
 def _mech(name, pairs, note="", size_scale=None, **params):
@@ -305,7 +306,7 @@ def _model_bases(kind: str, classes=(0.0, 1.0), n=MODEL_N, d=2):
     return bases
 
 
-def _model(name, kind, *, full_attacks=("auto", "gboost"), size_scale=None, **params):
+def _model(name, kind, *, full_attacks=("auto", "gboost"), size_scale=None, cause="", **params):
     def build(eps):
         return DPLModel(name, epsilon=eps, n_jobs=N_JOBS, **params)
 
@@ -318,22 +319,30 @@ def _model(name, kind, *, full_attacks=("auto", "gboost"), size_scale=None, **pa
     bases = _model_bases(kind)
     return Component(f"models.{name}", "model", build,
                      lambda: _pairs_by_base(bases, BOX[0], BOX[1], "replace", labels=labels),
-                     full_attacks=list(full_attacks), size_scale=size_scale or {})
+                     full_attacks=list(full_attacks), size_scale=size_scale or {}, cause=cause)
 
 
 LINREG_SCALE = {"quick": 0.6}  # scipy.optimize.minimize per fit: the slowest model
+LINREG_CAUSE = ("the noise added to the regression's sufficient statistics does not account for the upper bound of the "
+                "feature and target bounds, so a record at the upper corner moves the fit more than the noise "
+                "covers (upstream diffprivlib issue #105)")
+GNB_CAUSE = ("a class with no training records gets a noisy count of exactly 0 (no noise reaches it), so whether a "
+             "class is absent is released exactly and one record that switches class changes the output visibly")
+KMEANS_CAUSE = ("a cluster that receives no points keeps its random starting centre with no noise added, so the "
+                "released centres reveal whether one record moved a cluster from occupied to empty")
 
 
 def _models():
     norm = float(np.sqrt(2.0))
     return [
-        _model("LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX, size_scale=LINREG_SCALE),
+        _model("LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX, size_scale=LINREG_SCALE,
+               cause=LINREG_CAUSE),
         # every base keeps both classes in >= 2 rows: diffprivlib reads the classes from y and scikit-learn refuses
         # a single-class fit, so a pair that removes a class would not be a release but an exception
         _model("LogisticRegression", "classification-all-classes", data_norm=norm, classes=[0.0, 1.0],
                size_scale={"full": 0.6}),
-        _model("GaussianNB", "classification", bounds=BOX, classes=[0.0, 1.0]),
-        _model("KMeans", "unsupervised", bounds=BOX, n_clusters=2),
+        _model("GaussianNB", "classification", bounds=BOX, classes=[0.0, 1.0], cause=GNB_CAUSE),
+        _model("KMeans", "unsupervised", bounds=BOX, n_clusters=2, cause=KMEANS_CAUSE),
         _model("PCA", "unsupervised", bounds=BOX, data_norm=norm, n_components=2),
         _model("StandardScaler", "unsupervised", bounds=BOX),
         _model("RandomForestClassifier", "classification", bounds=BOX, classes=[0.0, 1.0], n_estimators=3,
@@ -345,7 +354,7 @@ def _model_variants():
     norm = float(np.sqrt(2.0))
     out = [
         _model("LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX, fit_intercept=False,
-               size_scale=LINREG_SCALE),
+               size_scale=LINREG_SCALE, cause=LINREG_CAUSE),
         _model("PCA", "unsupervised", bounds=BOX, data_norm=norm, n_components=2, centered=True),
     ]
     out[0].key += "[fit_intercept=False]"
@@ -424,6 +433,8 @@ def _check(comp: Component, eps: float):
                               **sizes)
         res.details["alpha_note"] = (f"alpha = {ALPHA:g} / {round(ALPHA / a)} checks (Bonferroni over the diffprivlib "
                                      f"suite): all its bounds and verdicts hold simultaneously at {1 - ALPHA:.0%}")
+        if res.verdict == "violated" and comp.cause:
+            res.details["cause"] = comp.cause
         return res
 
     return run

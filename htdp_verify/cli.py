@@ -150,6 +150,9 @@ def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool
                 out = [CheckResult(name=chk.name, verdict="error", seconds=time.perf_counter() - t0, seed=s,
                                    provenance=chk.provenance, summary=f"could not run: {exc}",
                                    details={"error": traceback.format_exc()})]
+            for r in out:  # a check may give several results: keep which check reproduces each
+                if r.name != chk.name and isinstance(r.details, dict):
+                    r.details.setdefault("check", chk.name)
             by_check[chk.name] = out
             if log is not None:
                 log.append(chk.name, s, out)
