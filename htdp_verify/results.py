@@ -210,11 +210,19 @@ class CheckResult:
         # the dataclass repr would print every detail (whole datasets of a privacy audit's pair)
         return f"{type(self).__name__}(name={self.name!r}, verdict={self.verdict!r}, estimate={self.estimate!r})"
 
+    def short_summary(self) -> str:
+        """:attr:`summary` with a neighbouring pair's printed datasets (``details["pair"]["text"]``) replaced by
+        :func:`pair_text` (label, sizes and the differing record)."""
+        pair = self.details.get("pair") if isinstance(self.details, dict) else None
+        if isinstance(pair, dict) and pair.get("text") and pair["text"] in self.summary:
+            return self.summary.replace(pair["text"], pair_text(pair))
+        return self.summary
+
     def line(self) -> str:
-        """One line: ``[VERDICT (expected ...)] name: statistic=estimate summary``."""
+        """One line: ``[VERDICT (expected ...)] name: statistic=estimate summary`` (datasets never printed)."""
         est = "" if (isinstance(self.estimate, float) and math.isnan(self.estimate)) else f" {self.statistic}={self.estimate:.4g}"
         exp = "" if self.expected is None else f" (expected {self.expected}: {self.outcome})"
-        return f"[{self.verdict.upper()}{exp}] {self.name}:{est} {self.summary}".rstrip()
+        return f"[{self.verdict.upper()}{exp}] {self.name}:{est} {self.short_summary()}".rstrip()
 
     def __str__(self) -> str:
         """:meth:`line`, then (when the details hold them) the pair as text (never the datasets themselves), the

@@ -144,3 +144,13 @@ def test_printed_result_names_the_pair_without_the_datasets():
     assert "500 records each, 1 differing: record 7: (7, 0) vs (99, 1)" in text
     assert "would detect eps >= 0.3" in text and "mu >= 0.8" in text
     assert "123.0" not in text and len(text) < 600 and len(repr(r)) < 200
+
+
+def test_one_line_summary_replaces_printed_datasets_by_the_differing_record():
+    d = [[float(i)] for i in range(100)]
+    dp = [[5.0]] + d[1:]
+    text = "row 0: D=[[0.], [1.], ..., [99.]] vs D'=[[5.], [1.], ..., [99.]] [replace]"
+    r = CheckResult(name="a", verdict="violated", summary=f"certified eps >= 2 on {text}; counts 5/5",
+                    details={"pair": {"label": "row 0", "relation": "replace", "d": d, "d_prime": dp, "text": text}})
+    assert "D=[[" not in r.line() and "record 0: (0) vs (5)" in r.line() and "counts 5/5" in r.line()
+    assert r.summary.startswith("certified eps >= 2 on row 0: D=")  # the stored summary is unchanged

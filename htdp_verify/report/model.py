@@ -166,7 +166,7 @@ def _entry(r: CheckResult, meta: dict, out_dir: Path) -> Entry:
     return Entry(
         name=r.name, check=check, suite=r.name.split(".")[0], verdict=r.verdict, outcome=r.outcome,
         outcome_label=OUTCOME_LABELS[r.outcome], colour=OUTCOME_COLOURS[r.outcome], expected=r.expected,
-        summary=r.summary, claim=claim_text(r.claim), source=_source(r.provenance),
+        summary=r.short_summary(), claim=claim_text(r.claim), source=_source(r.provenance),
         cause=str(d.get("cause") or ""), statistic=r.statistic, estimate=fmt(r.estimate),
         estimate_value=r.estimate if isinstance(r.estimate, float) and math.isfinite(r.estimate) else None,
         interval=f"[{fmt(r.interval[0])}, {fmt(r.interval[1])}]", alpha=fmt(r.alpha), confidence=conf, bound=bound,
@@ -220,7 +220,7 @@ def build_model(results: list[CheckResult], meta: dict, out_dir) -> ReportModel:
         headline = f"No violations, inconclusive results or errors among {len(results)} results"
     rest = {k: counts[k] for k in ("consistent", "as expected", "info") if counts[k]}
     if rest:
-        headline += " (" + _count_phrase(rest) + ")"
+        headline += "; the others: " + _count_phrase(rest)
     n_checks = meta.get("checks")
     run_bits = [f"profile {meta['profile']}" if meta.get("profile") else "", f"seed {meta['seed']}"
                 if meta.get("seed") is not None else "", f"{n_checks} checks" if n_checks else "",
