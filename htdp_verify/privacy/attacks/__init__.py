@@ -18,7 +18,8 @@ No event probability is fixed in advance (contrast DP-Sniper's c = 0.01, which c
 
 Modules: :mod:`.scoring` (the selection objective), :mod:`.events` (features, events, context), :mod:`.scan`
 (threshold / interval scans), :mod:`.basic` (model-free families), :mod:`.learned` (classifier scores),
-:mod:`.auto` (``make_attacks``).
+:mod:`.structured` (atoms, extreme coordinates, patterns of mixed releases), :mod:`.auto` (``make_attacks``),
+:mod:`.serialise` (exact event specs).
 """
 from .scoring import predicted_bound, union_pessimism
 from .events import (Coordinate, Event, Feature, Identity, LearnedScore, LikelihoodRatio, Projection, RowKey,
@@ -28,12 +29,15 @@ from .basic import (Attack, CoordinateAttack, DiscreteAttack, IntervalAttack, Pr
                     _is_scalar)
 from .learned import (BitPatternAttack, GradientBoostingAttack, LikelihoodRatioAttack, LogisticAttack,
                       MixedFeatures, MixedLogisticAttack)
-from .auto import ATTACK_NAMES, make_attacks
+from .auto import ATTACK_NAMES, auto_attacks, make_attacks
+from .structured import AtomAttack, MaxStatisticAttack, PatternAttack, StratifiedAttack
+from .serialise import event_from_spec, event_spec
 
 __all__ = [
     "Event", "Feature", "Identity", "Coordinate", "Projection", "LearnedScore", "LikelihoodRatio", "RowKey",
     "SelectionContext", "Attack", "ThresholdAttack", "IntervalAttack", "DiscreteAttack", "CoordinateAttack",
     "ProjectionAttack", "LogisticAttack", "GradientBoostingAttack", "MixedFeatures", "MixedLogisticAttack",
     "BitPatternAttack", "LikelihoodRatioAttack", "bit_features", "predicted_bound", "union_pessimism",
-    "scan_thresholds", "scan_intervals", "make_attacks", "ATTACK_NAMES",
+    "scan_thresholds", "scan_intervals", "make_attacks", "auto_attacks", "ATTACK_NAMES", "AtomAttack",
+    "MaxStatisticAttack", "PatternAttack", "StratifiedAttack", "event_spec", "event_from_spec",
 ]

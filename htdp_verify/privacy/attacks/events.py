@@ -216,7 +216,14 @@ class Event:
             "attack": self.attack,
             "predicted_bound": float(self.predicted),
             "selection_proportions": [float(x) for x in self.sel_props],
+            "spec": self.spec(),
         }
+
+    def spec(self) -> dict:
+        """Exact, JSON-ready description of the set (see :mod:`.serialise`); rebuilt by ``event_from_spec``."""
+        from .serialise import event_spec
+
+        return event_spec(self)
 
 
 @dataclass

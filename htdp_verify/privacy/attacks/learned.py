@@ -143,6 +143,25 @@ class MixedFeatures:
                 cols.append(np.where(is_atom, 0.0, np.sign(x - self.median[j])).astype(np.float32))
         return np.stack(cols, axis=1) if cols else np.zeros((X.shape[0], 0), np.float32)
 
+    def spec(self) -> dict:
+        """Exact description (floats as ``repr`` strings), rebuilt by :meth:`from_spec`."""
+        r = (lambda v: None if v is None else repr(float(v)))
+        return {"type": "mixed_features", "trend": self.trend,
+                "atoms": [[repr(float(a)) for a in at] for at in self.atoms],
+                "centre": [r(v) for v in self.centre], "scale": [r(v) for v in self.scale],
+                "median": [r(v) for v in self.median]}
+
+    @classmethod
+    def from_spec(cls, d: dict) -> "MixedFeatures":
+        mf = cls.__new__(cls)
+        u = (lambda v: None if v is None else float(v))
+        mf.trend = d["trend"]
+        mf.atoms = [np.array([float(a) for a in at], dtype=float) for at in d["atoms"]]
+        mf.centre, mf.scale, mf.median = ([u(v) for v in d[k]] for k in ("centre", "scale", "median"))
+        mf.n_features = sum(a.size for a in mf.atoms) + (1 + (mf.trend is not None)) * sum(
+            c is not None for c in mf.centre)
+        return mf
+
 
 class MixedLogisticAttack(Attack):
     """Logistic regression on :class:`MixedFeatures` (atoms one-hot; continuous parts: sign around the median
@@ -176,8 +195,11 @@ class MixedLogisticAttack(Attack):
         m = min(h, ctx.max_train)
         mf = MixedFeatures(np.concatenate([pre(Y1[:m]), pre(Y2[:m])]), trend=self.trend)
 
-        def tf(Y, mf=mf, pre=pre):
-            return mf(pre(Y))
+        if self.pre is None:
+            tf = mf  # a plain feature map: its events are written down exactly (MixedFeatures.spec)
+        else:
+            def tf(Y, mf=mf, pre=pre):
+                return mf(pre(Y))
 
         att = LogisticAttack(transform=tf, n_threads=self.n_threads, **self.model_kwargs)
         att.name = self.name

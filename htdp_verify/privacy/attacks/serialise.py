@@ -1,0 +1,178 @@
+"""Exact, JSON-ready descriptions of events, and events rebuilt from them.
+
+The text of an event (``Event.describe``) rounds its thresholds for reading; the *spec* written here does not:
+floats are stored as ``repr`` strings (shortest round-trip form, including ``'inf'`` and ``'nan'``), outcome sets
+as their exact values, projections and logistic scores with every coefficient.  :func:`event_from_spec` rebuilds
+an :class:`~.events.Event` whose indicator is the certified set, so a reproduction can re-count it on fresh
+releases.  Features that cannot be written down (a gradient-boosting model, a user's log-density, a
+post-processing given as code) give ``{"exact": false, ...}`` with what is known; their events are rebuilt only
+in-process.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .events import Coordinate, Event, Feature, Identity, LearnedScore, Projection, RowKey, _as_2d, bit_features
+
+__all__ = ["feature_spec", "feature_from_spec", "event_spec", "event_from_spec", "LinearScore"]
+
+
+def _f(x) -> str:
+    return repr(float(x))
+
+
+def _fs(a) -> list:
+    return [_f(v) for v in np.ravel(np.asarray(a, dtype=float))]
+
+
+def _un(a) -> np.ndarray:
+    return np.array([float(v) for v in a], dtype=float)
+
+
+class LinearScore(Feature):
+    """``(transform(Y) - centre) / scale @ coef + intercept``: a logistic regression's decision function, rebuilt."""
+
+    def __init__(self, coef, intercept, centre, scale, transform=None, label="score", dtype="float64"):
+        self.coef, self.intercept = np.asarray(coef, float).ravel(), float(intercept)
+        # the standardisation runs in the dtype it was fitted in (float32 for 0/1 feature maps), bit for bit
+        self.centre, self.scale = np.asarray(centre, dtype=dtype), np.asarray(scale, dtype=dtype)
+        self.transform, self.name = transform, label
+
+    def __call__(self, Y):
+        X = _as_2d(Y).astype(float) if self.transform is None else self.transform(Y)
+        # the same operations as scikit-learn's decision_function (a matrix product with coef as one row), so that
+        # scores tied at a threshold stay tied bit for bit
+        return (((X - self.centre) / self.scale) @ self.coef[None, :].T + self.intercept).ravel()
+
+
+def _transform_spec(tf) -> dict | None:
+    if tf is None:
+        return {"type": "identity"}
+    if tf is bit_features:
+        return {"type": "bits"}
+    spec = getattr(tf, "spec", None)
+    return spec() if callable(spec) else None
+
+
+def _transform_from_spec(d):
+    if d["type"] == "identity":
+        return None
+    if d["type"] == "bits":
+        return bit_features
+    if d["type"] == "mixed_features":
+        from .learned import MixedFeatures
+
+        return MixedFeatures.from_spec(d)
+    raise ValueError(f"unknown transform type {d['type']!r}")
+
+
+def feature_spec(f) -> dict:
+    """Exact description of a feature (``{"exact": False, "type": ...}`` when it cannot be written down)."""
+    if isinstance(f, Identity):
+        return {"exact": True, "type": "identity", "name": f.name}
+    if isinstance(f, Coordinate):
+        return {"exact": True, "type": "coordinate", "j": f.j, "name": f.name}
+    if isinstance(f, Projection):
+        return {"exact": True, "type": "projection", "w": _fs(f.w), "centre": _fs(f.centre), "scale": _fs(f.scale),
+                "name": f.name}
+    if isinstance(f, RowKey):
+        return {"exact": True, "type": "row_key", "shape_tail": list(f.shape_tail), "dtype": f.dtype.str}
+    if isinstance(f, LinearScore):
+        tfs = _transform_spec(f.transform)
+        return {"exact": tfs is not None, "type": "linear_score", "coef": _fs(f.coef), "intercept": _f(f.intercept),
+                "centre": _fs(f.centre), "scale": _fs(f.scale), "dtype": f.centre.dtype.name, "transform": tfs,
+                "name": f.name}
+    if isinstance(f, LearnedScore):
+        m = f.model
+        coef, icpt = getattr(m, "coef_", None), getattr(m, "intercept_", None)
+        tfs = _transform_spec(f.transform)
+        if coef is None or np.asarray(coef).shape[0] != 1 or tfs is None:
+            return {"exact": False, "type": "learned_score", "model": type(m).__name__, "name": f.name}
+        return {"exact": True, "type": "linear_score", "coef": _fs(coef), "intercept": _f(np.ravel(icpt)[0]),
+                "centre": _fs(f.centre), "scale": _fs(f.scale), "dtype": np.asarray(f.centre).dtype.name,
+                "transform": tfs, "name": f.name, "model": type(m).__name__}
+    spec = getattr(f, "spec", None)
+    if callable(spec):
+        return {"exact": True, **spec(), "name": getattr(f, "name", "")}
+    return {"exact": False, "type": type(f).__name__, "name": getattr(f, "name", "")}
+
+
+def feature_from_spec(d: dict):
+    """Rebuild the feature of :func:`feature_spec` (``ValueError`` when the spec is not exact)."""
+    if not d.get("exact", False):
+        raise ValueError(f"feature {d.get('type')!r} ({d.get('name', '')}) was not recorded exactly; it can only be "
+                         "re-counted in the process that chose it")
+    t = d["type"]
+    if t == "identity":
+        return Identity()
+    if t == "coordinate":
+        return Coordinate(d["j"])
+    if t == "projection":
+        return Projection(_un(d["w"]), _un(d["centre"]), _un(d["scale"]), label=d.get("name"))
+    if t == "row_key":
+        return RowKey(tuple(d["shape_tail"]), np.dtype(d["dtype"]))
+    if t == "linear_score":
+        return LinearScore(_un(d["coef"]), float(d["intercept"]), _un(d["centre"]), _un(d["scale"]),
+                           _transform_from_spec(d["transform"]), d.get("name", "score"), d.get("dtype", "float64"))
+    from . import structured as S
+
+    if t == "atom_key":
+        return S.AtomKey(_un(d["atoms"]))
+    if t == "pattern_key":
+        return S.PatternKey([_un(a) for a in d["atoms"]])
+    if t == "extreme_coordinate":
+        return S.ExtremeCoordinate(d["kind"], _un(d["centre"]), _un(d["scale"]))
+    if t == "stratified_value":
+        pk = S.PatternKey([_un(a) for a in d["pattern"]["atoms"]])
+        v = d["value"]
+        group = ("pattern", tuple(v), None) if d["group"] == "pattern" else ("first", v[0], v[1])
+        return S.StratifiedValue(pk, group, d.get("name", ""))
+    raise ValueError(f"unknown feature type {t!r}")
+
+
+def _keys_spec(e: Event) -> dict:
+    f, keys = e.feature, e.params[0]
+    if isinstance(f, RowKey) and not f.scalar:
+        rows = f.decode(keys)
+        return {"rows": [[_f(v) if f.dtype.kind == "f" else int(v) for v in r] for r in rows]}
+    if hasattr(f, "_rows") and hasattr(f, "codes"):  # PatternKey: int16 code rows
+        return {"code_rows": [[int(v) for v in r] for r in f._rows.decode(keys)]}
+    a = np.asarray(keys)
+    if a.dtype.kind == "f":
+        return {"values": [_f(v) for v in a]}
+    if a.dtype.kind in "iub":
+        return {"values": [int(v) for v in a]}
+    return None  # keys of a feature this module cannot write down (e.g. bytes of a post-processed release)
+
+
+def _keys_from_spec(f, d: dict):
+    if "rows" in d:
+        X = np.array([[float(v) if isinstance(v, str) else v for v in r] for r in d["rows"]], dtype=f.dtype)
+        return f(X.reshape((X.shape[0],) + f.shape_tail))
+    if "code_rows" in d:
+        return f._rows(np.array(d["code_rows"], dtype=np.int16).reshape(len(d["code_rows"]), -1))
+    vals = d["values"]
+    return _un(vals) if vals and isinstance(vals[0], str) else np.array(vals, dtype=np.int64)
+
+
+def event_spec(e: Event) -> dict:
+    """The exact spec of an event: kind, side, orientation, exact parameters and feature."""
+    out = {"kind": e.kind, "side": e.side, "orientation": int(e.orientation), "feature": feature_spec(e.feature)}
+    exact = bool(out["feature"].get("exact", False))
+    if e.kind == "set":
+        out["set"] = _keys_spec(e)
+        exact = exact and out["set"] is not None
+    else:
+        out["params"] = [_f(p) for p in e.params]
+    out["exact"] = exact
+    return out
+
+
+def event_from_spec(d: dict) -> Event:
+    """Rebuild an :class:`Event` from :func:`event_spec` (its indicator is the certified set)."""
+    f = feature_from_spec(d["feature"])
+    if d["kind"] == "set":
+        params = (_keys_from_spec(f, d["set"]),)
+    else:
+        params = tuple(float(p) for p in d["params"])
+    return Event(d["kind"], f, d["side"], params, int(d["orientation"]), "rebuilt")
