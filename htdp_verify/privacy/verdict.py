@@ -96,6 +96,9 @@ def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: C
                f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {pair.describe()}; counts "
                f"{kn}/{nn_i} vs {kd}/{nd_i}" + (" [possibly unbounded]" if v.unbounded else ""))
     warns = _warnings(sel)
+    if not getattr(plan.mechanism, "reproducible", True):
+        warns.append("the mechanism draws from its own unseeded generator: this audit cannot be reproduced from "
+                     "its seed (the bound is valid all the same)")
     if warns:
         summary += " [warning: non-finite outputs]"
     details = {
@@ -144,6 +147,7 @@ def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: C
         "seconds": {**({"search": search.seconds} if plan.searching else {}), "selection": sel.seconds,
                     "certification": c.seconds, "total": seconds},
         "mechanism": plan.mechanism.name,
+        "reproducible": bool(getattr(plan.mechanism, "reproducible", True)),
     }
     return AuditResult(
         name=plan.name or f"privacy.audit[{plan.mechanism.name}]",
