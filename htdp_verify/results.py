@@ -259,7 +259,9 @@ def pair_text(pair: dict) -> str:
     if isinstance(d, dict) or isinstance(dp, dict):  # stored as a shape summary (large datasets)
         sd = d.get("shape") if isinstance(d, dict) else None
         sdp = dp.get("shape") if isinstance(dp, dict) else None
-        return f"{head}; datasets of shape {sd} and {sdp}"
+        n, n2 = (sd[0] if sd else "?"), (sdp[0] if sdp else "?")
+        size = f"{n} records each" if n == n2 else f"{n} vs {n2} records"
+        return f"{head}; {size} (too large to store, so the differing record is not kept)"
     if not isinstance(d, list) or not isinstance(dp, list):  # scalar inputs (a query value)
         return f"{head}; input {_short(d)} vs {_short(dp)}" if d is not None else head
     if len(d) == len(dp):

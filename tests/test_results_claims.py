@@ -154,3 +154,11 @@ def test_one_line_summary_replaces_printed_datasets_by_the_differing_record():
                     details={"pair": {"label": "row 0", "relation": "replace", "d": d, "d_prime": dp, "text": text}})
     assert "D=[[" not in r.line() and "record 0: (0) vs (5)" in r.line() and "counts 5/5" in r.line()
     assert r.summary.startswith("certified eps >= 2 on row 0: D=")  # the stored summary is unchanged
+
+
+def test_pair_text_of_a_large_pair_gives_sizes():
+    from htdp_verify.results import pair_text
+
+    text = pair_text({"label": "p", "relation": "replace", "d": {"shape": [5000, 2], "summary": "[[...]]"},
+                      "d_prime": {"shape": [5000, 2], "summary": "[[...]]"}})
+    assert text.startswith("p [replace]; 5000 records each") and "[[" not in text
