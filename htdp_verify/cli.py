@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
 import traceback
 import zlib
@@ -132,10 +133,24 @@ def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool
 
     bar = tqdm(total=len(checks), initial=len(checks) - len(todo), desc="checks", unit="check",
                disable=not progress, file=sys.stderr)
+    current = {"text": "", "t0": time.perf_counter()}
+    stop = threading.Event()
+
+    def tick():  # a long check shows how long it has been running (refreshed every 2 s)
+        while not stop.wait(2.0):
+            if current["text"]:
+                el = int(time.perf_counter() - current["t0"])
+                bar.set_postfix_str(f"{current['text']} (running {el // 60}m{el % 60:02d}s)")
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    if progress:
+        ticker.start()
     try:
         for chk in todo:
             finished = ordered()
-            bar.set_postfix_str(f"{_counts_text(finished)} | {chk.name}" if finished else chk.name)
+            current["text"] = f"{_counts_text(finished)} | {chk.name}" if finished else chk.name
+            current["t0"] = time.perf_counter()
+            bar.set_postfix_str(current["text"])
             s = derive_seed(seed, chk.name)
             ctx = RunContext(profile=profile, seed=s, rng=np.random.default_rng(s), out_dir=out_dir,
                              progress=progress)
@@ -157,10 +172,14 @@ def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool
             if log is not None:
                 log.append(chk.name, s, out)
             bar.update(1)
+        current["text"] = ""
         bar.set_postfix_str(_counts_text(ordered()))
     except KeyboardInterrupt:
         raise RunInterrupted(ordered(), len(by_check)) from None
     finally:
+        stop.set()
+        if ticker.is_alive():
+            ticker.join()
         bar.close()
     return ordered()
 

@@ -107,7 +107,8 @@ def test_fail_on_violated_ignores_expected_canaries(tmp_path, capsys, monkeypatc
     assert run("zz_exp.canary", "zz_exp.control") == 3  # an unexpected violation trips it
     assert "zz_exp.control" in capsys.readouterr().err
     report = (tmp_path / "zz_exp.canary_zz_exp.table" / "report.md").read_text()
-    assert "violated (expected violated)" in report and "1 info (no claim tested)" in report
+    assert "`zz_exp.canary`: violated, as expected" in report and "1 descriptive (no claim tested)" in report
+    assert report.index("## Findings") < report.index("as expected") < report.index("## Suites")
 
 
 def test_help_documents_exit_codes():
