@@ -45,6 +45,18 @@ def _peeling():
     return Peeling(2, 0.5, 1e-5, 1.0), np.linspace(0.0, 3.0, 8)
 
 
+def _dp_frank_wolfe():
+    from estimators.sco import HeavyTailedDPFrankWolfe
+
+    return HeavyTailedDPFrankWolfe(1.0, 4, 1.0), np.column_stack([_heavy(60, 3), _heavy(60, seed=1)])
+
+
+def _private_lasso():
+    from estimators.sco import HeavyTailedPrivateLasso
+
+    return HeavyTailedPrivateLasso(0.5, 1e-5, 5, 2.0), np.column_stack([_heavy(60, 3), _heavy(60, seed=1)])
+
+
 # id -> (factory returning (mechanism, data), class covered, keyword overrides for the check)
 CASES = {
     "NonPrivateMean": (lambda: (NonPrivateMean(), _heavy(50)), NonPrivateMean, {}),
@@ -71,6 +83,8 @@ CASES = {
         lambda: (IterativeUpdatingMean(5.0, 10, 1.0, 1e-5, n_iter=5, partition="random"), _heavy(200, 5, 1)),
         IterativeUpdatingMean, {"n_batches": 20, "batch_size": 300}),
     "Peeling": (_peeling, "Peeling", {}),
+    "HeavyTailedDPFrankWolfe": (_dp_frank_wolfe, "HeavyTailedDPFrankWolfe", {}),
+    "HeavyTailedPrivateLasso": (_private_lasso, "HeavyTailedPrivateLasso", {}),
     "DPLMean": (lambda: (DPLMean(1.0, (-2.0, 4.0)), _heavy(50)), DPLMean, {"batch_size": 300}),
     "DPLMedian": (lambda: (DPLMedian(1.0, (-2.0, 4.0)), _heavy(50)), DPLMedian, {"batch_size": 200}),
     "DPLMechanism-Laplace": (lambda: (DPLMechanism("Laplace", epsilon=1.0, sensitivity=1.0), 0.5), DPLMechanism, {}),
