@@ -364,15 +364,19 @@ def comparison_check(estimators: dict, laws: dict, *, n: int, reps: int, rng, na
     )
     try:
         plt = _plt()
-        fig, axes = plt.subplots(1, len(laws), figsize=(4.2 * len(laws), 3.8), squeeze=False)
-        for ax, (lname, e) in zip(axes[0], errs.items()):
+        n_lab = max(len(e) for e in errs.values())
+        fig, axes = plt.subplots(1, len(laws), figsize=(2.2 + 3.4 * len(laws), 1.2 + 0.42 * n_lab), squeeze=False,
+                                 sharey=True)
+        for ax, (lname, e) in zip(axes[0], errs.items()):  # horizontal boxes: estimator names read level
             labs = list(e)
-            ax.boxplot([np.maximum(e[k], 1e-12) for k in labs], whis=(5, 95), showfliers=False)
-            ax.set_yscale("log")
-            ax.set_xticks(np.arange(1, len(labs) + 1))
-            ax.set_xticklabels(labs, rotation=60, fontsize=6, ha="right")
-            ax.set_title(lname, fontsize=8)
-        axes[0][0].set_ylabel("|estimate − mean|")
+            ax.boxplot([np.maximum(e[k], 1e-12) for k in labs], whis=(5, 95), showfliers=False,
+                       orientation="horizontal")
+            ax.set_xscale("log")
+            ax.set_title(lname, fontsize=9)
+            ax.set_xlabel("|estimate − mean|", fontsize=8)
+        labs = list(next(iter(errs.values())))  # the y axis is shared: names once, top to bottom
+        axes[0][0].set_yticks(np.arange(1, len(labs) + 1), labs, fontsize=8)
+        axes[0][0].invert_yaxis()
         fig.suptitle(f"{name} (ε={epsilon:g}, δ={delta:g}, n={n})", fontsize=9)
         res.figures = [_save(fig, out_dir, name)]
     except Exception as exc:
