@@ -296,8 +296,9 @@ def results_document(results, meta: dict | None = None) -> dict:
 
 
 def dumps(obj, **kw) -> str:
-    """``json.dumps`` that refuses NaN / Infinity (they are not JSON): encode with :meth:`CheckResult.to_dict`."""
-    return json.dumps(obj, allow_nan=False, ensure_ascii=False, **kw)
+    """``json.dumps`` that refuses NaN / Infinity (they are not JSON: encode with :meth:`CheckResult.to_dict`) and
+    writes any other non-JSON object (a path, a set) as its ``str`` rather than losing the run's results."""
+    return json.dumps(obj, allow_nan=False, ensure_ascii=False, default=str, **kw)
 
 
 def results_to_json(results, **kw) -> str:
