@@ -73,7 +73,8 @@ def main():
     for rule in ("paper", "sqrt"):
         loop = best[f"alg1 s={rule}: loop of __call__"]
         for nj in (1, 2):
-            rows[f"alg1 s={rule}: sample, n_jobs={nj}"]["speedup_vs_loop"] = loop / best[f"alg1 s={rule}: sample, n_jobs={nj}"]
+            key = f"alg1 s={rule}: sample, n_jobs={nj}"
+            rows[key]["speedup_vs_loop"] = loop / best[key]
     peak = peak_bytes(lambda: est.sample(data, size, rng=rng))
     peak2 = peak_bytes(lambda: alg1_experiment(n, d, eps, n_jobs=2).sample(data, size, rng=rng))
     print(f"n={n}, d={d}, eps={eps}, T={est.T}, m={est.block_size(n)}, {size} releases, best of {args.repeats}, "

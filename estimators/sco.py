@@ -148,7 +148,8 @@ class SmoothedSoftTruncationTable:
     values of :func:`estimators.robust.smoothed_soft_truncation` (including the limit at ``a = ±∞``), odd
     extension, clipped to ``[−B, B]`` with ``B = (2√2/3)·erf(√(β/2))`` (:func:`estimators.robust.smoothed_bound`).
 
-    ``nodes`` intervals on a uniform grid (default 2¹¹: 64 KiB of coefficients, cache-resident). Call :func:`table_for` to share one table per β.
+    ``nodes`` intervals on a uniform grid (default 2¹¹: 64 KiB of coefficients, cache-resident). Call
+    :func:`table_for` to share one table per β.
     """
 
     def __init__(self, beta: float, nodes: int = 2**11):
@@ -194,14 +195,14 @@ def table_for(beta: float) -> SmoothedSoftTruncationTable:
 # ---------------------------------------------------------------------------------------------------------------
 # the Frank–Wolfe loop shared by Algs. 1 and 2
 # ---------------------------------------------------------------------------------------------------------------
-def _check_epsilon(epsilon, noise: bool, maximum: float | None = None) -> float:
+def _check_epsilon(epsilon, maximum: float | None = None) -> float:
     eps = check_positive("epsilon", epsilon)
     if maximum is not None and eps > maximum:
         raise ValueError(f"epsilon must lie in (0, {maximum:g}] (the privacy theorem's range), got {epsilon!r}")
     return eps
 
 
-def _check_step(step, T: int):
+def _check_step(step):
     if isinstance(step, str):
         return check_choice("step", step, ("fw", "constant"))
     if isinstance(step, bool) or not isinstance(step, numbers.Real) or not (0.0 < float(step) <= 1.0):
@@ -215,7 +216,7 @@ class _FrankWolfe(Estimator):
     def _setup_polytope(self, vertices, radius, w0, T, step, noise, output, noise_divisor, chunk_bytes, n_jobs):
         self.T = check_int("T", T, minimum=1)
         self.n_jobs = check_int("n_jobs", n_jobs, minimum=1)
-        self.step = _check_step(step, self.T)
+        self.step = _check_step(step)
         if not isinstance(noise, bool):
             raise ValueError(f"noise must be True or False, got {noise!r}")
         self.noise = noise
@@ -241,6 +242,9 @@ class _FrankWolfe(Estimator):
             if w.ndim != 1 or not np.all(np.isfinite(w)):
                 raise ValueError(f"w0 must be None, 'random' or a finite 1-d vector, got {w0!r}")
             self.w0 = w
+            if self.vertices is None and np.abs(w).sum() > self.radius * (1.0 + 1e-12):
+                raise ValueError(f"w0 must lie in the ℓ1 ball of radius {self.radius:g} (Hu et al. 2022 Q9), got "
+                                 f"‖w0‖₁ = {np.abs(w).sum():g}")
             if self.vertices is not None:
                 self._polytope(self.vertices.shape[1])  # validates w0 against the polytope now
 
@@ -394,7 +398,7 @@ class HeavyTailedDPFrankWolfe(_FrankWolfe):
                  radius: float = 1.0, vertices=None, w0=None, step="fw", sensitivity: str = "paper",
                  psi: str = "table", noise: bool = True, noise_divisor: float = 1.0, output: str = "final",
                  chunk_bytes: int = _CHUNK_BYTES, n_jobs: int = 1):
-        self.epsilon = _check_epsilon(epsilon, noise)
+        self.epsilon = _check_epsilon(epsilon)
         self.scale = check_positive("scale", scale)
         self.beta = check_positive("beta", beta)
         self.loss: Loss = get_loss(loss)
@@ -468,7 +472,7 @@ class HeavyTailedPrivateLasso(_FrankWolfe):
     def __init__(self, epsilon: float, delta: float, T: int, K: float, *, radius: float = 1.0, vertices=None,
                  w0=None, step="fw", noise: bool = True, noise_divisor: float = 1.0, output: str = "final",
                  chunk_bytes: int = _CHUNK_BYTES, n_jobs: int = 1):
-        self.epsilon = _check_epsilon(epsilon, noise, maximum=1.0)
+        self.epsilon = _check_epsilon(epsilon, maximum=1.0)
         d = float(delta) if isinstance(delta, numbers.Real) and not isinstance(delta, bool) else None
         if d is None or not (0.0 < d < 1.0):
             raise ValueError(f"delta must lie in (0, 1), got {delta!r}")
