@@ -327,3 +327,31 @@ def test_presets():
         alg1_experiment(100, 5, 1.0, scale_rule="log")
     with pytest.raises(ValueError, match="zeta"):
         alg1_theory(100, 5, 1.0, zeta=1.5)
+
+
+def test_alg2_audit_correct_and_under_noised():
+    """Alg. 2 with T = 1 from the vertex e₁ (spec §4.2, check P3): the differing record x = K(1, 1) vs K(1, −1),
+    y = −K flips the sign of the second gradient coordinate. Exact ε on this pair is 0.026 for the printed
+    calibration (claim (1, 1e-5)); with the inverse temperature × 100 it is 2.6, which 1e5 releases per side
+    (α = 0.05) certify above 1."""
+    K = 1.0
+    D = np.array([[K, K, -K], [0.0, 0.0, 0.0]])
+    Dp = np.array([[K, -K, -K], [0.0, 0.0, 0.0]])
+    V = l1_ball_vertices(2)
+    exact = {}
+    for c in (1.0, 100.0):
+        est = HeavyTailedPrivateLasso(1.0, 1e-5, 1, K, w0=np.array([1.0, 0.0]), noise_divisor=c, output="transcript")
+        k = est.inverse_temperature(2, 2)
+        logp = []
+        for x in (D, Dp):
+            S, b = est._prepare(x, 2)
+            u = -(V @ (np.array([1.0, 0.0]) @ S - b)) * k
+            logp.append(u - np.logaddexp.reduce(u))
+        exact[c] = float(np.max(np.abs(logp[0] - logp[1])))
+        assert exact[c] <= c * est.step_epsilon() / 2 + 1e-12  # per-step loss ≤ ε'/2 (spec §4.2) × c
+        r = audit(est, pairs=(D, Dp), n_samples=100_000, rng=np.random.default_rng(13))
+        if c == 1.0:
+            assert r.verdict != "violated", r.report()
+        else:
+            assert r.verdict == "violated" and r.epsilon_lb <= exact[c], r.report()
+    assert exact[1.0] == pytest.approx(0.026, abs=1e-3) and exact[100.0] == pytest.approx(2.6, abs=0.01)
