@@ -28,8 +28,9 @@ selected vertices (as floats, shape ``(T,)``), the full output the privacy proof
 Sampling: ``sample(data, size)`` carries a leading release axis through every iteration (iterates of shape
 ``(R, d)``), draws the exponential mechanism for all releases at once by the Gumbel-max trick
 (``argmax_v ε u(v)/(2Δ) + G_v``, ``G_v`` i.i.d. standard Gumbel; no overflow), and processes releases in chunks
-whose largest array (per-sample gradients, ``R × m × d`` floats) stays below ``chunk_bytes`` (default 256 KiB, at
-least one release; the peak is a small multiple of it). Releases are independent: chunk i draws from the i-th child
+whose largest array (per-sample gradients, ``R × m × d`` floats) stays below ``chunk_bytes`` (default 256 KiB; when
+one release's block exceeds it, Alg. 1 also splits the block's records into pieces; the peak is a small multiple
+of ``max(chunk_bytes, 8d)`` bytes plus the data). Releases are independent: chunk i draws from the i-th child
 generator of ``rng.spawn``; ``n_jobs`` threads may process chunks in parallel with identical results.
 
 Evaluation of ψ_β (Alg. 1): ``psi="table"`` (default) evaluates the per-sample map ψ_β(a) = E φ(a(1 + η)) by a cubic
@@ -439,10 +440,22 @@ class HeavyTailedDPFrankWolfe(_FrankWolfe):
         if f is None:
             f = table_for(self.beta) if self.psi == "table" else functools.partial(smoothed_soft_truncation,
                                                                                     beta=self.beta)
-        G = self.loss.per_sample_grad(np.atleast_2d(W), block)
-        with np.errstate(over="ignore"):
-            G *= 1.0 / self.scale
-        return self.scale * np.mean(f(G), axis=1)
+        W = np.atleast_2d(W)
+        R, d = W.shape
+        m = block.shape[0]
+        step = max(1, self.chunk_bytes // (8 * R * d))  # records per piece: R × piece × d floats ≤ chunk_bytes
+        if step >= m:
+            G = self.loss.per_sample_grad(W, block)
+            with np.errstate(over="ignore"):
+                G *= 1.0 / self.scale
+            return self.scale * np.mean(f(G), axis=1)
+        acc = np.zeros((R, d))
+        for i in range(0, m, step):  # a block too large for one chunk: sum ψ over pieces of records
+            G = self.loss.per_sample_grad(W, block[i:i + step])
+            with np.errstate(over="ignore"):
+                G *= 1.0 / self.scale
+            acc += np.sum(f(G), axis=1)
+        return self.scale * acc / m
 
     def _gradient(self, W, t, state):
         data, m, f = state

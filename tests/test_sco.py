@@ -355,3 +355,12 @@ def test_alg2_audit_correct_and_under_noised():
         else:
             assert r.verdict == "violated" and r.epsilon_lb <= exact[c], r.report()
     assert exact[1.0] == pytest.approx(0.026, abs=1e-3) and exact[100.0] == pytest.approx(2.6, abs=0.01)
+
+
+def test_block_split_into_pieces_when_one_release_exceeds_the_chunk():
+    data = _regression(200, 5, seed=8)
+    whole = HeavyTailedDPFrankWolfe(1.0, 4, 1.5, noise=False)(data, rng=np.random.default_rng(0))
+    pieces = HeavyTailedDPFrankWolfe(1.0, 4, 1.5, noise=False, chunk_bytes=8 * 5 * 7)  # 7 records per piece
+    np.testing.assert_allclose(pieces(data, rng=np.random.default_rng(0)), whole, atol=1e-12)
+    a = HeavyTailedDPFrankWolfe(1.0, 4, 1.5, chunk_bytes=8 * 5 * 7).sample(data, 30, rng=np.random.default_rng(1))
+    assert a.shape == (30, 5) and np.all(np.abs(a).sum(axis=1) <= 1 + 1e-12)
