@@ -19,7 +19,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from htdp_verify._validate import check_int, check_positive, check_prob, check_rng
-from htdp_verify.privacy import PrivacyGuarantee
+from htdp_verify.privacy import PrivacyGuarantee, replace_one
 
 from .base import DeterministicEstimator, Estimator, as_data
 
@@ -114,6 +114,20 @@ class _ClippedMean(Estimator):
     def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
         return self.sample(data, 1, rng=rng)[0]
 
+    def _quiet(self, data):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def dp_tags(self) -> dict:
+        """Declared properties for :mod:`htdp_verify.estimator_checks`: worst case = one record from the lower to
+        the upper bound; noise off (ε huge) = the clipped mean."""
+        def worst(data):
+            x = np.array(data, dtype=float)
+            x[0] = self.lower
+            row = np.broadcast_to(self.upper, x.shape[1:]) if x.ndim == 2 else float(np.max(self.upper))
+            return [replace_one(x, 0, row, "record 0: lower -> upper bound")]
+        return {"worst_case_pairs": worst, "noise_off": self._quiet, "reference_tol": 1e-6,
+                "reference": lambda data: np.mean(np.clip(np.asarray(data, dtype=float), self.lower, self.upper), axis=0)}
+
 
 class ClippedMeanLaplace(_ClippedMean):
     """Clip to [lower, upper] (per coordinate), average, add Laplace(Δ₁/ε): ε-DP, replace-one neighbours.
@@ -137,6 +151,9 @@ class ClippedMeanLaplace(_ClippedMean):
     def _noise(self, x, size, rng):
         d = len(self._widths(x))
         return rng.laplace(0.0, self.sensitivity(x.shape[0], d) / self.epsilon, size=(size, d))
+
+    def _quiet(self, data):
+        return ClippedMeanLaplace(1e15, self.lower, self.upper)
 
 
 def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float) -> float:
@@ -209,6 +226,9 @@ class ClippedMeanGaussian(_ClippedMean):
     def _noise(self, x, size, rng):
         d = len(self._widths(x))
         return rng.normal(0.0, self.noise_std(x.shape[0], d), size=(size, d))
+
+    def _quiet(self, data):
+        return ClippedMeanGaussian(1e18, self.delta, self.lower, self.upper)
 
 
 # diffprivlib tools.mean / tools.median adapters (estimators/dpl.py, written separately): re-exported when present.

@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from htdp_verify._validate import check_int, check_positive, check_rng
-from htdp_verify.privacy import PrivacyGuarantee
+from htdp_verify.privacy import Pair, PrivacyGuarantee, statdp_patterns
 
 from .base import Estimator, check_choice
 
@@ -176,6 +176,32 @@ class Peeling(Estimator):
 
     def __call__(self, v, *, rng: np.random.Generator) -> np.ndarray:
         return self.sample(v, 1, rng=rng)[0]
+
+    def dp_tags(self) -> dict:
+        """Declared properties for :mod:`htdp_verify.estimator_checks`. The input is one score vector (1-d, d ≥ s);
+        neighbours are score vectors within ℓ∞ distance λ (StatDP's patterns and, as worst case, the s largest
+        scores lowered and the others raised by λ). Noise off (as printed, sparse output): the s largest |v_j|."""
+        lam = self.sensitivity
+
+        def worst(v):
+            v = np.asarray(v, dtype=float)
+            top = np.argsort(-np.abs(v), kind="stable")[: self.s]
+            step = np.full(v.shape, lam) * np.sign(v + (v == 0))
+            step[top] *= -1.0
+            return [Pair(v, v + step, "top-s scores lowered, the rest raised by the sensitivity", "Ninf")]
+
+        def reference(v):
+            v = np.asarray(v, dtype=float)
+            idx = np.sort(np.argsort(-np.abs(v), kind="stable")[: self.s])
+            return np.concatenate([idx.astype(float), v[idx]])
+        width = (lambda v: (np.asarray(v).shape[0],)) if self.output == "dense" else (lambda v: (2 * self.s,))
+        tags = {"input_ndim": (1,), "min_samples": self.s, "output_shape": width, "worst_case_pairs": worst,
+                "data": lambda rng: rng.normal(0.0, 3.0 * lam, size=max(20, 2 * self.s)),
+                "neighbours": lambda relation: statdp_patterns(max(5, self.s + 1), "Ninf", lam)[:4]}
+        if self.output == "sparse" and self.absolute and self.argmax == "remaining":
+            tags.update(reference=reference, noise_off=lambda v: Peeling(
+                self.s, self.epsilon, self.delta, lam, noise_divisor=1e300), reference_tol=1e-12 * (1 + lam))
+        return tags
 
     def sample(self, v, size: int, *, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent releases, shape ``(size, 2s)`` (sparse, sequence) or ``(size, d)`` (dense).

@@ -85,8 +85,8 @@ __all__ = [
 #: ``privacy`` (δ == 0; neighbours == "add_remove"), else a declaration the guarantee must agree with;
 #: ``data``: ``callable(rng) -> dataset`` (default: 200 Student-t(3) draws); ``input_ndim``: accepted ``ndim`` of
 #: the data; ``min_samples``: smallest number of records the extreme-input check generates; ``bound``: a public
-#: bound on the records (adds ±bound rows to the generated neighbours); ``neighbours``: override of the audit's
-#: ``neighbours=`` (a dataset, a ``dataset_patterns`` dict or ``callable(relation) -> pairs``);
+#: bound on the records (adds ±bound rows to the generated neighbours); ``neighbours``: ``callable(relation) ->
+#: pairs`` replacing the generated neighbours, or a dict of extra ``dataset_patterns`` arguments (``max_pairs``...);
 #: ``worst_case_pairs``: ``callable(data) -> pairs``; ``reference``: ``callable(data) -> array`` (the non-private
 #: counterpart); ``noise_off``: ``callable(data) -> estimator`` with the noise switched off (hyper-parameters that
 #: depend on n fixed at this data's values); ``reference_tol``: absolute
@@ -121,14 +121,14 @@ _BAD_PARAMS = {
 # sizes per profile: (quick, full)
 _SIZES = {
     "agree": (400, 2000),          # releases per side of the __call__ / sample comparison
-    "agree_expensive": (150, 600),
+    "agree_expensive": (100, 600),
     "batches": (30, 100),          # dispersion test: batches x batch size
     "batch": (200, 500),
     "batch_expensive": (40, 200),
     "audit": (20_000, 200_000),    # certification releases per side
-    "audit_expensive": (3_000, 30_000),
-    "search_expensive": (2_000, 20_000),  # pair-search releases per side (expensive estimators; else audit's default)
-    "select_expensive": (1_000, 5_000),
+    "audit_expensive": (1_500, 30_000),
+    "search_expensive": (1_000, 20_000),  # pair-search releases per side (expensive estimators; else audit's default)
+    "select_expensive": (500, 5_000),
     "examples": (25, 200),         # hypothesis examples
 }
 _ALPHA = 0.01  # family-wise α of each statistical check
@@ -155,12 +155,12 @@ def _size(key: str, profile: str, tags: dict) -> int:
 # tags, ids, data
 # ---------------------------------------------------------------------------------------------------------
 def get_tags(estimator) -> dict:
-    """The estimator's declared properties: ``estimator.dp_tags()`` or ``estimator._dp_tags`` over the defaults."""
+    """The estimator's declared properties: ``estimator._dp_tags`` then ``estimator.dp_tags()`` over the defaults."""
     declared = {}
+    if isinstance(getattr(estimator, "_dp_tags", None), dict):
+        declared.update(estimator._dp_tags)
     if callable(getattr(estimator, "dp_tags", None)):
-        declared = dict(estimator.dp_tags() or {})
-    elif isinstance(getattr(estimator, "_dp_tags", None), dict):
-        declared = dict(estimator._dp_tags)
+        declared.update(estimator.dp_tags() or {})
     unknown = sorted(set(declared) - set(DEFAULT_TAGS))
     if unknown:
         raise ValueError(f"unknown DP tags {unknown}; accepted tags: {sorted(DEFAULT_TAGS)}")
@@ -490,7 +490,7 @@ def check_rejects_bad_parameters(estimator, *, data=None, profile=None, seed=Non
 def check_extreme_inputs(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
     """Releases are finite and of the declared shape on heavy-tailed data (any law of tail index ≥ 0.5) with one
     record replaced by a huge (1e6, 1e12), tiny (0, subnormal) or negated value (hypothesis, derandomised)."""
-    from hypothesis import HealthCheck, given, settings
+    from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 
     from .strategies import datasets, neighbouring_pairs
@@ -506,7 +506,8 @@ def check_extreme_inputs(estimator, *, data=None, profile=None, seed=None) -> Ch
     seen: dict = {}
 
     @settings(max_examples=_size("examples", profile, tags), deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck), print_blob=False)
+              suppress_health_check=list(HealthCheck), print_blob=False,
+              phases=(Phase.explicit, Phase.generate))  # no shrinking: the first failing example is reported
     @given(strategy, st.integers(0, 2**32 - 1))
     def run(pair, s):
         seen["example"] = pair
@@ -557,8 +558,8 @@ def check_privacy_audit(estimator, *, data=None, profile=None, seed=None) -> Che
     name, t0 = "check_privacy_audit", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     neighbours = tags["neighbours"]
-    if neighbours is None:
-        neighbours = {"data": data, "bound": tags["bound"]} if tags["bound"] is not None else data
+    if neighbours is None or isinstance(neighbours, dict):
+        neighbours = {"data": data, "bound": tags["bound"], **(neighbours or {})}
     res = audit(estimator, estimator.privacy, neighbours=neighbours, n_samples=_size("audit", profile, tags),
                 alpha=0.05, rng=rng, name=name, **_expensive_sizes(profile, tags))
     return _audit_result(name, estimator, res, t0, seed)

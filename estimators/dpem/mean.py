@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from htdp_verify._validate import check_int, check_positive, check_prob, check_rng
-from htdp_verify.privacy import PrivacyGuarantee
+from htdp_verify.privacy import PrivacyGuarantee, replace_one
 
 from ..base import Estimator, as_data, check_choice
 from ..robust import SOFT_TRUNCATION_BOUND, smoothed_soft_truncation, soft_truncation_statistic
@@ -62,6 +62,29 @@ class _WangBase(Estimator):
         else:
             self.privacy = PrivacyGuarantee(self.epsilon, self.delta, "replace",
                                             conversion="classic Gaussian mechanism σ = Δ√(2 ln(1.25/δ))/ε, ε < 1")
+
+    def dp_tags(self) -> dict:
+        """Declared properties for :mod:`htdp_verify.estimator_checks`: noise off (ε huge, s and λ fixed at this
+        n) = the smoothed soft-truncation mean; worst case = one record from −10⁹ to +10⁹ (ψ saturates).
+        Central model with ``variant="as_printed"`` (ρ = ε², under-noised) is expected to fail the privacy audits
+        (the local model's mean of n reports stays within the central claim)."""
+        def quiet(data):
+            s, lam = self.parameters(np.asarray(data).shape[0])
+            return type(self)(1e15, self.delta, self.tau, self.zeta, scale=s, lam=lam)
+
+        def reference(data):
+            s, lam = self.parameters(np.asarray(data).shape[0])
+            return soft_truncation_statistic(np.asarray(data, dtype=float), s, lam)
+
+        def worst(data):
+            x = np.array(data, dtype=float)
+            x[0] = -1e9
+            return [replace_one(x, 0, np.full(x.shape[1:], 1e9), "record 0: -1e9 -> +1e9")]
+        tags = {"noise_off": quiet, "reference": reference, "reference_tol": 1e-5, "worst_case_pairs": worst}
+        if self.variant == "as_printed" and isinstance(self, WangCentralMean):
+            reason = "as printed (Alg. 2 line 1) the noise uses rho = eps^2: under-noised for the claimed (eps, delta)"
+            tags["xfail"] = {"check_privacy_audit": reason, "check_privacy_worst_case_pairs": reason}
+        return tags
 
     def _sigma_per_unit_sensitivity(self, d: int) -> float:
         """σ / Δ for a d-coordinate release whose per-coordinate sensitivity is Δ (ℓ2 sensitivity √d·Δ)."""

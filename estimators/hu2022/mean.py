@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from htdp_verify._validate import check_int, check_positive, check_prob, check_rng
-from htdp_verify.privacy import PrivacyGuarantee
+from htdp_verify.privacy import PrivacyGuarantee, replace_one
 
 from ..base import DeterministicEstimator, Estimator, as_data, check_choice
 from ..robust import soft_truncation_sensitivity, soft_truncation_statistic
@@ -113,3 +113,19 @@ class PrivateSmoothedSoftTruncationMean(Estimator):
 
     def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
         return self.sample(data, 1, rng=rng)[0]
+
+    def dp_tags(self) -> dict:
+        """Declared properties for :mod:`htdp_verify.estimator_checks`: the noise-off limit is the non-private
+        :class:`SmoothedSoftTruncationMean`; worst case = one record from −10⁶·s to +10⁶·s (ψ saturates)."""
+        def worst(data):
+            x = np.array(data, dtype=float)
+            x[0] = -1e6 * self.scale
+            return [replace_one(x, 0, np.full(x.shape[1:], 1e6 * self.scale), "record 0: -1e6 s -> +1e6 s")]
+        tags = {"worst_case_pairs": worst,
+                "noise_off": lambda data: PrivateSmoothedSoftTruncationMean(
+                    1e15, self.scale, self.beta, sensitivity=self.sensitivity_kind, evaluation=self.evaluation),
+                "reference": SmoothedSoftTruncationMean(self.scale, self.beta, evaluation=self.evaluation).statistic}
+        if self.evaluation == "closed_form":
+            tags["xfail"] = {"check_privacy_worst_case_pairs": "the literal closed form is not bounded for heavy "
+                             "tails: one huge record moves the output far beyond the sensitivity (canary)"}
+        return tags

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from htdp_verify._validate import check_int, check_positive, check_prob, check_rng
-from htdp_verify.privacy import PrivacyGuarantee
+from htdp_verify.privacy import PrivacyGuarantee, replace_one
 
 from ..base import Estimator, as_data, check_choice
 from ..robust import as_matrix, clip_rows, from_matrix
@@ -65,6 +65,24 @@ class SimpleClippingMean(Estimator):
 
     def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
         return self.sample(data, 1, rng=rng)[0]
+
+    def dp_tags(self) -> dict:
+        """Declared properties for :mod:`htdp_verify.estimator_checks`: noise off (ρ huge) = the mean of the rows
+        projected on the ℓ2 ball of radius R; worst case = one record from −R·e₁ to +R·e₁."""
+        def reference(data):
+            x = np.asarray(data, dtype=float)
+            m = x.reshape(x.shape[0], -1)
+            norm = np.linalg.norm(m, axis=1, keepdims=True)
+            return (m * np.minimum(1.0, self.radius / np.maximum(norm, 1e-300))).mean(axis=0).reshape(x.shape[1:])
+
+        def worst(data):
+            x = np.array(data, dtype=float)
+            row = np.zeros(x.shape[1:])
+            row.reshape(-1)[:1] = self.radius
+            x[0] = -row
+            return [replace_one(x, 0, row, "record 0: -R e1 -> +R e1")]
+        return {"reference": reference, "worst_case_pairs": worst,
+                "noise_off": lambda data: SimpleClippingMean(self.radius, 1e30, self.delta)}
 
 
 def _fibonacci_sphere(k: int) -> np.ndarray:
@@ -287,3 +305,7 @@ class IterativeUpdatingMean(Estimator):
 
     def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
         return self.sample(data, 1, rng=rng)[0]
+
+    def dp_tags(self) -> dict:
+        """Declared properties for :mod:`htdp_verify.estimator_checks`: needs n ≥ ``n_groups`` records."""
+        return {"min_samples": self.n_groups}
