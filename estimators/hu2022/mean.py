@@ -127,5 +127,7 @@ class PrivateSmoothedSoftTruncationMean(Estimator):
                 "reference": SmoothedSoftTruncationMean(self.scale, self.beta, evaluation=self.evaluation).statistic}
         if self.evaluation == "closed_form":
             tags["xfail"] = {"check_privacy_worst_case_pairs": "the literal closed form is not bounded for heavy "
-                             "tails: one huge record moves the output far beyond the sensitivity (canary)"}
+                             "tails: one huge record moves the output far beyond the sensitivity (canary)",
+                             "check_extreme_inputs": "the literal closed form, evaluated as printed, returns NaN/inf "
+                             "on some extreme records (canary)"}
         return tags
