@@ -307,3 +307,25 @@ def test_privacy_audit_on_named_pair():
         res = audit(_as_set_and_values(est, 2), est.privacy.claim(), pairs=[(D, Dp)], n_samples=100_000,
                     rng=np.random.default_rng(20261124))
         assert res.verdict == want, res
+
+
+# ------------------------------------------------------------------------------------------------ estimator contract
+from htdp_verify.estimator_checks import parametrize_with_dp_checks  # noqa: E402
+
+
+def _contract_params():
+    """Every selected contract check; the generated-neighbour audits (33 s for Alg. 3 and ~2 min for Alg. 5 at the
+    quick profile) are marked slow: the named-pair audit above covers privacy in the default run."""
+    mark = parametrize_with_dp_checks([TruncatedDPIHT(2, 1.0, 1e-5, K=2.0, T=2, eta0=0.5),
+                                       RobustDPIHT(2, 1.0, 1e-5, k=3.0, T=2, eta=0.5)])
+    names, params = mark.args
+    out = []
+    for p in params:
+        marks = list(p.marks) + ([pytest.mark.slow] if p.id.endswith("check_privacy_audit") else [])
+        out.append(pytest.param(*p.values, id=p.id, marks=marks))
+    return names, out
+
+
+@pytest.mark.parametrize(*_contract_params())
+def test_dp_contract(estimator, check):
+    check(estimator)
