@@ -28,6 +28,7 @@ Ambiguities of the paper (spec ``shared/specs/hu2022_heavy_tailed_dp_sco.md`` §
   T = max(1, ⌊c_T·(γ/μ)·ln n⌋); s = ⌈c_s·(γ/μ)²·s*⌉; blocks of ⌊n/T⌋ rows, remainder unused.
 * Q13 (log base): natural logs.
 * Q15 (no factor 2 in Alg. 3's gradient): kept as printed (η₀ absorbs it; the sensitivity λ matches it).
+* Q16 (Alg. 3 passes D_t or D̃_t to Peeling): irrelevant, Peeling uses only the score vector.
 * Thm 7's step: η = 2/(3γ) — the proof's step η₀ = η/γ with η = 2/3, i.e. η₀ = 2/(3γ).
 * Thm 7's sparsity: s ≥ 72(γ/μ)²s*; the preset takes the smallest such integer (``c_s=72``); with γ = μ this is
   72 s*, so small-d experiments need a smaller ``c_s`` (then Thm 7 no longer applies: say so in reports).
