@@ -458,7 +458,7 @@ def check_rejects_wrong_shape(estimator, *, data=None, profile=None, seed=None) 
     for nd in (0, 1, 2, 3):
         if nd in tags["input_ndim"]:
             continue
-        bad = (np.float64(1.0) if nd == 0 else x.reshape(x.shape[0], *([1] * (nd - 1))) if x.ndim < nd
+        bad = (np.float64(1.0) if nd == 0 else x.reshape(x.shape + (1,) * (nd - x.ndim)) if x.ndim < nd
                else x.reshape(x.shape[:nd - 1] + (-1,)))
         run, run_call = _both(estimator, bad, rng)
         cases += [(f"{nd}-d data (sample)", run, None), (f"{nd}-d data (__call__)", run_call, None)]

@@ -47,6 +47,15 @@ def test_shipped_estimators(estimator, check):
     check(estimator)
 
 
+VECTOR_DATA = np.random.default_rng(7).standard_t(3.0, size=(200, 3))
+
+
+@parametrize_with_dp_checks([ClippedMeanLaplace(1.0, -5.0, 5.0), SimpleClippingMean(5.0, 0.5, 1e-5),
+                             PrivateSmoothedSoftTruncationMean(1.0, 2.0)], data=VECTOR_DATA)
+def test_shipped_estimators_on_vector_data(estimator, check):
+    check(estimator)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # test the tester: a correct toy estimator and one broken variant per defect
 # ---------------------------------------------------------------------------------------------------------
