@@ -21,9 +21,10 @@ from .samplers import float_laplace_reachable, geo_pmf, murmur3_32, rappor_bits,
 from .catalogue import MECHANISMS, get_mechanism, mechanism_names
 from .plans import BenchPlan, bench_plan
 from .run import AUTO_FULL, AUTO_QUICK, audit_mechanism, audit_white_box, auto_sizes, run_bench
+from .tables import BENCH_COLUMNS, SEED_COLUMNS, bench_rows, seed_rows
 from . import checks  # noqa: F401  (registers benchmark.<name>)
 
 __all__ = ["BenchMechanism", "OUTPUT_KINDS", "extreme_pair", "is_extreme", "float_laplace_reachable", "geo_pmf",
            "murmur3_32", "rappor_bits", "svt_outcome_probability", "MECHANISMS", "get_mechanism",
            "mechanism_names", "BenchPlan", "bench_plan", "AUTO_FULL", "AUTO_QUICK", "audit_mechanism",
-           "audit_white_box", "auto_sizes", "run_bench"]
+           "audit_white_box", "auto_sizes", "run_bench", "BENCH_COLUMNS", "SEED_COLUMNS", "bench_rows", "seed_rows"]

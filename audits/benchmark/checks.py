@@ -1,5 +1,6 @@
 """One registered check per catalogue mechanism, ``benchmark.<name>``: the public auditor (``attacks="auto"``) on
-every catalogue pair at the quick budget (4× in the full profile), with the ground truth as the expected verdict.
+every catalogue pair at :data:`CHECK_QUICK` releases per side (quick profile) or the bench's quick budget (full
+profile), with the ground truth as the expected verdict.
 
 The check's verdict is the audit's verdict on the mechanism's claim; ``expected`` is ``"violated"`` for a buggy
 mechanism and ``"consistent"`` for a correct one, so the report shows "as expected" when the auditor got the
@@ -12,7 +13,9 @@ from htdp_verify.registry import register
 from .catalogue import MECHANISMS, get_mechanism
 from .run import AUTO_QUICK, _fmt, audit_mechanism
 
-__all__ = ["auditor_check"]
+__all__ = ["auditor_check", "CHECK_QUICK"]
+
+CHECK_QUICK = 200_000  # releases per side in the quick profile (the full profile uses the bench's quick budget)
 
 
 def auditor_check(name: str):
@@ -20,7 +23,7 @@ def auditor_check(name: str):
 
     def check(ctx):
         m = get_mechanism(name)
-        n = AUTO_QUICK if ctx.profile == "quick" else 4 * AUTO_QUICK
+        n = CHECK_QUICK if ctx.profile == "quick" else AUTO_QUICK
         r = audit_mechanism(name, n_per_side=n, rng=ctx.rng, check_name=f"benchmark.{name}")
         r.expected = m.expected_verdict
         r.seed = ctx.seed

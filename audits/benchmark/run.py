@@ -129,7 +129,7 @@ def _bench_one(name, column, n, seed, alpha):
 
 
 def run_bench(*, quick: bool, out_dir, seed: int, progress: bool = True, names=None, n_jobs: int = 2,
-              alpha: float = 0.05, seeds: int = 1, white_box: bool = True) -> list:
+              alpha: float = 0.05, seeds: int = 1, white_box: bool = True, n_per_side: int | None = None) -> list:
     """Audit every benchmark mechanism at its claimed ε and write ``bench.md``, ``bench.csv`` and ``bench.png``.
 
     Parameters
@@ -143,6 +143,7 @@ def run_bench(*, quick: bool, out_dir, seed: int, progress: bool = True, names=N
     seeds: repeat with run seeds ``seed, seed + 1, …``; ``bench_seeds.md`` / ``.csv`` / ``.png`` summarise the
         auto column over the seeds and ``bench_runs.csv`` lists every run.
     white_box: also run the white-box column (default ``True``).
+    n_per_side: the auto column's budget per row instead of :data:`AUTO_QUICK` / :data:`AUTO_FULL` (smoke tests).
 
     Returns the auto column's ``AuditResult`` of every mechanism for the first seed, in catalogue order, each with
     its white-box result's summary in ``details["white_box"]``.
@@ -159,9 +160,12 @@ def run_bench(*, quick: bool, out_dir, seed: int, progress: bool = True, names=N
     names = list(MECHANISMS) if names is None else [get_mechanism(n).name for n in names]
     columns = ["auto"] + (["white-box"] if white_box else [])
 
+    if n_per_side is not None:
+        n_per_side = check_int("n_per_side", n_per_side, minimum=1000)
+
     def budget(n, c):
         if c == "auto":
-            return AUTO_QUICK if quick else AUTO_FULL
+            return n_per_side or (AUTO_QUICK if quick else AUTO_FULL)
         p = bench_plan(n)
         return p.n_quick if quick else p.n_full
 

@@ -69,6 +69,7 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, n_s: int, rn
     Y2 = draw(mechanism, p.d_prime, n_s, rng, chunk_size=chunk_size)
     h = n_s // 2
     atts = make_attacks(attacks, Y1[:h], log_density=ctx.log_density, max_categories=ctx.max_categories)
+    atts = [a for a in atts if a.in_search] or atts  # costly families (gradient boosting) compete in selection only
     c = dataclasses.replace(ctx, pair=(p.d, p.d_prime), z=SELECT_Z)
     preds, ties, texts = [], [], []
     for tr, te in ((slice(0, h), slice(h, n_s)), (slice(h, n_s), slice(0, h))):

@@ -49,7 +49,8 @@ def auto_attacks(Y_example, *, log_density=None, max_categories: int = MAX_CATEG
     """The ``"auto"`` families for releases like ``Y_example`` (the selection releases on D):
 
     * discrete (at most ``max_categories`` distinct releases, and ≤ 5 % of the sample): unions of outcomes, plus
-      thresholds (scalar) or per-coordinate thresholds (vector);
+      thresholds (scalar) or per-coordinate thresholds and a logistic score (vector: many outcomes, each with a
+      small ratio, add up along a direction that unions of outcomes see only through noisy cells);
     * scalar continuous: thresholds, intervals and unions of atoms (point masses, NaN, ±inf);
     * vector continuous: per-coordinate thresholds, projections, extreme coordinates, logistic regression, gradient
       boosting (non-linear) and logistic regression on coordinate signs; when columns carry atoms (a discrete part
@@ -61,7 +62,7 @@ def auto_attacks(Y_example, *, log_density=None, max_categories: int = MAX_CATEG
     """
     scalar = _is_scalar(Y_example)
     if _n_distinct_small(Y_example, max_categories):
-        out = [DiscreteAttack()] + ([ThresholdAttack()] if scalar else [CoordinateAttack()])
+        out = [DiscreteAttack()] + ([ThresholdAttack()] if scalar else [CoordinateAttack(), LogisticAttack()])
     elif scalar:
         out = [ThresholdAttack(), IntervalAttack(), AtomAttack()]
     else:

@@ -19,6 +19,7 @@ class Attack:
     """
 
     name = "attack"
+    in_search = True  # whether the pair search (privacy/search.py) runs this family when ranking pairs
 
     def applicable(self, Y) -> bool:
         return True

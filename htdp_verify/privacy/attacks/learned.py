@@ -68,6 +68,7 @@ class GradientBoostingAttack(_ClassifierAttack):
     """Histogram gradient boosting (scikit-learn) score; optional, slower, catches non-monotone leaks."""
 
     name = "gboost"
+    in_search = False  # a fit per pair and fold would dominate the pair search; it competes in the selection only
     train_cap = 50_000  # a fit per pair and fold in the pair search: keep it to seconds
 
     def make_model(self):

@@ -235,7 +235,7 @@ class StratifiedAttack(Attack):
 
     name = "stratified"
 
-    def __init__(self, max_patterns: int = 32):
+    def __init__(self, max_patterns: int = 16):
         self.max_patterns = int(max_patterns)
 
     def applicable(self, Y):
@@ -247,20 +247,32 @@ class StratifiedAttack(Attack):
             return []
         pk = PatternKey(atoms)
         n_atoms = np.array([a.size for a in atoms], dtype=np.int16)
-        C = pk.codes(_pooled(Y1, Y2, ctx))
-        real = C >= n_atoms
-        if not real.any() or real.all():
+        parts = []
+        for Y in (Y1, Y2):  # codes, real-part sums and first real column, computed once per side
+            X = _as_2d(np.asarray(Y)).astype(float)
+            C = pk.codes(X)
+            real = C >= n_atoms
+            parts.append((C, np.where(real, X, 0.0).sum(axis=1),
+                          np.where(real.any(axis=1), np.argmax(real, axis=1), X.shape[1])))
+        C_all = np.concatenate([parts[0][0], parts[1][0]])
+        real_all = C_all >= n_atoms
+        if not real_all.any() or real_all.all():
             return []  # no discrete part or no real part: other families cover it
-        rows, cnt = np.unique(C, axis=0, return_counts=True)
+        rows, cnt = np.unique(C_all, axis=0, return_counts=True)
         groups = [(("pattern", tuple(int(v) for v in r), None), "pattern = " + str(pk.decode(pk._rows(r[None, :]))[0]))
                   for r in rows[np.argsort(-cnt)][: self.max_patterns] if (r >= n_atoms).any()]
-        m = C.shape[1]
-        firsts = np.unique(np.where(real.any(axis=1), np.argmax(real, axis=1), m))
+        m = C_all.shape[1]
+        firsts = np.unique(np.concatenate([parts[0][2], parts[1][2]]))
         if firsts.size > 2:
             groups += [(("first", int(k), m), f"first real column >= {k}") for k in firsts[1:-1]]
             groups += [(("first", 0, int(k)), f"first real column <= {k}") for k in firsts[1:-1]]
         events = []
         for g, label in groups:
+            kind, a, b = g
+            s = []
+            for C, value, first in parts:
+                sel = np.all(C == np.asarray(a, dtype=np.int16), axis=1) if kind == "pattern" else (first >= a) & (first <= b)
+                s.append(np.where(sel, value, np.nan))
             f = StratifiedValue(pk, g, label)
-            events += scan_thresholds(f(Y1), f(Y2), ctx, f, self.name)
+            events += scan_thresholds(s[0], s[1], ctx, f, self.name)
         return events
