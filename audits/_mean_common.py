@@ -226,6 +226,8 @@ def rate_check(error_fn, grid: dict, claim: RateClaim, *, name: str, seed: int, 
         for lab, (xe, ye) in (extra_curves or {}).items():
             ax.loglog(xe, ye, "s:", label=lab)
         ax.set_xlabel(claim.variable)
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())  # minor labels collided (2e-2, 3e-2, 4e-2 ...)
+        ax.set_xticks(x, [f"{v:g}" for v in x], fontsize=8)
         ax.set_ylabel("error")
         ax.set_title(f"{name}: {res.verdict}", fontsize=9)
         ax.legend(fontsize=7)
