@@ -55,6 +55,9 @@ def audit(
     max_candidates: int = 4096,
     chunk_size: int = 1_000_000,
     name: str | None = None,
+    max_memory="2GiB",
+    backend: str = "serial",
+    client=None,
 ) -> AuditResult:
     """Audit ``mechanism`` against ``claim``: certified ε lower bound, verdict, event, and detectability.
 
@@ -83,7 +86,11 @@ def audit(
     profile: ``True`` or an array of δ values: also certify an (ε, δ) profile and a GDP μ lower bound.
     profile_epsilons: ε grid for the δ-at-ε curve (default 0..2·claim ε).
     profile_share: fraction of α spent on the profile events (only when ``profile`` is set).
-    max_candidates: thresholds per scan; chunk_size: releases per mechanism call.
+    max_candidates: thresholds per scan; chunk_size: releases per mechanism call in search and selection.
+    max_memory: memory budget of the certification stage (bytes or ``"2GiB"``): releases are generated and counted
+        in fixed blocks (:mod:`~htdp_verify.privacy.streaming`) and none is kept; the counts do not depend on it.
+    backend, client: ``"serial"`` (default) or ``"dask"`` with a ``dask.distributed`` ``Client``: the
+        certification's blocks are counted on the cluster's workers; the result is the same for a seed.
 
     Returns
     -------
@@ -95,7 +102,8 @@ def audit(
                       attacks=attacks, rng=rng, n_select=n_select, n_search=n_search, n_certify=n_certify,
                       log_density=log_density, directions=directions, profile=profile,
                       profile_epsilons=profile_epsilons, profile_share=profile_share,
-                      max_candidates=max_candidates, chunk_size=chunk_size, name=name)
+                      max_candidates=max_candidates, chunk_size=chunk_size, name=name, max_memory=max_memory,
+                      backend=backend, client=client)
     search = search_stage(plan, rng)
     selection = selection_stage(plan, search.pair, rng)
     counts = certification_stage(plan, search.pair, selection, rng)

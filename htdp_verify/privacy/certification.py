@@ -3,7 +3,9 @@
 Sample sizes are Poissonised, ``N ~ Poisson(n_samples)`` per side (independent of every output), so that a
 pure-ε event can be certified by the exact conditional test on Poisson counts
 (:func:`~htdp_verify.stats.epsilon_lower_bound_poisson`); Clopper–Pearson bounds with the realised ``N`` stay
-valid for the rest.  Each main event is certified at ``a_event`` (Bonferroni over ``n_certify``); the profile
+valid for the rest.  Releases are counted in fixed blocks, each from its own child generator
+(:mod:`.streaming`): memory stays bounded whatever ``N``, and the counts are the same for a seed whatever the memory
+budget or the backend (serial, or a Dask cluster).  Each main event is certified at ``a_event`` (Bonferroni over ``n_certify``); the profile
 events at ``a_profile / n_profile`` each.  :func:`certification_stage` returns the raw counts
 (:class:`Counts`), :func:`bounds_stage` the certified statements (:class:`Bounds`).
 """
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..stats import cp_lower, cp_upper, epsilon_lower_bound, epsilon_lower_bound_poisson
-from .adapters import count_events
+from .streaming import count_streamed
 from .attacks import Event
 from .bounds import delta_lb_at_epsilon, gdp_epsilon, gdp_mu_lb, privacy_profile, smallest_resolvable_delta
 from .neighbours import Pair
@@ -52,10 +54,10 @@ def certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.ran
     ts = time.perf_counter()
     events = sel.main + sel.profile
     N_d, N_dp = int(rng.poisson(plan.n_samples)), int(rng.poisson(plan.n_samples))
-    zeros = np.zeros(len(events), dtype=np.int64)
-    k_d = count_events(plan.mechanism, pair.d, N_d, events, rng, chunk_size=plan.chunk_size) if N_d else zeros
-    k_dp = (count_events(plan.mechanism, pair.d_prime, N_dp, events, rng, chunk_size=plan.chunk_size)
-            if N_dp else zeros)
+    kw = dict(release_nbytes=sel.release_nbytes, max_memory=plan.max_memory, backend=plan.backend,
+              client=plan.client)
+    k_d = count_streamed(plan.mechanism, pair.d, N_d, events, rng, **kw)
+    k_dp = count_streamed(plan.mechanism, pair.d_prime, N_dp, events, rng, **kw)
     orient = np.array([e.orientation for e in events])
     return Counts(events, k_d, k_dp, N_d, N_dp,
                   k_num=np.where(orient > 0, k_d, k_dp), k_den=np.where(orient > 0, k_dp, k_d),

@@ -22,6 +22,7 @@ from .attacks import SelectionContext
 from .guarantee import PrivacyGuarantee
 from .neighbours import Pair, as_pairs, check_neighbours, dataset_patterns
 from .search import MIN_PER_PAIR
+from .streaming import parse_memory
 
 __all__ = ["AuditPlan", "plan_audit"]
 
@@ -55,6 +56,9 @@ class AuditPlan:
     max_candidates: int
     chunk_size: int
     name: str | None
+    max_memory: Any = "2GiB"
+    backend: str = "serial"
+    client: Any = None
 
     @property
     def searching(self) -> bool:
@@ -117,7 +121,7 @@ def _profile_deltas(profile, n_samples: int):
 
 def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks, rng, n_select, n_search,
                n_certify, log_density, directions, profile, profile_epsilons, profile_share, max_candidates,
-               chunk_size, name) -> AuditPlan:
+               chunk_size, name, max_memory="2GiB", backend="serial", client=None) -> AuditPlan:
     """Validate the arguments of :func:`~htdp_verify.privacy.audit` and fix sizes and the α budget."""
     check_rng(rng)
     mech = as_mechanism(mechanism)
@@ -128,6 +132,11 @@ def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks
     n_select = max(2000, n_samples // 4) if n_select is None else check_int("n_select", n_select, minimum=20)
     max_candidates = check_int("max_candidates", max_candidates, minimum=8)
     chunk_size = check_int("chunk_size", chunk_size, minimum=1)
+    parse_memory(max_memory)
+    if backend not in ("serial", "dask"):
+        raise ValueError(f"backend must be 'serial' or 'dask', got {backend!r}")
+    if backend == "dask" and client is None:
+        raise ValueError("backend='dask' needs client= (a dask.distributed Client)")
     pair_list = resolve_pairs(pairs, neighbours, claim)
     if n_search is None:
         n_search = max(MIN_PER_PAIR * len(pair_list), n_samples // 2)
@@ -151,7 +160,8 @@ def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks
     return AuditPlan(mechanism=mech, claim=claim, pairs=pair_list, attacks=attacks, n_samples=n_samples,
                      n_select=n_select, n_search=n_search, n_certify=n_certify, alpha=alpha, budget=budget,
                      a_event=a_event, a_profile=a_prof, n_profile=n_prof, deltas=deltas, eps_grid=eps_grid, ctx=ctx,
-                     log_density=log_density, max_candidates=max_candidates, chunk_size=chunk_size, name=name)
+                     log_density=log_density, max_candidates=max_candidates, chunk_size=chunk_size, name=name,
+                     max_memory=max_memory, backend=backend, client=client)
 
 
 def context_for(plan: AuditPlan, pair: Pair, **changes) -> SelectionContext:

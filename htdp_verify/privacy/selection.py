@@ -56,6 +56,7 @@ class Selection:
     drawn: int
     seconds: float
     non_finite: int = 0  # selection releases with a NaN or infinite value (both sides)
+    release_nbytes: int = 8  # bytes of one release (fixes the certification's block size)
 
 
 def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
@@ -152,7 +153,7 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
     non_finite = sum(int(np.count_nonzero(~np.all(np.isfinite(_rows(Y)), axis=1))) for Y in (Y1, Y2)
                      if np.issubdtype(np.asarray(Y).dtype, np.floating))
     return Selection(main, prof, _methods(plan, main), [a.name for a in atts], len(events), 2 * n,
-                     time.perf_counter() - ts, non_finite)
+                     time.perf_counter() - ts, non_finite, max(1, int(np.asarray(Y1).nbytes // max(n, 1))))
 
 
 def _rows(Y) -> np.ndarray:

@@ -1,0 +1,56 @@
+"""Certification counts in fixed blocks: identical for a seed whatever the memory budget or backend (serial, Dask)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from htdp_verify import PrivacyClaim
+from htdp_verify.privacy import audit
+from htdp_verify.privacy.attacks import Event, Identity
+from htdp_verify.privacy.streaming import block_size, count_streamed, parse_memory
+
+
+def lap(data, size, rng):
+    return np.asarray(data, float).sum() + rng.laplace(0.0, 1.0, size)
+
+
+EVENTS = [Event("threshold", Identity(), ">=", (0.5,), 1, "t"), Event("threshold", Identity(), "<=", (-1.0,), 1, "t")]
+
+
+def test_counts_do_not_depend_on_the_memory_budget():
+    out = [count_streamed(lap, np.zeros(3), 300_000, EVENTS, np.random.default_rng(4), release_nbytes=8,
+                          max_memory=m) for m in (2**12, "1MiB", "2GiB")]
+    for o in out[1:]:
+        np.testing.assert_array_equal(o, out[0])
+    # and they are counts of Laplace(0, 1) releases: P(Y >= 0.5) = 0.303, P(Y <= -1) = 0.184
+    assert abs(out[0][0] / 300_000 - 0.5 * np.exp(-0.5)) < 0.005 and abs(out[0][1] / 300_000 - 0.5 * np.exp(-1)) < 0.005
+
+
+def test_audit_is_identical_across_memory_budgets():
+    pair = (np.zeros(3), np.r_[0.0, 0.0, 1.0])
+    a = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9))
+    b = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
+              max_memory=2**14)
+    assert a.counts == b.counts and a.estimate == b.estimate
+
+
+def test_block_size_and_memory_parsing():
+    assert block_size(8) == 1 << 16 and block_size(8000 * 1000) == 64
+    assert parse_memory("2GiB") == 2 * 2**30 and parse_memory(1000) == 1000
+    with pytest.raises(ValueError, match="max_memory"):
+        parse_memory("lots")
+    with pytest.raises(ValueError, match="backend"):
+        audit(lap, PrivacyClaim(1.0), pairs=[(np.zeros(2), np.ones(2) * 0)], n_samples=100,
+              rng=np.random.default_rng(0), backend="spark")
+
+
+def test_dask_local_cluster_gives_the_same_audit():
+    distributed = pytest.importorskip("distributed")
+    pair = (np.zeros(3), np.r_[0.0, 0.0, 1.0])
+    serial = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
+                   max_memory=2**20)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc, \
+            distributed.Client(lc) as client:
+        viadask = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
+                        max_memory=2**20, backend="dask", client=client)
+    assert viadask.counts == serial.counts and viadask.estimate == serial.estimate
