@@ -103,7 +103,7 @@ def test_one_section_per_suite_with_a_summary_line(report):
     for suite in ("diffprivlib", "hu2022", "stats", "wang_dpem", "zhao2024"):
         assert f'id="suite-{suite}"' in html
     assert "30 results: 30 consistent; " in html
-    assert "1 results: 1 descriptive (no claim tested)" in html
+    assert "1 result: 1 descriptive (no claim tested)" in html
 
 
 def test_no_sentence_without_content():

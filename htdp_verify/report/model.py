@@ -210,7 +210,8 @@ def build_model(results: list[CheckResult], meta: dict, out_dir) -> ReportModel:
         s.seconds += e.seconds
     for s in suites.values():
         counts = tally([r for r in results if r.name.split(".")[0] == s.name])
-        s.line = f"{len(s.entries)} results: {_count_phrase(counts)}; {s.seconds:.0f} s"
+        s.line = (f"{len(s.entries)} result{'s' if len(s.entries) != 1 else ''}: {_count_phrase(counts)}; "
+                  f"{s.seconds:.0f} s")
     counts = tally(results)
     n_find = {k: counts[k] for k in FINDING_OUTCOMES}
     if any(n_find.values()):
