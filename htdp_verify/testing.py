@@ -43,6 +43,7 @@ import pytest
 from .claims import Provenance, RateClaim, TailBoundClaim
 from .estimator_checks import (_PROFILE_OVERRIDE, check_dp_estimator, dp_checks, estimator_id, get_tags,
                                parametrize_with_dp_checks, xfail_checks)
+from .estimator_checks.tags import _profile
 from .registry import PROFILES
 from .results import CheckResult
 
@@ -238,7 +239,8 @@ def private_sample_size(epsilon: float, *, alpha: float = 0.05, detect_ratio: fl
     ``event_probability`` on D (so ``event_probability · e^{-detect_ratio·ε}`` on D') is refuted with probability
     ≥ ``power`` at level ``alpha`` once the audit has found that event
     (:func:`htdp_verify.stats.samples_needed_for_epsilon`). The ``full`` profile uses four times as many releases
-    (a smaller detectable ratio). At least 2 000; capped at 200 000 (quick) / 2 000 000 (full).
+    (a smaller detectable ratio). At least 2 000; capped at 200 000 (quick) / 2 000 000 (full). ``profile``
+    defaults to the ``--htdp-profile`` option under pytest, else ``$HTDP_PROFILE``, else "quick".
     E.g. ε = 1, α = 0.05: 3 651 (quick), 14 604 (full)."""
     from ._validate import check_positive, check_prob
     from .stats import samples_needed_for_epsilon
@@ -248,9 +250,7 @@ def private_sample_size(epsilon: float, *, alpha: float = 0.05, detect_ratio: fl
     if detect_ratio <= 1:
         raise ValueError(f"detect_ratio must be > 1, got {detect_ratio!r}")
     event_probability = check_prob("event_probability", event_probability)
-    prof = Profile(profile or os.environ.get("HTDP_PROFILE", "quick"))
-    if prof.name not in PROFILES:
-        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+    prof = Profile(_profile(profile))  # default: the --htdp-profile option under pytest, else $HTDP_PROFILE
     p2 = event_probability * math.exp(-detect_ratio * epsilon)
     try:
         n = samples_needed_for_epsilon(epsilon, event_probability, p2, alpha, power, n_max=10**9)
@@ -279,8 +279,8 @@ def assert_private(
 
     ``claim``: a :class:`~htdp_verify.claims.PrivacyClaim` / :class:`~htdp_verify.privacy.PrivacyGuarantee`, or
     ``None`` for the mechanism's declared ``privacy``. ``pairs`` or ``neighbours`` as in ``audit``. ``n_samples``
-    (releases per side) defaults to :func:`private_sample_size` of the claimed ε (profile ``profile`` or
-    ``$HTDP_PROFILE``). Fails (``AssertionError`` with the audit's summary, the pair and the exact event) on
+    (releases per side) defaults to :func:`private_sample_size` of the claimed ε (``profile``, default the
+    ``--htdp-profile`` option). Fails (``AssertionError`` with the audit's summary, the pair and the exact event) on
     ``"violated"`` (false-failure rate ≤ ``alpha`` for a mechanism that satisfies the claim); ``"inconclusive"`` (the
     run could not certify the claimed ε even with a perfect event) follows ``on_inconclusive``
     ("fail" / "warn" / "pass"). Returns the :class:`~htdp_verify.privacy.AuditResult`. Extra keyword arguments go

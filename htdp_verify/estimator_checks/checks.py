@@ -331,7 +331,7 @@ def _expensive_sizes(profile, tags) -> dict:
 def check_privacy_audit(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
     """:func:`~htdp_verify.privacy.audit` at the declared claim on generated neighbours of the data (the engine's
     held-out pair search over ``dataset_patterns``: a record moved to the data's extremes / to ±c·bound,
-    duplicated), α = 0.05; 20 000 certification releases per side under the quick profile."""
+    duplicated), α = 0.01; 20 000 certification releases per side under the quick profile."""
     from ..privacy import audit
 
     name, t0 = "check_privacy_audit", time.perf_counter()
@@ -340,7 +340,7 @@ def check_privacy_audit(estimator, *, data=None, profile=None, seed=None) -> Che
     if neighbours is None or isinstance(neighbours, dict):
         neighbours = {"data": data, "bound": tags["bound"], **(neighbours or {})}
     res = audit(estimator, estimator.privacy, neighbours=neighbours, n_samples=_size("audit", profile, tags),
-                alpha=0.05, rng=rng, name=name, **_expensive_sizes(profile, tags))
+                alpha=_ALPHA, rng=rng, name=name, **_expensive_sizes(profile, tags))
     return _audit_result(name, estimator, res, t0, seed)
 
 
@@ -351,7 +351,7 @@ def check_privacy_worst_case_pairs(estimator, *, data=None, profile=None, seed=N
     name, t0 = "check_privacy_worst_case_pairs", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     pairs = tags["worst_case_pairs"](data)
-    res = audit(estimator, estimator.privacy, pairs=pairs, n_samples=_size("audit", profile, tags), alpha=0.05,
+    res = audit(estimator, estimator.privacy, pairs=pairs, n_samples=_size("audit", profile, tags), alpha=_ALPHA,
                 rng=rng, name=name, **_expensive_sizes(profile, tags))
     return _audit_result(name, estimator, res, t0, seed)
 
