@@ -1,0 +1,199 @@
+""":class:`DPLModel`: a ``diffprivlib.models`` estimator's ``fit`` as ``m(data, size, rng)`` (the release is the fitted
+model's parameters, or predicted probabilities on a data-independent probe grid for the forest), and its factory
+:func:`dpl_model`.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from htdp_verify._validate import check_int, check_positive
+from htdp_verify.privacy import PrivacyGuarantee
+from htdp_verify.privacy.dpl_adapter import DPLAdapter
+
+from ..base import as_data
+
+from .tables import _MODEL_NOTE, MODELS, _check_bounds_pair, _dpl
+
+__all__ = ["DPLModel", "dpl_model"]
+
+
+# models
+# ------------------------------------------------------------------------------------------------------
+def _probe_grid(bounds, d: int, per_axis: int = 3) -> np.ndarray:
+    """A data-independent grid of ``per_axis**d`` points over the box ``bounds`` (capped at 4 axes)."""
+    lo = np.broadcast_to(np.asarray(bounds[0], dtype=float), (d,))
+    hi = np.broadcast_to(np.asarray(bounds[1], dtype=float), (d,))
+    axes = [np.linspace(lo[j], hi[j], per_axis) for j in range(min(d, 4))]
+    grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, len(axes))
+    if d > 4:
+        grid = np.hstack([grid, np.tile((lo[4:] + hi[4:]) / 2, (grid.shape[0], 1))])
+    return grid
+
+
+class DPLModel(DPLAdapter):
+    """A ``diffprivlib.models`` estimator's ``fit`` as ``m(data, size, rng)``; the release is the fitted model.
+
+    Parameters
+    ----------
+    model: a name in :data:`MODELS`.
+    epsilon: ε of the model.
+    n_jobs: worker processes (the model itself always runs single-threaded, ``n_jobs`` of the forest is 1).
+    probe: for ``RandomForestClassifier`` only, the public points at which the release is read (default: a
+        3-per-axis grid over ``bounds``).
+    **params: the model's constructor arguments; those in :data:`MODELS` are required
+        (``bounds_X``/``bounds_y``; ``data_norm`` and ``classes``; ``bounds`` and ``classes``; ...).
+
+    Data: ``(n, d)`` features for unsupervised models; ``(n, d + 1)`` with the label / target in the last column
+    for supervised ones (labels must belong to ``classes``).
+
+    Release (flattened, fixed length for a configuration):
+
+    * LinearRegression: ``coef_``, ``intercept_``, then the noisy objective coefficients diffprivlib stores on the
+      fitted model (``_obj_coefs``: Σy², Xᵀy, XᵀX after the functional mechanism's noise, on centred data when
+      ``fit_intercept``); ``coef_`` is their post-processing, so they are covered by the same ε claim
+    * LogisticRegression: ``coef_``, ``intercept_`` (``classes`` is checked against the labels; diffprivlib reads
+      the classes from ``y``, and a neighbour that removes a class changes the output shape, which this adapter
+      reports as a ``ValueError`` from scikit-learn)
+    * GaussianNB: ``theta_``, ``var_``, ``class_count_`` (fitted with ``partial_fit(X, y, classes=classes)``, the
+      API through which diffprivlib accepts explicit classes)
+    * KMeans: ``cluster_centers_``
+    * PCA: ``components_``, ``explained_variance_``, ``mean_``
+    * StandardScaler: ``mean_``, ``var_``
+    * RandomForestClassifier: ``predict_proba`` at the public ``probe`` points (the trees' shapes vary from seed
+      to seed, so their raw arrays do not line up across releases; a function of the model is post-processing).
+
+    Claimed guarantee: ε-DP (δ = 0), replace-one (see the module docstring).
+    """
+
+    def __init__(self, model: str, *, epsilon: float, n_jobs: int = 1, probe=None, **params):
+        super().__init__(n_jobs)
+        if model not in MODELS:
+            raise ValueError(f"model must be one of {sorted(MODELS)}, got {model!r}")
+        self.model = model
+        self.epsilon = check_positive("epsilon", epsilon)
+        required, self.supervised = MODELS[model]
+        cls = getattr(_dpl().models, model)
+        accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "random_state", "accountant",
+                                                                       "unused_args", "epsilon"}
+        if model in ("LogisticRegression", "GaussianNB"):
+            accepted |= {"classes"}
+        bad = set(params) - accepted
+        if bad:
+            raise ValueError(f"models.{model} does not accept {sorted(bad)} (accepted: {sorted(accepted)})")
+        if "n_jobs" in params:
+            raise ValueError("n_jobs: pass parallelism to the adapter, not to the model")
+        for r in required:
+            if params.get(r) is None:
+                raise ValueError(f"{r} is required for models.{model}: without it diffprivlib reads it from the "
+                                 "data (PrivacyLeakWarning), which is not differentially private")
+        for b in ("bounds", "bounds_X", "bounds_y"):
+            if b in params:
+                _check_bounds_pair(b, params[b])
+        if "data_norm" in params:
+            check_positive("data_norm", params["data_norm"])
+        if "classes" in params:
+            cl = np.asarray(params["classes"])
+            if cl.ndim != 1 or cl.size < 2 or np.unique(cl).size != cl.size:
+                raise ValueError(f"classes must be a 1-d list of >= 2 distinct labels, got {params['classes']!r}")
+            params["classes"] = np.sort(cl)
+        for k in ("n_clusters", "n_components", "n_estimators", "max_depth"):
+            if k in params and params[k] is not None:
+                check_int(k, params[k], minimum=1)
+        self.params = dict(params)
+        self.probe = None if probe is None else np.asarray(probe, dtype=float)
+        if self.probe is not None and (self.probe.ndim != 2 or not np.all(np.isfinite(self.probe))):
+            raise ValueError("probe must be a finite 2-d array of points")
+        if self.probe is not None and model != "RandomForestClassifier":
+            raise ValueError("probe applies to RandomForestClassifier only")
+        self.name = f"models.{model}"
+        self.privacy = PrivacyGuarantee(self.epsilon, 0.0, "replace")
+        self.relation_note = _MODEL_NOTE
+        self.min_chunk = 4
+
+    # the features' bounds (for neighbour generation)
+    @property
+    def feature_bounds(self):
+        return self.params.get("bounds_X", self.params.get("bounds"))
+
+    def _validate(self, data):
+        arr = as_data(data, "data", ndim=(2,))
+        if self.supervised:
+            if arr.shape[1] < 2:
+                raise ValueError("data must have >= 2 columns for a supervised model (features, then the label)")
+            if "classes" in self.params:
+                ok = np.isin(arr[:, -1], self.params["classes"])
+                if not np.all(ok):
+                    raise ValueError(
+                        f"data's last column holds labels outside classes={list(self.params['classes'])}: "
+                        f"{np.unique(arr[~ok, -1])}"
+                    )
+        return arr
+
+    def _split(self, data):
+        if self.supervised:
+            X, y = data[:, :-1], data[:, -1]
+            if "classes" in self.params:
+                cl = self.params["classes"]
+                if np.issubdtype(cl.dtype, np.integer):
+                    y = y.astype(cl.dtype)
+            return X, y
+        return data, None
+
+    def build(self, random_state):
+        """A fresh diffprivlib model with this configuration, ``random_state`` and a private accountant."""
+        from diffprivlib.accountant import BudgetAccountant
+
+        cls = getattr(_dpl().models, self.model)
+        kw = {k: v for k, v in self.params.items() if not (k == "classes" and self.model in ("LogisticRegression",
+                                                                                           "GaussianNB"))}
+        if self.model == "RandomForestClassifier":
+            kw["n_jobs"] = 1
+        return cls(epsilon=self.epsilon, random_state=random_state, accountant=BudgetAccountant(), **kw)
+
+    def fit(self, data, random_state):
+        """Fit a fresh model on ``data`` (validated) and return it."""
+        X, y = self._split(data)
+        m = self.build(random_state)
+        if self.model == "GaussianNB":
+            m.partial_fit(X, y, classes=self.params["classes"])
+        elif self.supervised:
+            m.fit(X, y)
+        else:
+            m.fit(X)
+        return m
+
+    def flatten(self, m, d: int) -> np.ndarray:
+        """The release vector of a fitted model (see the class docstring)."""
+        name = self.model
+        if name == "LinearRegression":
+            # coef_ is a post-processing (a numerical minimisation) of the noisy objective coefficients, which
+            # diffprivlib keeps on the fitted model as ``_obj_coefs`` = (Σy², Xᵀy, XᵀX) after noise: the DP release
+            parts = [np.ravel(m.coef_), np.ravel(m.intercept_)] + [np.ravel(c) for c in m._obj_coefs]
+        elif name == "LogisticRegression":
+            parts = [np.ravel(m.coef_), np.ravel(m.intercept_)]
+        elif name == "GaussianNB":
+            parts = [np.ravel(m.theta_), np.ravel(m.var_), np.ravel(m.class_count_)]
+        elif name == "KMeans":
+            parts = [np.ravel(m.cluster_centers_)]
+        elif name == "PCA":
+            parts = [np.ravel(m.components_), np.ravel(m.explained_variance_), np.ravel(m.mean_)]
+        elif name == "StandardScaler":
+            parts = [np.ravel(m.mean_), np.ravel(m.var_)]
+        else:  # RandomForestClassifier
+            probe = self.probe if self.probe is not None else _probe_grid(self.params["bounds"], d)
+            parts = [np.ravel(m.predict_proba(probe))]
+        return np.concatenate([np.asarray(p, dtype=float) for p in parts])
+
+    def _release(self, data, rs, state):
+        # a fresh copy per release: diffprivlib's PCA.fit centres its input in place (even with copy=True)
+        m = self.fit(data.copy(), rs)
+        return self.flatten(m, data.shape[1] - int(self.supervised))
+
+
+# ------------------------------------------------------------------------------------------------------
+
+def dpl_model(model: str, *, epsilon: float, n_jobs: int = 1, **params) -> DPLModel:
+    """``DPLModel(...)``: a diffprivlib model's fit as ``m(data, size, rng)``."""
+    return DPLModel(model, epsilon=epsilon, n_jobs=n_jobs, **params)
