@@ -1,9 +1,9 @@
 """diffprivlib 0.6.6 under audit: every mechanism, tool and model at its claimed ε ∈ {0.1, 1}.
 
-Each component is run through its real code path by the adapters of ``estimators/dpl.py`` (seeded per release,
+Each component is run through its real code path by the adapters of ``estimators/dpl/`` (seeded per release,
 explicit bounds / range / data_norm / classes, a private accountant per release) and audited with
 ``htdp_verify.privacy.audit`` under the neighbouring relation its calibration is valid for (diffprivlib
-documents none; see ``estimators/dpl.py``):
+documents none; see ``estimators/dpl/``):
 
 * mechanisms: the input is the value given to ``randomise``; neighbours are values at distance
   ``<= sensitivity`` inside the mechanism's domain (query-level pairs);
