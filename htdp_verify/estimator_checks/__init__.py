@@ -52,7 +52,7 @@ from .checks import (check_call_matches_sample, check_extreme_inputs, check_guar
                      check_privacy_worst_case_pairs, check_rejects_bad_parameters, check_rejects_empty,
                      check_rejects_nonfinite, check_rejects_wrong_shape, check_releases_independent,
                      check_reproducible, check_seeds_differ)
-from .tags import _PROFILE_OVERRIDE, DEFAULT_TAGS, _result, estimator_id, get_tags, xfail_checks  # noqa: F401
+from .tags import _PROFILE_OVERRIDE, DEFAULT_TAGS, _result, _seed, estimator_id, get_tags, xfail_checks  # noqa: F401
 
 __all__ = [
     "DEFAULT_TAGS",
@@ -141,9 +141,13 @@ class _Check:
         return self.__name__
 
 
-def check_dp_estimator(estimator, *, data=None, profile=None, on_fail: str = "raise") -> list[CheckResult]:
+def check_dp_estimator(estimator, *, data=None, profile=None, on_fail: str = "raise",
+                       seed: int | None = None) -> list[CheckResult]:
     """Run every selected check on ``estimator`` (``profile`` "quick"/"full"; default the pytest option or
     ``$HTDP_PROFILE`` or "quick") and return their :class:`CheckResult` s.
+
+    Each check draws from its own seed, derived from the estimator's id and the check's name, or from ``seed`` and
+    the check's name when ``seed`` is given (to re-draw every check, e.g. when measuring false-failure rates).
 
     Declared expected failures get ``expected="violated"``: they must fail (an error counts as failing), and pass
     if they do. With ``on_fail="raise"`` (default) an ``AssertionError`` lists every check that did not meet its
@@ -153,7 +157,8 @@ def check_dp_estimator(estimator, *, data=None, profile=None, on_fail: str = "ra
     xf = xfail_checks(estimator)
     results, bad = [], []
     for nm, fn in dp_checks(estimator):
-        res = _run_one(fn, estimator, data=data, profile=profile)
+        s = None if seed is None else _seed(f"{int(seed)}-{nm}")
+        res = _run_one(fn, estimator, data=data, profile=profile, seed=s)
         if nm in xf:
             res.expected = "violated"
             res.details["xfail_reason"] = xf[nm]
