@@ -45,6 +45,36 @@ def _peeling():
     return Peeling(2, 0.5, 1e-5, 1.0), np.linspace(0.0, 3.0, 8)
 
 
+def _regression(n=60, d=8, seed=0):
+    g = np.random.default_rng(seed)
+    X = g.standard_normal((n, d))
+    return np.column_stack([X, X[:, 0] + 0.5 * g.standard_normal(n)])
+
+
+def _trunc_iht():
+    from estimators.iht import TruncatedDPIHT
+
+    return TruncatedDPIHT(2, 1.0, 1e-5, K=2.0, T=2, eta0=0.5), _regression()
+
+
+def _robust_iht():
+    from estimators.iht import RobustDPIHT
+
+    return RobustDPIHT(2, 1.0, 1e-5, k=3.0, T=2, eta=0.5), _regression(30)
+
+
+def _nonprivate_iht():
+    from estimators.iht import NonPrivateIHT
+
+    return NonPrivateIHT(2, T=2, step=0.5), _regression()
+
+
+def _noisy_gd():
+    from estimators.ngd import NoisyGD
+
+    return NoisyGD(epsilon=1.0, delta=1e-5, n_steps=3, clip=1.0, step_size=0.5, dim=3), _regression(40, 3)
+
+
 def _dp_frank_wolfe():
     from estimators.sco import HeavyTailedDPFrankWolfe
 
@@ -85,6 +115,10 @@ CASES = {
     "Peeling": (_peeling, "Peeling", {}),
     "HeavyTailedDPFrankWolfe": (_dp_frank_wolfe, "HeavyTailedDPFrankWolfe", {}),
     "HeavyTailedPrivateLasso": (_private_lasso, "HeavyTailedPrivateLasso", {}),
+    "TruncatedDPIHT": (_trunc_iht, "TruncatedDPIHT", {}),
+    "RobustDPIHT": (_robust_iht, "RobustDPIHT", {"n_batches": 20, "batch_size": 100}),
+    "NonPrivateIHT": (_nonprivate_iht, "NonPrivateIHT", {}),
+    "NoisyGD": (_noisy_gd, "NoisyGD", {}),
     "DPLMean": (lambda: (DPLMean(1.0, (-2.0, 4.0)), _heavy(50)), DPLMean, {"batch_size": 300}),
     "DPLMedian": (lambda: (DPLMedian(1.0, (-2.0, 4.0)), _heavy(50)), DPLMedian, {"batch_size": 200}),
     "DPLMechanism-Laplace": (lambda: (DPLMechanism("Laplace", epsilon=1.0, sensitivity=1.0), 0.5), DPLMechanism, {}),
