@@ -79,7 +79,12 @@ def test_clipped_diffprivlib_mean_with_same_pair_not_flagged():
     base = np.zeros(10)
     res = dpl_audits.audit_component(tool, [Pair(base, np.r_[10.0, base[1:]], "row 0 -> 10", "replace")],
                                      n_samples=2_000, n_select=1_000, n_search=300, rng=np.random.default_rng(8))
-    assert res.verdict != "violated"
+    # the clipped mean is exactly tight at eps = 1 on this pair, so "not violated" at alpha = 0.05 would fail on 1
+    # seed in 20; re-certified at alpha = 1e-3 a correct mechanism stays below its claim (a missing clip, eps = 10,
+    # would not)
+    from _auditcheck import strict_epsilon_lb
+
+    assert strict_epsilon_lb(res) <= 1.0, res.summary
 
 
 def test_violation_writes_a_runnable_reproduction(tmp_path):
