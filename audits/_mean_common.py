@@ -1,4 +1,4 @@
-"""Shared machinery of the issue-7 audits (``audits/hu2022.py``, ``audits/dpem.py``, ``audits/zhao2024.py``).
+"""Shared machinery of the papers' mean-estimator audits (``audits/hu2022.py``, ``audits/dpem.py``, ``audits/zhao2024.py``).
 
 Four kinds of check, each a thin layer over the engine:
 

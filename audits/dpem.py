@@ -92,13 +92,13 @@ def central_privacy(ctx, variant="proof", name=None, noise_factor=1.0):
 
 
 @register("wang_dpem.privacy.central", description="central heavy-tailed mean (Thm 2/4) is (1, 1e-5)-DP; one "
-          "record at ±1e12", provenance=PROV_C, tags=("issue7", "privacy"))
+          "record at ±1e12", provenance=PROV_C, tags=("dpem", "privacy"))
 def check_central(ctx):
     return central_privacy(ctx)
 
 
 @register("wang_dpem.privacy.as_printed", description="same with ε̃ = ε, Alg. 2 line 1 as extracted (probably a "
-          "typo; expected violated)", provenance=PROV_PRINTED, tags=("issue7", "privacy", "canary"))
+          "typo; expected violated)", provenance=PROV_PRINTED, tags=("dpem", "privacy", "canary"))
 def check_as_printed(ctx):
     res = central_privacy(ctx, variant="as_printed")
     res.expected = "violated"  # ρ = ε²: true ε ≈ 5 against the claim 1
@@ -139,13 +139,13 @@ def local_privacy(ctx, variant="proof"):
 
 
 @register("wang_dpem.privacy.local", description="LDP report s·ψ(x/s)+N(0,σ_L²) (Thm 3) is (1, 1e-5)-LDP",
-          provenance=PROV_L, tags=("issue7", "privacy"))
+          provenance=PROV_L, tags=("dpem", "privacy"))
 def check_local(ctx):
     return local_privacy(ctx)
 
 
 @register("wang_dpem.privacy.local_as_printed", description="LDP report with ε̃ = ε (as extracted, probably a "
-          "typo; expected violated)", provenance=PROV_PRINTED, tags=("issue7", "privacy", "canary"))
+          "typo; expected violated)", provenance=PROV_PRINTED, tags=("dpem", "privacy", "canary"))
 def check_local_printed(ctx):
     res = local_privacy(ctx, variant="as_printed")
     res.expected = "violated"
@@ -241,7 +241,7 @@ def _tol_local_eps(n):
 
 
 @register("wang_dpem.rate.central_n", description="Thm 2: median error ∝ n^{-1/2} (ε = 0.5, δ = 1e-5, t3+1)",
-          provenance=PROV_RC, tags=("issue7", "rate"))
+          provenance=PROV_RC, tags=("dpem", "rate"))
 def check_rate_central_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.5, 0.1, "median", "t3+1, ε = 0.5", PROV_RC)
@@ -250,7 +250,7 @@ def check_rate_central_n(ctx):
 
 
 @register("wang_dpem.rate.central_eps", description="Thm 2: median error ∝ ε^{-1/2} (vs ε^{-1} for the 2020 "
-          "tuning)", provenance=PROV_RC, tags=("issue7", "rate"))
+          "tuning)", provenance=PROV_RC, tags=("dpem", "rate"))
 def check_rate_central_eps(ctx):
     sz = SIZES[C.profile_of(ctx)]
     grid = {"epsilon": list(sz["epss"])}
@@ -267,7 +267,7 @@ def check_rate_central_eps(ctx):
 
 
 @register("wang_dpem.rate.local_n", description="Thm 3 (LDP): median error ∝ n^{-1/4} (ε = 1)", provenance=PROV_RL,
-          tags=("issue7", "rate"))
+          tags=("dpem", "rate"))
 def check_rate_local_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.25, 0.08, "median", "t3+1, ε = 1, proof's scale s = n^{1/4}√(ετ)/…", PROV_RL)
@@ -277,7 +277,7 @@ def check_rate_local_n(ctx):
 
 
 @register("wang_dpem.rate.local_eps", description="Thm 3 (LDP): ε-exponent derived −1/2 (printed −1/4)",
-          provenance=PROV_RL, tags=("issue7", "rate"))
+          provenance=PROV_RL, tags=("dpem", "rate"))
 def check_rate_local_eps(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("epsilon", -0.5, 0.1, "median", f"t3+1, n = {sz['n_eps']}", PROV_RL)
@@ -294,7 +294,7 @@ def check_rate_local_eps(ctx):
 # comparison
 # ---------------------------------------------------------------------------------------------------------
 @register("wang_dpem.compare_baselines", description="Thm 2 estimator vs 2020 tuning vs clipped mean + Gaussian "
-          "at equal (ε, δ) (table + figure; info)", provenance=PROV_CMP, tags=("issue7", "comparison"))
+          "at equal (ε, δ) (table + figure; info)", provenance=PROV_CMP, tags=("dpem", "comparison"))
 def check_compare(ctx):
     sz = SIZES[C.profile_of(ctx)]
     eps = 0.5

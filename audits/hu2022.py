@@ -93,19 +93,19 @@ def privacy_smoothed(ctx, *, sensitivity="paper", evaluation="stable", noise_fac
 
 
 @register("hu2022.privacy.smoothed_mean", description="1-d smoothed soft truncation + Laplace is ε-DP (ε=1, β=1); "
-          "one record moved to ±1e12", provenance=PROV_PRIV, tags=("issue7", "privacy"))
+          "one record moved to ±1e12", provenance=PROV_PRIV, tags=("hu2022", "privacy"))
 def check_privacy_smoothed(ctx):
     return privacy_smoothed(ctx)
 
 
 @register("hu2022.privacy.smoothed_mean_tight", description="same with the tight sensitivity ×erf(√(β/2)): "
-          "true ε equals the claim", provenance=PROV_PRIV, tags=("issue7", "privacy"))
+          "true ε equals the claim", provenance=PROV_PRIV, tags=("hu2022", "privacy"))
 def check_privacy_smoothed_tight(ctx):
     return privacy_smoothed(ctx, sensitivity="tight")
 
 
 @register("hu2022.privacy.closed_form", description="canary: printed closed form Ĉ evaluated in float64 "
-          "(expected to break the sensitivity bound)", provenance=PROV_CANARY, tags=("issue7", "privacy", "canary"))
+          "(expected to break the sensitivity bound)", provenance=PROV_CANARY, tags=("hu2022", "privacy", "canary"))
 def check_privacy_closed_form(ctx):
     res = privacy_smoothed(ctx, evaluation="closed_form", name="hu2022.privacy.closed_form", magnitude=1e7)
     res.expected = "violated"  # a canary: the literal float64 evaluation breaks the sensitivity bound
@@ -133,7 +133,7 @@ def lemma4_errors(law, n, reps, rng, *, beta=BETA, zeta=ZETA, chunk=200):
 
 
 @register("hu2022.tail.lemma4", description="Lemma 4 (explicit constants): P(|x̂ − Ex| > bound) ≤ ζ, exact test",
-          provenance=PROV_L4, tags=("issue7", "tail"))
+          provenance=PROV_L4, tags=("hu2022", "tail"))
 def check_lemma4(ctx):
     sz = SIZES[C.profile_of(ctx)]
     cells, bounds = {}, {}
@@ -160,7 +160,7 @@ TOL_LEMMA4_N = C.RateTolerance(
 
 
 @register("hu2022.rate.lemma4_n", description="Lemma 4 rate: (1-ζ)-quantile of the non-private error ∝ n^{-1/2}",
-          provenance=PROV_L4, tags=("issue7", "rate"))
+          provenance=PROV_L4, tags=("hu2022", "rate"))
 def check_lemma4_rate(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.5, 0.1, f"q{1 - ZETA:g}", "t3+1 data, s = s*(n)", PROV_L4)
@@ -223,7 +223,7 @@ def _priv_eps_fn(epsilon, n, n_reps, rng):
 
 @register("hu2022.rate.private_n", description="proof of Thm 2, eq. (28) term: private 1-d estimator's median "
           "error ∝ n^{-1/2} (ε = 0.1)",
-          provenance=PROV_RATE, tags=("issue7", "rate"))
+          provenance=PROV_RATE, tags=("hu2022", "rate"))
 def check_private_rate_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.5, 0.1, "median", "t3+1, ε = 0.1, s ∝ √(nετ)", PROV_RATE)
@@ -233,7 +233,7 @@ def check_private_rate_n(ctx):
 
 @register("hu2022.rate.private_eps", description="proof of Thm 2, eq. (28) term: private 1-d estimator's median "
           "error ∝ ε^{-1/2}",
-          provenance=PROV_RATE, tags=("issue7", "rate"))
+          provenance=PROV_RATE, tags=("hu2022", "rate"))
 def check_private_rate_eps(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("epsilon", -0.5, 0.1, "median", f"t3+1, n = {sz['n_eps']}, s ∝ √(nετ)", PROV_RATE)
@@ -246,7 +246,7 @@ def check_private_rate_eps(ctx):
 # comparison with baselines
 # ---------------------------------------------------------------------------------------------------------
 @register("hu2022.compare_baselines", description="error at equal ε vs clipped-mean baselines (table + figure; "
-          "info)", provenance=PROV_CMP, tags=("issue7", "comparison"))
+          "info)", provenance=PROV_CMP, tags=("hu2022", "comparison"))
 def check_compare(ctx):
     sz = SIZES[C.profile_of(ctx)]
     n, eps = sz["n_cmp"], EPS

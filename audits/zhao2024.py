@@ -75,7 +75,7 @@ SIZES = {
 # privacy
 # ---------------------------------------------------------------------------------------------------------
 @register("zhao2024.privacy.simple_clipping", description="Alg. 2 (clip + Gaussian, ρ from (1, 1e-5)) is (ε, δ)-DP; "
-          "one record at ±1e12", provenance=PROV_SC, tags=("issue7", "privacy"))
+          "one record at ±1e12", provenance=PROV_SC, tags=("zhao2024", "privacy"))
 def check_privacy_simple(ctx):
     est = SimpleClippingMean.for_target(EPS, DELTA, radius=2.0)
     base = Pareto(2.5, 1.0).sample(200, rng=np.random.default_rng(5))
@@ -127,7 +127,7 @@ def iterative_privacy(ctx, m, b, n_samples, n_select, *, partition="index", pair
 
 
 @register("zhao2024.privacy.iterative.heterogeneous_index", description="Thm 6 on the heterogeneous-groups pair, "
-          "index partition, release μ̂ (d=1); claim (1, 1e-5)", provenance=PROV_T6, tags=("issue7", "privacy"))
+          "index partition, release μ̂ (d=1); claim (1, 1e-5)", provenance=PROV_T6, tags=("zhao2024", "privacy"))
 def check_het_index(ctx):
     sz = SIZES[C.profile_of(ctx)]
     out = []
@@ -139,7 +139,7 @@ def check_het_index(ctx):
 
 
 @register("zhao2024.privacy.iterative.heterogeneous_random", description="same pair with partition='random' "
-          "(exploratory, spec P3d)", provenance=PROV_T6, tags=("issue7", "privacy"))
+          "(exploratory, spec P3d)", provenance=PROV_T6, tags=("zhao2024", "privacy"))
 def check_het_random(ctx):
     m, n_s, n_sel = SIZES[C.profile_of(ctx)]["rnd"]
     return iterative_privacy(ctx, m, 10, n_s, n_sel, partition="random",
@@ -147,7 +147,7 @@ def check_het_random(ctx):
 
 
 @register("zhao2024.privacy.iterative.clones", description="control: clone groups (amplification holds), index "
-          "partition", provenance=PROV_T6, tags=("issue7", "privacy"))
+          "partition", provenance=PROV_T6, tags=("zhao2024", "privacy"))
 def check_clones(ctx):
     m, n_s, n_sel = SIZES[C.profile_of(ctx)]["clone"]
     res = iterative_privacy(ctx, m, 2, n_s, n_sel, pair_kind="clones", name="zhao2024.privacy.iterative.clones")
@@ -227,7 +227,7 @@ def _tol_sc_eps(n):
 
 
 @register("zhao2024.rate.simple_clipping_n", description="Thm 2/4: error ∝ n^{-(1-1/p)} = n^{-3/4} (mvt5, d=4, "
-          "ε=0.01)", provenance=PROV_T2, tags=("issue7", "rate"))
+          "ε=0.01)", provenance=PROV_T2, tags=("zhao2024", "rate"))
 def check_sc_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.75, 0.1, "median", "privacy-dominated, R re-tuned per n", PROV_T2)
@@ -236,7 +236,7 @@ def check_sc_n(ctx):
 
 
 @register("zhao2024.rate.simple_clipping_eps", description="Thm 2/4: error ∝ ε^{-(1-1/p)} = ε^{-3/4} (mvt5, d=4)",
-          provenance=PROV_T2, tags=("issue7", "rate"))
+          provenance=PROV_T2, tags=("zhao2024", "rate"))
 def check_sc_eps(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("epsilon", -0.75, 0.1, "median", f"n = {sz['n_eps']}, R re-tuned per ε", PROV_T2)
@@ -246,7 +246,7 @@ def check_sc_eps(ctx):
 
 
 @register("zhao2024.rate.iterative_n", description="Thm 5: error ∝ n^{-3/4} (Pareto(4.5), d=1, m=20, ε=0.01)",
-          provenance=PROV_T5, tags=("issue7", "rate"))
+          provenance=PROV_T5, tags=("zhao2024", "rate"))
 def check_it_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.75, 0.1, "median", "privacy-dominated, R re-tuned per n, m = 20", PROV_T5)
@@ -298,7 +298,7 @@ def simple_shape_check(e_simple, betas, *, n, seed, out_dir, compare=None, name=
 
 @register("zhao2024.tail_shape", description="(1-β)-quantile vs log(1/β): simple clipping at R = M√n (γ = 1 ± "
           "0.25, spec H1) vs iterative updating with m = 4 ln(1/β) (γ = 1/2 claimed)", provenance=PROV_TAIL,
-          tags=("issue7", "tail"))
+          tags=("zhao2024", "tail"))
 def check_tail_shape(ctx):
     sz = SIZES[C.profile_of(ctx)]
     betas, reps, n = list(sz["shape_betas"]), sz["shape_reps"], sz["n_shape"]
@@ -318,7 +318,7 @@ def check_tail_shape(ctx):
 # ---------------------------------------------------------------------------------------------------------
 @register("zhao2024.compare_baselines", description="simple clipping and iterative updating vs clipped mean + "
           "Gaussian at equal (ε, δ) on bivariate t (table + figure; info)", provenance=PROV_CMP,
-          tags=("issue7", "comparison"))
+          tags=("zhao2024", "comparison"))
 def check_compare(ctx):
     sz = SIZES[C.profile_of(ctx)]
     n = sz["n_cmp"]

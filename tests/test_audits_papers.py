@@ -1,4 +1,4 @@
-"""Issue 7 audits (audits/hu2022.py, audits/dpem.py, audits/zhao2024.py) and the IterativeUpdatingMean step rule.
+"""Audits of the papers' mean estimators (audits/hu2022.py, audits/dpem.py, audits/zhao2024.py) and the IterativeUpdatingMean step rule.
 
 All seeds are fixed, so every outcome below is deterministic; the statistical design of each assertion is stated
 in its docstring (the α it would have over seeds, and the effect it detects).
@@ -19,7 +19,7 @@ from htdp_verify.distributions import StudentT
 from htdp_verify.registry import RunContext, get_checks
 from htdp_verify.results import VERDICTS, CheckResult
 
-ISSUE7 = ("hu2022", "wang_dpem", "zhao2024")
+PAPER_STEMS = ("hu2022", "wang_dpem", "zhao2024")
 
 
 def _ctx(tmp_path: Path, profile="quick", seed=20261121, tiny=True):
@@ -28,8 +28,8 @@ def _ctx(tmp_path: Path, profile="quick", seed=20261121, tiny=True):
     return ctx
 
 
-def test_issue7_checks_are_registered_with_provenance():
-    checks = get_checks(list(ISSUE7))
+def test_paper_checks_are_registered_with_provenance():
+    checks = get_checks(list(PAPER_STEMS))
     names = {c.name for c in checks}
     for required in ("hu2022.privacy.smoothed_mean", "hu2022.privacy.closed_form", "hu2022.tail.lemma4",
                      "hu2022.rate.private_n", "wang_dpem.privacy.as_printed", "wang_dpem.privacy.central",
@@ -40,7 +40,7 @@ def test_issue7_checks_are_registered_with_provenance():
         assert c.provenance.paper and c.provenance.location, c.name
 
 
-@pytest.mark.parametrize("check", get_checks(list(ISSUE7)), ids=lambda c: c.name)
+@pytest.mark.parametrize("check", get_checks(list(PAPER_STEMS)), ids=lambda c: c.name)
 def test_check_runs_tiny_and_returns_valid_results(check, tmp_path):
     out = check.func(_ctx(tmp_path))
     results = out if isinstance(out, list) else [out]
