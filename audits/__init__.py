@@ -14,3 +14,4 @@ except ImportError as _exc:  # pragma: no cover - keep the other audits usable w
 from . import lowerbounds  # noqa: F401
 from . import dpem, hu2022, zhao2024  # noqa: F401
 from . import accounting  # noqa: F401
+from . import hu2022_algorithms  # noqa: F401
