@@ -29,6 +29,7 @@ from .certification import bounds_stage, certification_stage
 from .plan import plan_audit
 from .result import AuditResult
 from .selection import search_stage, selection_stage
+from .sequential import annotate_result, sequential_bounds_stage, sequential_certification_stage
 from .verdict import assemble_result, verdict_stage
 
 __all__ = ["audit", "AuditResult"]
@@ -58,6 +59,8 @@ def audit(
     max_memory="2GiB",
     backend: str = "serial",
     client=None,
+    sequential: bool = False,
+    max_samples: int | None = None,
 ) -> AuditResult:
     """Audit ``mechanism`` against ``claim``: certified ε lower bound, verdict, event, and detectability.
 
@@ -91,6 +94,9 @@ def audit(
         in fixed blocks (:mod:`~htdp_verify.privacy.streaming`) and none is kept; the counts do not depend on it.
     backend, client: ``"serial"`` (default) or ``"dask"`` with a ``dask.distributed`` ``Client``: the
         certification's blocks are counted on the cluster's workers; the result is the same for a seed.
+    sequential: certify in rounds with an anytime-valid test (:mod:`~htdp_verify.privacy.sequential`): stop as soon
+        as the bound exceeds the claim, or for futility; ``details["sequential"]`` says why and after how many
+        releases.  ``max_samples``: releases per side at most (default ``n_samples``).  No profile.
 
     Returns
     -------
@@ -106,8 +112,13 @@ def audit(
                       backend=backend, client=client)
     search = search_stage(plan, rng)
     selection = selection_stage(plan, search.pair, rng)
-    counts = certification_stage(plan, search.pair, selection, rng)
-    bounds = bounds_stage(plan, selection, counts)
+    if sequential:
+        counts = sequential_certification_stage(plan, search.pair, selection, rng, max_samples=max_samples)
+        bounds = sequential_bounds_stage(plan, selection, counts)
+    else:
+        counts = certification_stage(plan, search.pair, selection, rng)
+        bounds = bounds_stage(plan, selection, counts)
     verdict = verdict_stage(plan, bounds, counts)
-    return assemble_result(plan, search, selection, counts, bounds, verdict, seconds=time.perf_counter() - t0,
-                           rng=rng)
+    result = assemble_result(plan, search, selection, counts, bounds, verdict, seconds=time.perf_counter() - t0,
+                             rng=rng)
+    return annotate_result(result, counts) if sequential else result
