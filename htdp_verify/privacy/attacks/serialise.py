@@ -119,7 +119,7 @@ def feature_from_spec(d: dict):
     if t == "atom_key":
         return S.AtomKey(_un(d["atoms"]))
     if t == "pattern_key":
-        return S.PatternKey([_un(a) for a in d["atoms"]])
+        return S.PatternKey([_un(a) for a in d["atoms"]], d.get("columns"))
     if t == "extreme_coordinate":
         return S.ExtremeCoordinate(d["kind"], _un(d["centre"]), _un(d["scale"]))
     if t == "stratified_value":

@@ -79,14 +79,20 @@ class PatternKey(Feature):
     """The pattern of a vector release: each column's atom index, or ``len(atoms_j)`` for a real value.  Keys are
     the raw bytes of the int16 code row (exact set events); decodes to the atom values (``"x"`` for real)."""
 
-    def __init__(self, atoms: list):
-        self.atoms = [np.asarray(a, dtype=float) for a in atoms]
+    def __init__(self, atoms: list, columns=None):
+        self.all_atoms = [np.asarray(a, dtype=float) for a in atoms]
+        self.columns = None if columns is None else [int(j) for j in columns]
+        cols = range(len(self.all_atoms)) if self.columns is None else self.columns
+        self.atoms = [self.all_atoms[j] for j in cols]
         self.keys = [AtomKey(a) for a in self.atoms]
-        self.name = "pattern of atoms (x = real value)"
+        self.name = ("pattern of atoms (x = real value)" if self.columns is None
+                     else f"pattern of the discrete columns {self.columns}")
         self._rows = RowKey((len(self.atoms),), np.int16)
 
     def codes(self, Y) -> np.ndarray:
         X = _as_2d(np.asarray(Y)).astype(float)
+        if self.columns is not None:
+            X = X[:, self.columns]
         C = np.empty(X.shape, dtype=np.int16)
         for j, k in enumerate(self.keys):
             c = k(X[:, j:j + 1])
@@ -103,7 +109,8 @@ class PatternKey(Feature):
         return out
 
     def spec(self) -> dict:
-        return {"type": "pattern_key", "atoms": [[repr(float(a)) for a in at] for at in self.atoms]}
+        return {"type": "pattern_key", "atoms": [[repr(float(a)) for a in at] for at in self.all_atoms],
+                "columns": self.columns}
 
 
 class ExtremeCoordinate(Feature):
@@ -215,7 +222,9 @@ def _mixed_atoms(Y1, Y2, ctx):
 
 
 class PatternAttack(Attack):
-    """Unions of atom patterns of a vector release (the discrete part of a mixed release)."""
+    """Unions of atom patterns of a vector release (the discrete part of a mixed release), over all columns and,
+    when some columns are purely discrete and others are not, over the purely discrete columns alone (a projection:
+    the real columns' noise no longer splits each pattern into many rare ones)."""
 
     name = "pattern"
 
@@ -223,11 +232,19 @@ class PatternAttack(Attack):
         return not _is_scalar(Y)
 
     def select(self, Y1, Y2, ctx):
-        atoms = _mixed_atoms(Y1, Y2, ctx)
-        if atoms is None:
+        pooled = _pooled(Y1, Y2, ctx)
+        atoms = column_atoms(pooled)
+        if not any(a.size for a in atoms):
             return []
-        f = PatternKey(atoms)
-        return _set_events(f, f(Y1), f(Y2), ctx, self.name)
+        X = _as_2d(pooled).astype(float)
+        pure = [j for j, a in enumerate(atoms) if a.size and bool(np.all(isin_nan(X[:, j], a)))]
+        keys = [PatternKey(atoms)]
+        if 0 < len(pure) < len(atoms):
+            keys.append(PatternKey(atoms, columns=pure))
+        events = []
+        for f in keys:
+            events += _set_events(f, f(Y1), f(Y2), ctx, self.name)
+        return events
 
 
 class StratifiedAttack(Attack):
