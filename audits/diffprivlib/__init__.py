@@ -57,6 +57,7 @@ from .components import (
 )
 from .pairs import box_pairs
 from .repro import repro_script
+from . import ledger  # noqa: F401  (registers the white-box budget checks)
 
 __all__ = [
     "EPSILONS",
