@@ -15,3 +15,4 @@ from . import lowerbounds  # noqa: F401
 from . import dpem, hu2022, zhao2024  # noqa: F401
 from . import accounting  # noqa: F401
 from . import hu2022_algorithms  # noqa: F401
+from . import hu2022_rates  # noqa: F401
