@@ -130,3 +130,11 @@ def test_unknown_structure_is_rejected():
         pass
     with pytest.raises(ValueError, match="key"):
         check_ledger(led, "somewhere.else", PrivacyClaim(1.0, 0.0, "replace"))
+
+
+def test_linear_regression_with_intercept_spends_its_offset_budget_twice():
+    res = ledger_check(COMPONENTS["models.LinearRegression"], 1.0, seed=0, max_datasets=1)
+    # _preprocess_data gives ε/(d+1) to the mean of X and again to the mean of y; the objective gets ε·d/(d+1):
+    # with d = 2 the stated budgets already sum to 4/3 before any sensitivity correction
+    assert res.details["summed_epsilon_stated_sensitivities"] == pytest.approx(4.0 / 3.0)
+    assert res.verdict == "violated" and res.estimate >= 4.0 / 3.0

@@ -345,13 +345,14 @@ def run_ledger(component, epsilon: float, *, data=None, seed: int = 0) -> Ledger
     return ledger
 
 
-def compose_ledger(ledger: Ledger, key: str, relation: str) -> tuple[list[Step], dict]:
-    """The ledger's steps (ε, δ each) after the component's structure and sensitivity corrections, and notes."""
+def compose_ledger(ledger: Ledger, key: str, relation: str, *, correct: bool = True) -> tuple[list[Step], dict]:
+    """The ledger's steps (ε, δ each) after the component's structure and (``correct``) sensitivity corrections,
+    and notes."""
     struct = _rule(key, STRUCTURES)
     if struct is None:
         raise ValueError(f"key: no composition structure declared for {key!r} (declared: {sorted(STRUCTURES)})")
     calls, notes = list(ledger.calls), []
-    sens = _rule(key, SENSITIVITY_RULES)
+    sens = _rule(key, SENSITIVITY_RULES) if correct else None
     if sens is not None:
         truth = sens[1](ledger)
         if truth is not None and len(truth) <= len(calls):
@@ -386,13 +387,16 @@ def check_ledger(ledger: Ledger, key: str, claim: PrivacyClaim, *, name: str | N
     other = "add_remove" if claim.neighbours == "replace" else "replace"
     details = {"mechanisms": ledger.mechanisms(), "n_calls": len(ledger.calls),
                "sequential_sum_epsilon": naive,
-               f"summed_epsilon_{other}": sum(s.epsilon for s in compose_ledger(ledger, key, other)[0]), "steps": [asdict(s) for s in steps], **info}
+               f"summed_epsilon_{other}": sum(s.epsilon for s in compose_ledger(ledger, key, other)[0]),
+               "summed_epsilon_stated_sensitivities": sum(
+                   s.epsilon for s in compose_ledger(ledger, key, claim.neighbours, correct=False)[0]), "steps": [asdict(s) for s in steps], **info}
     if any(math.isinf(s.epsilon) for s in steps):
         res = CheckResult(name=name, verdict="violated", statistic="epsilon_ledger", estimate=math.inf,
                           interval=(math.inf, math.inf), alpha=0.0, claim=claim, n_samples=0, seed=None,
                           provenance=claim.provenance, details=details, expected=expected,
                           summary=f"{key}: a mechanism's stated sensitivity is 0 where the true one is not: ε = ∞ "
-                                  f"(claimed {claim.epsilon:g})")
+                                  f"(claimed {claim.epsilon:g}; with the stated sensitivities the budgets sum to "
+                                  f"{details['summed_epsilon_stated_sensitivities']:.6g})")
     elif not steps:
         res = CheckResult(name=name, verdict="consistent", statistic="epsilon_ledger", estimate=0.0,
                           interval=(0.0, 0.0), alpha=0.0, claim=claim, n_samples=0, seed=None,
