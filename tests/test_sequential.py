@@ -42,7 +42,13 @@ def false_violations(rule, pn, pd, eps, delta):
 
 def union_rule(rng, pn, pd, eps, delta):
     o = run_sequential(stream(rng, pn, pd), 1, epsilon=eps, delta=delta, alpha=ALPHA, max_samples=MAXN,
-                       first=FIRST, growth=GROWTH, futility=None)
+                       method="union", first=FIRST, growth=GROWTH, futility=None)
+    return o.stop_reason == "violated"
+
+
+def betting_rule(rng, pn, pd, eps, delta):
+    o = run_sequential(stream(rng, pn, pd), 1, epsilon=eps, delta=delta, alpha=ALPHA, max_samples=MAXN,
+                       method="betting", rng=rng, first=FIRST, growth=GROWTH, futility=None)
     return o.stop_reason == "violated"
 
 
@@ -68,13 +74,19 @@ def test_checkpoint_levels_sum_to_alpha_and_schedule_is_fixed():
         checkpoints(100, 10, 1.0)
     with pytest.raises(ValueError, match="futility"):
         run_sequential(lambda m: ([0], [0]), 1, epsilon=1.0, delta=0.0, alpha=0.05, max_samples=100,
-                       futility="maybe")
+                       futility="maybe", rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="rng"):
+        run_sequential(lambda m: ([0], [0]), 1, epsilon=1.0, delta=0.0, alpha=0.05, max_samples=100)
+    with pytest.raises(ValueError, match="method"):
+        run_sequential(lambda m: ([0], [0]), 1, epsilon=1.0, delta=0.0, alpha=0.05, max_samples=100,
+                       method="peek", rng=np.random.default_rng(0))
 
 
+@pytest.mark.parametrize("rule", [union_rule, betting_rule], ids=["union", "betting"])
 @pytest.mark.parametrize("eps,delta", [(1.0, 0.0), (1.0, 0.05)])
-def test_false_violation_rate_under_the_stopping_rule_is_at_most_alpha(eps, delta):
+def test_false_violation_rate_under_the_stopping_rule_is_at_most_alpha(rule, eps, delta):
     pn, pd = rr(eps) if delta == 0 else (math.exp(eps) * 0.1 + delta, 0.1)  # exactly tight
-    k = false_violations(union_rule, pn, pd, eps, delta)
+    k = false_violations(rule, pn, pd, eps, delta)
     assert k <= CRITICAL, f"{k}/{SEEDS} false violations > {CRITICAL} (alpha={ALPHA})"
 
 
@@ -83,15 +95,16 @@ def test_the_meta_test_catches_naive_peeking():
     assert false_violations(naive_peeking_rule, pn, pd, 1.0, 0.0) > CRITICAL
 
 
+@pytest.mark.parametrize("method", ["betting", "union"])
 @pytest.mark.parametrize("factor", [2.0, 10.0])
-def test_power_violation_found_with_far_fewer_releases_than_the_budget(factor):
+def test_power_violation_found_with_far_fewer_releases_than_the_budget(factor, method):
     # 20 seeds of randomised response at factor x the claimed 0.5; budget 10^6 releases per side.  Design: all
     # but one must reach "violated" and the median stopping size must be below 1/100 of the budget (2x needs a
     # few thousand per side, 10x a few dozen).
     claim, maxn = 0.5, 1_000_000
     pn, pd = rr(factor * claim)
     outs = [run_sequential(stream(np.random.default_rng(s), pn, pd), 1, epsilon=claim, delta=0.0, alpha=0.05,
-                           max_samples=maxn) for s in range(20)]
+                           max_samples=maxn, method=method, rng=np.random.default_rng(100 + s)) for s in range(20)]
     assert sum(o.stop_reason == "violated" for o in outs) >= 19
     used = np.median([o.n_per_side for o in outs])
     assert used <= maxn / 100
@@ -103,20 +116,20 @@ def test_futility_stops_early_and_does_not_cost_power_on_a_violation():
     claim, maxn = 1.0, 1_000_000
     pn, pd = rr(0.5)  # true epsilon half the claim: a violation can never be certified
     outs = [run_sequential(stream(np.random.default_rng(s), pn, pd), 1, epsilon=claim, delta=0.0, alpha=0.05,
-                           max_samples=maxn) for s in range(20)]
+                           max_samples=maxn, rng=np.random.default_rng(s)) for s in range(20)]
     assert all(o.stop_reason == "futility" for o in outs)
     assert max(o.n_per_side for o in outs) <= maxn / 100
     # at 1.2x the claim a violation is reachable within the budget: futility must not stop those runs
     pn, pd = rr(1.2)
     outs = [run_sequential(stream(np.random.default_rng(s), pn, pd), 1, epsilon=claim, delta=0.0, alpha=0.05,
-                           max_samples=maxn) for s in range(20)]
+                           max_samples=maxn, rng=np.random.default_rng(s)) for s in range(20)]
     assert sum(o.stop_reason == "futility" for o in outs) <= 1
     # "certain" futility: stop only when no continuation at all could succeed (p_den large, small budget)
     o = run_sequential(stream(np.random.default_rng(0), 0.6, 0.5), 1, epsilon=1.0, delta=0.0, alpha=0.05,
-                       max_samples=400, first=200, futility="certain")
+                       max_samples=400, first=200, futility="certain", method="union")
     assert o.stop_reason == "futility" and o.n_per_side == 200
     o = run_sequential(stream(np.random.default_rng(0), 0.6, 0.5), 1, epsilon=1.0, delta=0.0, alpha=0.05,
-                       max_samples=400, first=200, futility=None)
+                       max_samples=400, first=200, futility=None, method="union")
     assert o.stop_reason == "max_samples" and o.n_per_side == 400
 
 

@@ -57,9 +57,19 @@ from .selection import Selection
 from .streaming import count_streamed
 
 __all__ = ["checkpoints", "checkpoint_alpha", "SequentialOutcome", "SequentialCounts", "run_sequential",
-           "sequential_certification_stage", "sequential_bounds_stage", "annotate_result", "FUTILITY_MODES"]
+           "sequential_certification_stage", "sequential_bounds_stage", "annotate_result", "FUTILITY_MODES", "METHODS",
+           "epsilon_grid"]
 
 FUTILITY_MODES = ("plausible", "certain", None)
+METHODS = ("betting", "union")
+METHOD_NOTES = {
+    "union": "Clopper-Pearson at each checkpoint j of a fixed geometric schedule at alpha*6/(pi^2 j^2) (union bound "
+             "over checkpoints, Darling & Robbins 1967): the bound holds at 1 - alpha at any stopping time",
+    "betting": "betting e-processes for H0(eps): p_num <= e^eps p_den + delta on randomly paired releases, one per "
+               "grid eps, GRAPA bets (Waudby-Smith & Ramdas 2024); eps rejected once its wealth reaches 1/alpha "
+               "(Ville's inequality); the bound is the largest grid eps with all smaller grid values rejected and "
+               "holds at 1 - alpha at any stopping time",
+}
 
 
 def checkpoints(max_samples: int, first: int = 100, growth: float = 2.0) -> np.ndarray:
@@ -103,6 +113,7 @@ class SequentialOutcome:
     alpha: float
     futility: str | None
     history: list = field(default_factory=list)
+    method: str = "betting"
 
     def to_dict(self) -> dict:
         return {
@@ -117,9 +128,7 @@ class SequentialOutcome:
             "epsilon_lb_per_event": [float(x) for x in self.eps_lb],
             "futility": self.futility,
             "history": self.history,
-            "method": "Clopper-Pearson at each checkpoint j of a fixed geometric schedule at alpha*6/(pi^2 j^2) "
-                      "(union bound over checkpoints, Darling & Robbins 1967): the bound holds at 1 - alpha at any "
-                      "stopping time",
+            "method": METHOD_NOTES[self.method],
         }
 
 
@@ -135,14 +144,76 @@ def _projected_bound(kn, kd, n, N, a_final, delta, mode, beta):
     return epsilon_lower_bound(fn, N, fd, N, a_final, delta)
 
 
+def epsilon_grid(claim: float, top: float | None = None, size: int = 64) -> np.ndarray:
+    """ε values tested by the betting method: ``[0, claim]`` evenly, one point just above the claim, then
+    geometrically up to ``top`` (default ``max(20, 10·claim)``).  The reported bound is a grid point."""
+    top = max(20.0, 10.0 * claim) if top is None else float(top)
+    above = claim * (1 + 1e-9) + 1e-12
+    return np.unique(np.r_[np.linspace(0.0, claim, size // 2), above,
+                           np.geomspace(max(above, 1e-3), max(top, 2 * above), size // 2)])
+
+
+class _Betting:
+    """Betting e-processes (one per event and grid value ε) for H0(ε): p_num ≤ e^ε p_den + δ.
+
+    Releases are paired one from each side (a uniformly random pairing, drawn with ``rng``: given the round's counts
+    ``a`` and ``b`` of ``m`` pairs, the number of (1, 1) pairs is hypergeometric), ``Z = X − e^ε Y − δ`` has mean
+    ``≤ 0`` under H0 and ``Z ≥ −(e^ε + δ)``, so ``K_t = Π (1 + λ_i Z_i)`` with a predictable bet
+    ``0 ≤ λ_i ≤ 1/(2(e^ε + δ))`` is a non-negative supermartingale under H0 and, by Ville's inequality,
+    ``P(sup_t K_t ≥ 1/α) ≤ α`` (Waudby-Smith & Ramdas 2024, "Estimating means of bounded random variables by
+    betting", JRSS-B 86; Shafer & Vovk).  The bet is constant within a round and set from the previous rounds
+    by the GRAPA rule ``λ = μ̂ / (σ̂² + μ̂²)`` (clipped), with ``μ̂``, ``σ̂²`` the plug-in mean and variance of Z.
+    Every ε whose wealth ever reached ``1/α`` is rejected for good; the certified bound is the largest grid value
+    ``g`` with every grid value ``≤ g`` rejected: if the event's true loss ε* were below it, H0(ε*) (which holds)
+    would have been rejected, an event of probability ``≤ α``.
+    """
+
+    def __init__(self, n_events, grid, delta, alpha, rng):
+        self.grid, self.delta, self.thr, self.rng = grid, delta, math.log(1.0 / alpha), rng
+        self.ee = np.exp(grid)[None, :]
+        self.logk = np.zeros((n_events, grid.size))
+        self.rejected = np.zeros((n_events, grid.size), dtype=bool)
+
+    def bets(self, kn, kd, n):
+        if n == 0:
+            return np.zeros_like(self.logk)
+        pn = ((kn + 0.5) / (n + 1.0))[:, None]
+        pd = ((kd + 0.5) / (n + 1.0))[:, None]
+        d, ee = self.delta, self.ee
+        mu = pn - ee * pd - d
+        m2 = (pn * (1 - pd) * (1 - d) ** 2 + (1 - pn) * pd * (ee + d) ** 2 + pn * pd * (1 - ee - d) ** 2
+              + (1 - pn) * (1 - pd) * d ** 2)
+        lam = mu / np.maximum(m2, 1e-300)
+        return np.clip(lam, 0.0, 0.5 / (ee + d))
+
+    def update(self, a, b, m, lam):
+        n11 = np.array([self.rng.hypergeometric(int(ai), int(m - ai), int(bi)) if m > 0 else 0
+                        for ai, bi in zip(a, b)], dtype=float)[:, None]
+        a, b = np.asarray(a, float)[:, None], np.asarray(b, float)[:, None]
+        n10, n01 = a - n11, b - n11
+        n00 = m - n11 - n10 - n01
+        d, ee = self.delta, self.ee
+        self.logk += (n11 * np.log1p(lam * (1 - ee - d)) + n10 * np.log1p(lam * (1 - d))
+                      + n01 * np.log1p(-lam * (ee + d)) + n00 * np.log1p(-lam * d))
+        self.rejected |= self.logk >= self.thr
+
+    def bound(self):
+        prefix = np.cumprod(self.rejected, axis=1).astype(bool)
+        last = prefix.sum(axis=1)  # number of leading rejected grid values
+        return np.where(last > 0, self.grid[np.maximum(last - 1, 0)], 0.0)
+
+
 def run_sequential(count, n_events: int, *, epsilon: float, delta: float, alpha: float, max_samples: int,
-                   first: int = 100, growth: float = 2.0, futility: str | None = "plausible",
+                   method: str = "betting", rng: np.random.Generator | None = None, first: int | None = None,
+                   growth: float | None = None, futility: str | None = "plausible",
                    futility_level: float = 1e-3) -> SequentialOutcome:
     """Run the anytime-valid test on a stream; ``count(m) -> (k_num_new, k_den_new)`` draws ``m`` fresh releases
     per side and returns how many fall in each of the ``n_events`` events (oriented: numerator first).
 
-    ``alpha`` is the level of each event (Bonferroni over events is the caller's); see the module docstring for the
-    construction and the stopping rule.
+    ``method``: ``"betting"`` (default; e-processes over an ε grid, :class:`_Betting`; needs ``rng`` for the random
+    pairing) or ``"union"`` (Clopper–Pearson at α·6/(π² j²) at checkpoint j).  ``first`` / ``growth``: the
+    checkpoint schedule (defaults 50 / 1.5 for betting, where looking costs nothing, 100 / 2 for the union bound).
+    ``alpha`` is the level of each event (Bonferroni over events is the caller's); see the module docstring.
     """
     n_events = check_int("n_events", n_events, minimum=1)
     alpha = check_prob("alpha", alpha)
@@ -151,21 +222,38 @@ def run_sequential(count, n_events: int, *, epsilon: float, delta: float, alpha:
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     if futility not in FUTILITY_MODES:
         raise ValueError(f"futility must be one of {FUTILITY_MODES}, got {futility!r}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     futility_level = check_prob("futility_level", futility_level)
+    if method == "betting":
+        if rng is None:
+            raise ValueError("rng (a numpy.random.Generator) is required for method='betting' (random pairing)")
+        first, growth = first or 50, growth or 1.5
+    else:
+        first, growth = first or 100, growth or 2.0
     sched = checkpoints(max_samples, first, growth)
     J = len(sched)
-    a_final = checkpoint_alpha(alpha, J)
+    a_final = checkpoint_alpha(alpha, J) if method == "union" else alpha
+    bet = _Betting(n_events, epsilon_grid(epsilon), delta, alpha, rng) if method == "betting" else None
     kn = np.zeros(n_events, dtype=np.int64)
     kd = np.zeros(n_events, dtype=np.int64)
     best = np.zeros(n_events)
     n, history, reason, aj = 0, [], "max_samples", a_final
     for j, nj in enumerate(sched, start=1):
-        a_num, a_den = count(int(nj - n))
-        kn += np.asarray(a_num, dtype=np.int64).reshape(n_events)
-        kd += np.asarray(a_den, dtype=np.int64).reshape(n_events)
+        m = int(nj - n)
+        a_num, a_den = count(m)
+        a_num = np.asarray(a_num, dtype=np.int64).reshape(n_events)
+        a_den = np.asarray(a_den, dtype=np.int64).reshape(n_events)
+        if bet is not None:
+            bet.update(a_num, a_den, m, bet.bets(kn, kd, n))
+        kn += a_num
+        kd += a_den
         n = int(nj)
-        aj = checkpoint_alpha(alpha, j)
-        best = np.maximum(best, np.asarray(epsilon_lower_bound(kn, n, kd, n, aj, delta), float).reshape(n_events))
+        if bet is not None:
+            best = np.maximum(best, bet.bound())
+        else:
+            aj = checkpoint_alpha(alpha, j)
+            best = np.maximum(best, np.asarray(epsilon_lower_bound(kn, n, kd, n, aj, delta), float).reshape(n_events))
         history.append({"n_per_side": n, "epsilon_lb": float(best.max())})
         if best.max() > epsilon:
             reason = "violated"
@@ -176,7 +264,8 @@ def run_sequential(count, n_events: int, *, epsilon: float, delta: float, alpha:
             if proj.max() <= epsilon:
                 reason = "futility"
                 break
-    return SequentialOutcome(reason, n, kn, kd, best, len(history), float(aj), sched, alpha, futility, history)
+    return SequentialOutcome(reason, n, kn, kd, best, len(history), float(aj), sched, alpha, futility, history,
+                             method)
 
 
 @dataclass
@@ -187,8 +276,8 @@ class SequentialCounts(Counts):
 
 
 def sequential_certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.random.Generator, *,
-                                   max_samples: int | None = None, first: int = 100, growth: float = 2.0,
-                                   futility: str | None = "plausible",
+                                   max_samples: int | None = None, method: str = "betting",
+                                   first: int | None = None, growth: float | None = None, futility: str | None = "plausible",
                                    futility_level: float = 1e-3) -> SequentialCounts:
     """Certify the main events sequentially: rounds of fresh releases on both sides of ``pair`` at the checkpoints
     of :func:`checkpoints` (up to ``max_samples`` per side, default ``plan.n_samples``), stopping on a violation,
@@ -212,7 +301,8 @@ def sequential_certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, 
         return np.where(orient > 0, k_d, k_dp), np.where(orient > 0, k_dp, k_d)
 
     out = run_sequential(count, len(events), epsilon=plan.claim.epsilon, delta=plan.claim.delta,
-                         alpha=plan.a_event, max_samples=max_samples, first=first, growth=growth,
+                         alpha=plan.a_event, max_samples=max_samples, method=method, rng=rng, first=first,
+                         growth=growth,
                          futility=futility, futility_level=futility_level)
     n = max(out.n_per_side, 1)
     return SequentialCounts(events, tot_d.copy(), tot_dp.copy(), out.n_per_side, out.n_per_side,
@@ -222,18 +312,21 @@ def sequential_certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, 
 
 def sequential_bounds_stage(plan: AuditPlan, sel: Selection, c: SequentialCounts) -> Bounds:
     """The pipeline's :class:`Bounds` from the sequential test: ``eps_lb`` is the test's bound (running maximum,
-    valid at the stopping time); the derived statements (pure ε, CP bounds, δ at the claimed ε, GDP μ) use the
-    stopping checkpoint's two CP intervals at ``alpha_at_stop`` and so hold together with it."""
+    valid at the stopping time), also a pure-ε lower bound (an ε-DP mechanism is (ε, δ)-DP).  With the union
+    method the derived statements (CP bounds, δ at the claimed ε, GDP μ) use the stopping checkpoint's two CP
+    intervals at ``alpha_at_stop``, which are among those the union bound covers, so they hold together with it;
+    the betting method certifies only ε (the others are ``None``)."""
     o = c.outcome
     i = int(np.argmax(o.eps_lb))
     kn, kd, n, a = int(o.k_num[i]), int(o.k_den[i]), max(o.n_per_side, 1), o.alpha_at_stop
     eps_lb = float(o.eps_lb[i])
-    pure = eps_lb if plan.claim.delta == 0 else max(eps_lb, float(epsilon_lower_bound(kn, n, kd, n, a, 0.0)))
     point = math.inf if kd == 0 and kn > 0 else (math.log(kn / kd) if kn > 0 and kd > 0 else 0.0)
-    return Bounds(index=i, eps_main=np.asarray(o.eps_lb, float), eps_lb=eps_lb, pure=pure,
-                  cp_lo=float(cp_lower(kn, n, a / 2)), cp_hi=float(cp_upper(kd, n, a / 2)),
-                  delta_at_claim=float(delta_lb_at_epsilon(kn, n, kd, n, a, plan.claim.epsilon)),
-                  mu_lb=float(gdp_mu_lb(kn, n, kd, n, a)), point=point, profile=None)
+    cp = o.method == "union"
+    return Bounds(index=i, eps_main=np.asarray(o.eps_lb, float), eps_lb=eps_lb, pure=eps_lb,
+                  cp_lo=float(cp_lower(kn, n, a / 2)) if cp else None,
+                  cp_hi=float(cp_upper(kd, n, a / 2)) if cp else None,
+                  delta_at_claim=float(delta_lb_at_epsilon(kn, n, kd, n, a, plan.claim.epsilon)) if cp else None,
+                  mu_lb=float(gdp_mu_lb(kn, n, kd, n, a)) if cp else None, point=point, profile=None)
 
 
 def annotate_result(result, c: SequentialCounts):
@@ -243,10 +336,11 @@ def annotate_result(result, c: SequentialCounts):
     d = result.details
     d["sequential"] = o.to_dict()
     d.setdefault("counts", {})["n_per_side"] = int(o.n_per_side)
-    d["counts"]["method"] = "cp-sequential"
+    tag = f"sequential-{o.method}"
+    d["counts"]["method"] = tag
     d.setdefault("samples", {})["n_certify_per_side"] = int(o.n_per_side)
-    d["certification_method"] = {"chosen": "cp-sequential", "note": d["sequential"]["method"]}
+    d["certification_method"] = {"chosen": tag, "note": d["sequential"]["method"]}
     for e in d.get("certified_events", []):
-        e["method"] = "cp-sequential"
+        e["method"] = tag
     result.summary += f"; sequential: {o.stop_reason} after {o.n_per_side} releases per side"
     return result
