@@ -7,7 +7,7 @@
    the smallest n per side whose simulated power (``--reps`` replications) reaches the sequential test's power
    (capped at 0.99, else it is infinite), and at 50 % / 90 % power.
 2. Validity: false "violated" rate over ``--seeds`` seeds of the tight mechanism (true ε = claim) with the same
-   stopping rule (futility off, to look at every checkpoint).
+   stopping rule (futility off, to look at every checkpoint).  Both methods (betting, union) throughout.
 3. ``audit(sequential=True)`` end to end on a Laplace mechanism with true ε = 2 × the claim, threshold attack,
    against the fixed-n audit at its ``n_samples`` (the releases the fixed audit draws).
 
@@ -64,18 +64,18 @@ def fixed_n_for_power(target, pn, pd, reps, seed, claim, n_max=10**9):
     return hi
 
 
-def engine(args, claim):
+def engine(args, claim, method):
     rows = []
     for factor in (1.5, 2.0, 10.0):
         pn, pd = rr(factor * claim)
         t = time.perf_counter()
         outs = [run_sequential(stream(np.random.default_rng(s), pn, pd), 1, epsilon=claim, delta=0.0, alpha=ALPHA,
-                               max_samples=args.max_samples, first=args.first) for s in range(args.seeds)]
+                               max_samples=args.max_samples, method=method, rng=np.random.default_rng(50_000 + s)) for s in range(args.seeds)]
         used = np.array([o.n_per_side for o in outs])
         viol = np.array([o.stop_reason == "violated" for o in outs])
         power = float(viol.mean())
         target = min(power, 0.99)
-        row = {"claim_epsilon": claim, "true_over_claim": factor, "first_checkpoint": args.first, "p_num": pn, "p_den": pd, "seeds": args.seeds,
+        row = {"method": method, "claim_epsilon": claim, "true_over_claim": factor, "p_num": pn, "p_den": pd, "seeds": args.seeds,
                "max_samples_per_side": args.max_samples, "sequential_power": power,
                "stop_reasons": {r: int(sum(o.stop_reason == r for o in outs))
                                 for r in ("violated", "futility", "max_samples")},
@@ -90,22 +90,23 @@ def engine(args, claim):
         f = row["fixed_n_per_side_at_equal_power"]
         row["ratio_median_sequential_to_fixed_equal_power"] = (row["sequential_median_per_side"] / f) if f else None
         rows.append(row)
-        print(f"claim {claim}: {factor:>5}x  power {power:.3f}  seq median {row['sequential_median_per_side']:.0f} "
+        print(f"{method:>7} claim {claim}: {factor:>5}x  power {power:.3f}  seq median {row['sequential_median_per_side']:.0f} "
               f"(p90 {row['sequential_p90_per_side']:.0f})  fixed@equal power({target:.2f}) {f}  "
               f"fixed@0.5 {row['fixed_n_per_side_at_power_0.5']}  fixed@0.9 {row['fixed_n_per_side_at_power_0.9']}  "
               f"stops {row['stop_reasons']}", flush=True)
     return rows
 
 
-def validity(args):
+def validity(args, method):
     pn, pd = rr(CLAIM)
     outs = [run_sequential(stream(np.random.default_rng(10_000 + s), pn, pd), 1, epsilon=CLAIM, delta=0.0,
-                           alpha=ALPHA, max_samples=args.validity_max, futility=None) for s in range(args.seeds)]
+                           alpha=ALPHA, max_samples=args.validity_max, futility=None, method=method,
+                           rng=np.random.default_rng(20_000 + s)) for s in range(args.seeds)]
     k = sum(o.stop_reason == "violated" for o in outs)
-    print(f"validity: {k}/{args.seeds} false 'violated' on tight randomised response (alpha={ALPHA}, "
+    print(f"validity {method}: {k}/{args.seeds} false 'violated' on tight randomised response (alpha={ALPHA}, "
           f"max {args.validity_max} per side, futility off)", flush=True)
-    return {"seeds": args.seeds, "false_violated": int(k), "rate": k / args.seeds, "alpha": ALPHA,
-            "max_samples_per_side": args.validity_max}
+    return {"method": method, "seeds": args.seeds, "false_violated": int(k), "rate": k / args.seeds,
+            "alpha": ALPHA, "max_samples_per_side": args.validity_max}
 
 
 def lap(data, size, rng):
@@ -143,15 +144,15 @@ def main():
     p.add_argument("--audit-seeds", type=int, default=20)
     p.add_argument("--audit-n", type=int, default=100_000)
     p.add_argument("--claims", type=float, nargs="+", default=[1.0, 0.1])
-    p.add_argument("--first", type=int, default=100)
     p.add_argument("--quick", action="store_true")
     args = p.parse_args()
     if args.quick:
         args.seeds, args.reps, args.audit_seeds = 100, 1000, 5
-    res = {"alpha": ALPHA, "audit_claim_epsilon": CLAIM, "engine": [r for c in args.claims for r in engine(args, c)], "validity": validity(args),
+    res = {"alpha": ALPHA, "audit_claim_epsilon": CLAIM, "engine": [r for m in ("betting", "union") for c in args.claims for r in engine(args, c, m)], "validity": [validity(args, m) for m in ("betting", "union")],
            "audit_laplace_2x": end_to_end(args),
-           "method": "union bound over a geometric checkpoint schedule (first 100, growth 2), Clopper-Pearson at "
-                     "alpha*6/(pi^2 j^2); futility 'plausible' at level 1e-3"}
+           "methods": {"betting": "betting e-processes over an epsilon grid, checkpoints first 50 growth 1.5",
+                       "union": "union bound over checkpoints (first 100, growth 2), Clopper-Pearson at "
+                                "alpha*6/(pi^2 j^2)", "futility": "'plausible' at level 1e-3"}}
     os.makedirs(os.path.join(os.path.dirname(__file__), "results"), exist_ok=True)
     with open(os.path.join(os.path.dirname(__file__), "results", "bench_sequential.json"), "w") as fh:
         json.dump(res, fh, indent=2)
