@@ -234,11 +234,7 @@ class _DPIHT(Estimator):
         params = {k: v for k, v in vars(self).items() if not k.startswith("_") and k != "privacy"}
         return {"data": data, "input_ndim": (2,), "min_samples": self.T, "expensive": isinstance(self, RobustDPIHT),
                 "noise_off": lambda _: type(self)(**{**params, "private": False}),
-                "reference": lambda z: self.reference_estimator().statistic(z), "reference_tol": 1e-10,
-                "xfail": {"check_rejects_wrong_shape": (
-                    "the engine's check reshapes (n, d) data to (n, 1, 1), which raises inside numpy before the "
-                    "estimator is called; 3-d data are rejected by the estimator (as_data, ndim 2) - see "
-                    "tests/test_iht.py::test_input_validation")}}
+                "reference": lambda z: self.reference_estimator().statistic(z), "reference_tol": 1e-10}
 
     def scores(self, data, w, block: int = 0) -> np.ndarray:
         """The score vector w^{t+0.5} Peeling receives at block ``block`` from iterate ``w`` (1-d): for audits."""

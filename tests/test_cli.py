@@ -218,7 +218,8 @@ def test_list_into_a_closed_pipe_has_no_traceback():
     first = p.stdout.readline()
     p.stdout.close()  # what `| head -1` does after one line
     err = p.stderr.read()
-    assert p.wait(timeout=60) == cli.EXIT_PIPE
+    # the whole list may already sit in the pipe's buffer when the reader closes it (exit 0): either way no traceback
+    assert p.wait(timeout=60) in (0, cli.EXIT_PIPE)
     assert first.strip() and "Traceback" not in err and "BrokenPipe" not in err, err
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from htdp_verify._validate import check_int, check_rng
 from htdp_verify.privacy import audit
+from htdp_verify.privacy.search import MIN_PER_PAIR
 
 from .catalogue import MECHANISMS, get_mechanism
 from .mechanism import BenchMechanism
@@ -33,13 +34,13 @@ AUTO_QUICK = 1_000_000
 
 def auto_sizes(n_per_side: int, n_pairs: int) -> dict:
     """``audit()``'s default split of a per-side budget: certification ``n``, selection ``max(2000, n // 4)``,
-    and with several pairs a search of ``max(1000 * n_pairs, n // 2)``; ``n`` is the largest that fits."""
+    and with several pairs a search of ``max(MIN_PER_PAIR * n_pairs, n // 2)`` (the defaults of ``audit``); ``n`` is the largest that fits."""
     n_per_side = check_int("n_per_side", n_per_side, minimum=1000)
     share = 1.25 + (0.5 if n_pairs > 1 else 0.0)
     n = int(n_per_side / share)
-    while n > 10 and n + max(2000, n // 4) + (max(1000 * n_pairs, n // 2) if n_pairs > 1 else 0) > n_per_side:
+    while n > 10 and n + max(2000, n // 4) + (max(MIN_PER_PAIR * n_pairs, n // 2) if n_pairs > 1 else 0) > n_per_side:
         n = int(n * 0.98)
-    return {"n_samples": n, "n_select": max(2000, n // 4), "n_search": max(1000 * n_pairs, n // 2) if n_pairs > 1 else 0}
+    return {"n_samples": n, "n_select": max(2000, n // 4), "n_search": max(MIN_PER_PAIR * n_pairs, n // 2) if n_pairs > 1 else 0}
 
 
 def _facts(m: BenchMechanism, res, column: str, white_box: str = "") -> dict:
@@ -89,7 +90,7 @@ def audit_white_box(name: str, *, n_per_side: int, rng: np.random.Generator, alp
     if n_pairs > 1:  # the plan's share, raised to its minimum but never above 40 % of the budget
         s = plan.search_share
         n_search = int(min(max(s * n_per_side, plan.search_min), max(s, 0.4) * n_per_side))
-        n_search = max(n_search, 1000 * n_pairs)
+        n_search = max(n_search, 500 * n_pairs)
     n_select = max(2000, int(plan.select_share * n_per_side))
     n_cert = max(1000, n_per_side - n_search - n_select)
     res = audit(m, m.claim(), pairs=list(m.pairs), n_samples=n_cert, n_select=n_select,

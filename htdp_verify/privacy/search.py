@@ -36,7 +36,7 @@ SELECT_Z = 3.0  # selection pessimism on the fitting half (the audit's own selec
 HELD_OUT_Z = 1.0  # pessimism of the held-out re-count
 TOP = 4  # events re-counted per fold
 ROUNDS = ((0.4, 1.0), (0.6, 1 / 3))  # (share of the search budget, fraction of the pairs kept) per round
-MIN_PER_PAIR = 1000  # releases per side per pair and round, whatever the budget
+MIN_PER_PAIR = 500  # releases per side per pair and round, whatever the budget
 
 
 @dataclass
@@ -102,7 +102,8 @@ def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: 
     attacks: what the audit will use (``"auto"``, names or ``Attack`` objects).
     ctx: the audit's :class:`~htdp_verify.privacy.attacks.SelectionContext` (final size, per-event α, δ).
     n_search: releases **per side** for the whole search (all pairs, all rounds); every pair scored in a round
-        gets at least ``MIN_PER_PAIR`` per side.  With at most three pairs there is one round only.
+        gets at least ``MIN_PER_PAIR`` per side.  With at most three pairs, or a budget too thin for two rounds, there is
+        one round only (so the search spends at most ``max(n_search, MIN_PER_PAIR * #pairs)``).
     rng: the generator every release is drawn from.
 
     Returns every pair as a :class:`SearchResult`, the survivors of the last round best first, then the pairs
@@ -111,7 +112,8 @@ def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: 
     pair_list = as_pairs(pairs)
     n_search = check_int("n_search", n_search, minimum=20)
     rounds = list(ROUNDS)
-    if max(1, math.ceil(len(pair_list) * rounds[1][1])) <= 1:  # a second round would score one pair: skip it
+    if (max(1, math.ceil(len(pair_list) * rounds[1][1])) <= 1  # a second round would score one pair
+            or rounds[0][0] * n_search / len(pair_list) < MIN_PER_PAIR):  # or the first round would be too thin
         rounds = [(1.0, 1.0)]
     keep: list[SearchResult] = [SearchResult(p, 0.0) for p in pair_list]
     eliminated: list[SearchResult] = []
