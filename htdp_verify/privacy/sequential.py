@@ -346,5 +346,15 @@ def annotate_result(result, c: SequentialCounts):
     d["certification_method"] = {"chosen": tag, "note": d["sequential"]["method"]}
     for e in d.get("certified_events", []):
         e["method"] = tag
+    det = d.get("detectability")
+    if isinstance(det, dict):  # the fixed-n statement speaks of n_samples; say what this run did instead
+        i = int(np.argmax(o.eps_lb))
+        text = (f"sequential audit: stopped ({o.stop_reason}) after {o.n_per_side} of at most {int(o.schedule[-1])} "
+                f"releases per side; max_certifiable_epsilon is that of a fixed-n audit of n_samples per side")
+        if det.get("possibly_unbounded"):
+            text += (f". Possibly unbounded: 0 of {o.n_per_side} releases on the denominator side fell in the event "
+                     f"(vs {int(o.k_num[i])}); the true epsilon may be infinite and {float(o.eps_lb[i]):.4g} is "
+                     "capped by the sample size")
+        det["statement"] = text
     result.summary += f"; sequential: {o.stop_reason} after {o.n_per_side} releases per side"
     return result
