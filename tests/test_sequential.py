@@ -153,6 +153,13 @@ def test_audit_sequential_stops_early_and_reports_it():
     r3 = audit(lap_half, PrivacyClaim(4.0), pairs=pair, n_samples=20_000, rng=np.random.default_rng(3),
                attacks="threshold", n_select=500, sequential=True)
     assert r3.verdict != "violated" and r3.details["sequential"]["stop_reason"] in ("futility", "max_samples")
+    r4 = audit(lap_half, PrivacyClaim(1.0), pairs=pair, n_samples=200_000, rng=np.random.default_rng(3),
+               attacks="threshold", n_select=500, sequential="union")
+    assert r4.verdict == "violated" and r4.details["sequential"]["method"].startswith("Clopper")
+    assert r4.details["cp_bounds"]["numerator_lower"] is not None and seq["method"].startswith("betting")
+    with pytest.raises(ValueError, match="method"):
+        audit(lap_half, PrivacyClaim(1.0), pairs=pair, n_samples=1000, rng=np.random.default_rng(3),
+              attacks="threshold", sequential="peek")
     with pytest.raises(ValueError, match="profile"):
         audit(lap_half, PrivacyClaim(1.0), pairs=pair, n_samples=1000, rng=np.random.default_rng(3),
               attacks="threshold", sequential=True, profile=True)

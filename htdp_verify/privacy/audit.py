@@ -59,7 +59,7 @@ def audit(
     max_memory="2GiB",
     backend: str = "serial",
     client=None,
-    sequential: bool = False,
+    sequential: bool | str = False,
     max_samples: int | None = None,
 ) -> AuditResult:
     """Audit ``mechanism`` against ``claim``: certified ε lower bound, verdict, event, and detectability.
@@ -96,7 +96,9 @@ def audit(
         certification's blocks are counted on the cluster's workers; the result is the same for a seed.
     sequential: certify in rounds with an anytime-valid test (:mod:`~htdp_verify.privacy.sequential`): stop as soon
         as the bound exceeds the claim, or for futility; ``details["sequential"]`` says why and after how many
-        releases.  ``max_samples``: releases per side at most (default ``n_samples``).  No profile.
+        releases.  ``True`` or ``"betting"``: betting e-processes; ``"union"``: Clopper–Pearson at checkpoints with
+        a union bound (more conservative).  ``max_samples``: releases per side at most (default ``n_samples``).
+        No profile.
 
     Returns
     -------
@@ -113,7 +115,8 @@ def audit(
     search = search_stage(plan, rng)
     selection = selection_stage(plan, search.pair, rng)
     if sequential:
-        counts = sequential_certification_stage(plan, search.pair, selection, rng, max_samples=max_samples)
+        counts = sequential_certification_stage(plan, search.pair, selection, rng, max_samples=max_samples,
+                                                method="betting" if sequential is True else sequential)
         bounds = sequential_bounds_stage(plan, selection, counts)
     else:
         counts = certification_stage(plan, search.pair, selection, rng)
