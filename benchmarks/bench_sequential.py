@@ -1,7 +1,8 @@
 """Benchmark of the anytime-valid sequential certification.  Run: ``python benchmarks/bench_sequential.py``.
 
 1. Engine on Bernoulli streams of randomised response (the event "output = 1"; p_num / p_den = e^ε exactly), claims
-   ε ∈ ``--claims`` (default 1 and 0.1), true ε ∈ {1.5, 2, 10} × the claim, α = 0.05, budget ``--max-samples`` per side: over ``--seeds`` seeds the
+   ε ∈ ``--claims`` (default 1 and 0.1), true ε ∈ {1.5, 2, 10} × the claim, α = 0.05, budget ``--max-samples``
+   per side: over ``--seeds`` seeds the
    sequential test's power (fraction "violated"), the median / 90th percentile of releases per side at the stop,
    and the fixed-n Clopper–Pearson test at α = 0.05 (the audit's certification at a fixed size) at *equal power*:
    the smallest n per side whose simulated power (``--reps`` replications) reaches the sequential test's power
@@ -70,12 +71,14 @@ def engine(args, claim, method):
         pn, pd = rr(factor * claim)
         t = time.perf_counter()
         outs = [run_sequential(stream(np.random.default_rng(s), pn, pd), 1, epsilon=claim, delta=0.0, alpha=ALPHA,
-                               max_samples=args.max_samples, method=method, rng=np.random.default_rng(50_000 + s)) for s in range(args.seeds)]
+                               max_samples=args.max_samples, method=method,
+                               rng=np.random.default_rng(50_000 + s)) for s in range(args.seeds)]
         used = np.array([o.n_per_side for o in outs])
         viol = np.array([o.stop_reason == "violated" for o in outs])
         power = float(viol.mean())
         target = min(power, 0.99)
-        row = {"method": method, "claim_epsilon": claim, "true_over_claim": factor, "p_num": pn, "p_den": pd, "seeds": args.seeds,
+        row = {"method": method, "claim_epsilon": claim, "true_over_claim": factor, "p_num": pn, "p_den": pd,
+               "seeds": args.seeds,
                "max_samples_per_side": args.max_samples, "sequential_power": power,
                "stop_reasons": {r: int(sum(o.stop_reason == r for o in outs))
                                 for r in ("violated", "futility", "max_samples")},
@@ -90,7 +93,8 @@ def engine(args, claim, method):
         f = row["fixed_n_per_side_at_equal_power"]
         row["ratio_median_sequential_to_fixed_equal_power"] = (row["sequential_median_per_side"] / f) if f else None
         rows.append(row)
-        print(f"{method:>7} claim {claim}: {factor:>5}x  power {power:.3f}  seq median {row['sequential_median_per_side']:.0f} "
+        print(f"{method:>7} claim {claim}: {factor:>5}x  power {power:.3f}  "
+              f"seq median {row['sequential_median_per_side']:.0f} "
               f"(p90 {row['sequential_p90_per_side']:.0f})  fixed@equal power({target:.2f}) {f}  "
               f"fixed@0.5 {row['fixed_n_per_side_at_power_0.5']}  fixed@0.9 {row['fixed_n_per_side_at_power_0.9']}  "
               f"stops {row['stop_reasons']}", flush=True)
@@ -148,7 +152,10 @@ def main():
     args = p.parse_args()
     if args.quick:
         args.seeds, args.reps, args.audit_seeds = 100, 1000, 5
-    res = {"alpha": ALPHA, "audit_claim_epsilon": CLAIM, "engine": [r for m in ("betting", "union") for c in args.claims for r in engine(args, c, m)], "validity": [validity(args, m) for m in ("betting", "union")],
+    methods = ("betting", "union")
+    res = {"alpha": ALPHA, "audit_claim_epsilon": CLAIM,
+           "engine": [r for m in methods for c in args.claims for r in engine(args, c, m)],
+           "validity": [validity(args, m) for m in methods],
            "audit_laplace_2x": end_to_end(args),
            "methods": {"betting": "betting e-processes over an epsilon grid, checkpoints first 50 growth 1.5",
                        "union": "union bound over checkpoints (first 100, growth 2), Clopper-Pearson at "

@@ -33,8 +33,8 @@ Stopping rule, checked at every checkpoint:
   union method; at α for the betting method, as a proxy for what its e-process could reach); if it stays ≤ the
   claim for every event, the run stops.  ``futility="certain"`` uses the literal best case instead (every
   remaining numerator release in the event, no remaining denominator release), which for the union method never
-  stops a run that could still succeed.  Futility stops only ever *withhold* a "violated", so they cannot hurt validity; β bounds (roughly) the
-  power they cost;
+  stops a run that could still succeed.  Futility stops only ever *withhold* a "violated", so they cannot hurt
+  validity; β bounds (roughly) the power they cost;
 * ``"max_samples"``: the budget is spent.
 
 :func:`run_sequential` is the engine on any counting callback (tests drive it with Bernoulli streams);
@@ -166,7 +166,7 @@ class _Betting:
     ``0 ≤ λ_i ≤ 1/(2(e^ε + δ))`` is a non-negative supermartingale under H0 and, by Ville's inequality,
     ``P(sup_t K_t ≥ 1/α) ≤ α`` (Waudby-Smith & Ramdas 2024, "Estimating means of bounded random variables by
     betting", JRSS-B 86; Shafer & Vovk).  The bet is constant within a round and set from the previous rounds
-    by the GRAPA rule ``λ = μ̂ / (σ̂² + μ̂²)`` (clipped), with ``μ̂``, ``σ̂²`` the plug-in mean and variance of Z.
+    by the GRAPA rule ``λ = μ̂ / (σ̂² + μ̂²)`` (clipped; plug-in mean and variance of Z).
     Every ε whose wealth ever reached ``1/α`` is rejected for good; the certified bound is the largest grid value
     ``g`` with every grid value ``≤ g`` rejected: if the event's true loss ε* were below it, H0(ε*) (which holds)
     would have been rejected, an event of probability ``≤ α``.
@@ -281,7 +281,8 @@ class SequentialCounts(Counts):
 
 def sequential_certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.random.Generator, *,
                                    max_samples: int | None = None, method: str = "betting",
-                                   first: int | None = None, growth: float | None = None, futility: str | None = "plausible",
+                                   first: int | None = None, growth: float | None = None,
+                                   futility: str | None = "plausible",
                                    futility_level: float = 1e-3) -> SequentialCounts:
     """Certify the main events sequentially: rounds of fresh releases on both sides of ``pair`` at the checkpoints
     of :func:`checkpoints` (up to ``max_samples`` per side, default ``plan.n_samples``), stopping on a violation,
