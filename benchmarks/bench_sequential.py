@@ -9,7 +9,10 @@
    (capped at 0.99, else it is infinite), and at 50 % / 90 % power.
 2. Validity: false "violated" rate over ``--seeds`` seeds of the tight mechanism (true ε = claim) with the same
    stopping rule (futility off, to look at every checkpoint).  Both methods (betting, union) throughout.
-3. ``audit(sequential=True)`` end to end on a Laplace mechanism with true ε = 2 × the claim, threshold attack,
+3. Validity end to end: false "violated" of ``audit(sequential=True)`` (the pipeline chooses the event on 200
+   selection releases per side) over ``--seeds`` seeds of exactly tight randomised response, Laplace and analytic
+   Gaussian mechanisms (claim = their true (ε, δ)), at most ``--validity-audit-n`` releases per side.
+4. ``audit(sequential=True)`` end to end on a Laplace mechanism with true ε = 2 × the claim, threshold attack,
    against the fixed-n audit at its ``n_samples`` (the releases the fixed audit draws).
 
 Writes ``benchmarks/results/bench_sequential.json``.  Options: ``--quick``.
@@ -27,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from estimators.baselines import analytic_gaussian_sigma  # noqa: E402
 from htdp_verify.claims import PrivacyClaim  # noqa: E402
 from htdp_verify.privacy import audit  # noqa: E402
 from htdp_verify.privacy.sequential import run_sequential  # noqa: E402
@@ -139,6 +143,43 @@ def end_to_end(args):
     return out
 
 
+def rr_mech(data, size, rng):
+    """Randomised response at ε = 1 on the bit ``data`` (exactly tight for the claim ε = 1)."""
+    keep = rng.random(size) < math.exp(1.0) / (1 + math.exp(1.0))
+    x = int(np.asarray(data).sum())
+    return np.where(keep, x, 1 - x).astype(float)
+
+
+def lap_tight(data, size, rng):
+    return float(np.asarray(data, float).sum()) + rng.laplace(0.0, 1.0, size)  # sensitivity 1: epsilon 1
+
+
+def end_to_end_validity(args):
+    """False "violated" of ``audit(sequential=True)`` (event chosen by the pipeline) on exactly tight mechanisms."""
+    sigma = analytic_gaussian_sigma(1.0, 1e-5, 1.0)
+    gauss = lambda data, size, rng: float(np.asarray(data, float).sum()) + rng.normal(0.0, sigma, size)  # noqa: E731
+    cases = [("randomised response eps=1", rr_mech, PrivacyClaim(1.0), "auto"),
+             ("Laplace b=1 (eps=1)", lap_tight, PrivacyClaim(1.0), "threshold"),
+             ("Gaussian analytic (1, 1e-5)", gauss, PrivacyClaim(1.0, 1e-5), "threshold")]
+    out = []
+    for label, mech, claim, att in cases:
+        t = time.perf_counter()
+        res = [audit(mech, claim, pairs=[(0.0, 1.0)], n_samples=args.validity_audit_n, n_select=200, attacks=att,
+                     rng=np.random.default_rng(30_000 + s), sequential=True) for s in range(args.seeds)]
+        k = sum(r.verdict == "violated" for r in res)
+        stops = [r.details["sequential"]["stop_reason"] for r in res]
+        row = {"mechanism": label, "seeds": args.seeds, "false_violated": int(k), "alpha": ALPHA,
+               "max_samples_per_side": args.validity_audit_n,
+               "stop_reasons": {x: stops.count(x) for x in ("violated", "futility", "max_samples")},
+               "median_releases_per_side": float(np.median([r.details["sequential"]["releases_per_side"]
+                                                            for r in res])),
+               "seconds": time.perf_counter() - t}
+        print(f"audit validity {label}: {k}/{args.seeds} false 'violated' (alpha={ALPHA}), stops "
+              f"{row['stop_reasons']}", flush=True)
+        out.append(row)
+    return out
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--seeds", type=int, default=500)
@@ -148,6 +189,7 @@ def main():
     p.add_argument("--audit-seeds", type=int, default=20)
     p.add_argument("--audit-n", type=int, default=100_000)
     p.add_argument("--claims", type=float, nargs="+", default=[1.0, 0.1])
+    p.add_argument("--validity-audit-n", type=int, default=20_000)
     p.add_argument("--quick", action="store_true")
     args = p.parse_args()
     if args.quick:
@@ -156,6 +198,7 @@ def main():
     res = {"alpha": ALPHA, "audit_claim_epsilon": CLAIM,
            "engine": [r for m in methods for c in args.claims for r in engine(args, c, m)],
            "validity": [validity(args, m) for m in methods],
+           "validity_audit_end_to_end": end_to_end_validity(args),
            "audit_laplace_2x": end_to_end(args),
            "methods": {"betting": "betting e-processes over an epsilon grid, checkpoints first 50 growth 1.5",
                        "union": "union bound over checkpoints (first 100, growth 2), Clopper-Pearson at "
