@@ -36,10 +36,13 @@ the log budget). The mean avoids the ties of a median of FW iterates (finitely m
 Measured (``htdp-verify run hu2022.rate --profile quick``, run seed 20261121; mean excess risk, 95 % bootstrap CI):
 Alg. 1 −0.350 [−0.374, −0.325] (T = 3..11), consistent with −1/3 and violating 3/5 and 2/3; Thm 3 −0.271
 [−0.284, −0.258] (T = 10..56), consistent; Alg. 2 −0.281 [−0.294, −0.267] (T = 2..9), *violated* against −2/5 ± 0.1
-with a crossover warning: the local slopes steepen from −0.27 to −0.32/−0.37 at the largest n. At these T the error
-is dominated by Frank–Wolfe's sparsity (≈ 1/(T + 1) on the dense instance) rather than by the terms of eq. (42), so
-the quick grid is pre-asymptotic for Alg. 2 (the spec's own pilot at d = 200 found −0.33); the abstracts' 5/8 and 5/3
-are violated either way. Full profile, Alg. 1: −0.388 [−0.399, −0.376] over n = 10³..10⁵ (T = 3..15), consistent.
+with a crossover warning (local slopes −0.27 at small n, −0.32/−0.37 at the largest n); 5/8 and 5/3 violated.
+Full profile (n = 1000..97656, d = 100, 200 reps; 17 min in all): Alg. 1 −0.388 [−0.399, −0.376] (T = 3..15),
+consistent; Thm 3 −0.260 [−0.265, −0.256] (T = 10..92), consistent; Alg. 2 −0.297 [−0.301, −0.293] (T = 2..14),
+inconclusive on the band edge, local slopes −0.24, −0.20, −0.32, −0.34, −0.40 (steepening towards −2/5); all four
+abstract exponents violated. Reading: Alg. 2's grid is pre-asymptotic (T ≤ 14; the errors 0.38..0.095 are 1.1 to 1.4
+times 1/(T + 1), the scale of Frank–Wolfe's sparsity on the dense instance, not the terms of eq. (42)); the spec's
+own pilot at d = 200 found −0.33. Larger n (T ≫ 10) would be needed for a verdict on −2/5 itself.
 
 Native BLAS threads are limited to one during the sweeps (the machine is shared; a 16000 × 40 Gram matrix took
 0.5 s with oversubscribed threads and 10 ms with one).
