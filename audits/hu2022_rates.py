@@ -33,10 +33,11 @@ Summary statistic: the **mean** excess risk. The theorems bound it w.p. 1 − ζ
 ball (≤ 2 for Alg. 1, ≤ 4 for Alg. 2), so taking ζ = 1/(nε) moves the mean bound only by a log factor (already in
 the log budget). The mean avoids the ties of a median of FW iterates (finitely many vertex combinations at small T).
 
-Measured (``htdp-verify run hu2022.rate --profile quick``, run seed 20261121; mean excess risk, 95 % bootstrap CI):
-Alg. 1 −0.350 [−0.374, −0.325] (T = 3..11), consistent with −1/3 and violating 3/5 and 2/3; Thm 3 −0.271
-[−0.284, −0.258] (T = 10..56), consistent; Alg. 2 −0.281 [−0.294, −0.267] (T = 2..9), *violated* against −2/5 ± 0.1
-with a crossover warning (local slopes −0.27 at small n, −0.32/−0.37 at the largest n); 5/8 and 5/3 violated.
+Measured (``htdp-verify run hu2022.rate --profile quick``, run seed 20261121; mean excess risk, 95 % bootstrap CI;
+60 reps, ≈ 10 s per sweep on a lightly loaded machine, 45 s under load with 100 reps): Alg. 1 −0.355 [−0.386,
+−0.325] (T = 3..11), consistent with −1/3 and violating 3/5 and 2/3; Thm 3 −0.261 [−0.278, −0.245] (T = 10..56),
+consistent; Alg. 2 −0.288 [−0.308, −0.268] (T = 2..9), inconclusive with a crossover warning (at 100 reps: −0.281
+[−0.294, −0.267], violated; local slopes −0.27 at small n, −0.32/−0.37 at the largest n); 5/8 and 5/3 violated.
 Full profile (n = 1000..97656, d = 100, 200 reps; 17 min in all): Alg. 1 −0.388 [−0.399, −0.376] (T = 3..15),
 consistent; Thm 3 −0.260 [−0.265, −0.256] (T = 10..92), consistent; Alg. 2 −0.297 [−0.301, −0.293] (T = 2..14),
 inconclusive on the band edge, local slopes −0.24, −0.20, −0.32, −0.34, −0.40 (steepening towards −2/5); all four
@@ -89,7 +90,7 @@ SWEEP_SEED = {"dpfw": 20220612, "lasso": 20220613, "robust": 20220614}
 SIZES = {
     # "tiny": tests only (seconds); "quick": ≤ ~30 s per sweep; "full": ≥ 6 values of n over a factor ≥ 30, ≥ 200 reps
     "tiny": dict(ns=(500, 2000, 8000), reps=30, d=20),
-    "quick": dict(ns=(1000, 2000, 4000, 8000, 16000, 32000), reps=100, d=40),
+    "quick": dict(ns=(1000, 2000, 4000, 8000, 16000, 32000), reps=60, d=40),
     "full": dict(ns=(1000, 2500, 6250, 15625, 39062, 97656), reps=200, d=100),
 }
 
