@@ -30,10 +30,12 @@ def _releases(kind, rng, n, shift):
         return Y
     if kind == "codes":
         return rng.integers(-1, 2, (n, 4))
+    if kind == "count_value":  # one discrete column next to a real one (StatDP's iSVT4 releases)
+        return np.column_stack([rng.integers(0, 4, n).astype(float), rng.laplace(shift, 1.0, n)])
     raise ValueError(kind)
 
 
-@pytest.mark.parametrize("kind", ["scalar", "thirds", "vector", "mixed", "codes"])
+@pytest.mark.parametrize("kind", ["scalar", "thirds", "vector", "mixed", "codes", "count_value"])
 def test_every_auto_event_round_trips_exactly(kind):
     rng = np.random.default_rng(11)
     Y1, Y2 = _releases(kind, rng, 4000, 0.0), _releases(kind, rng, 4000, 0.7)

@@ -136,7 +136,7 @@ def _keys_spec(e: Event) -> dict:
         rows = f.decode(keys)
         return {"rows": [[_f(v) if f.dtype.kind == "f" else int(v) for v in r] for r in rows]}
     if hasattr(f, "_rows") and hasattr(f, "codes"):  # PatternKey: int16 code rows
-        return {"code_rows": [[int(v) for v in r] for r in f._rows.decode(keys)]}
+        return {"code_rows": [[int(v) for v in (r if isinstance(r, list) else [r])] for r in f._rows.decode(keys)]}
     a = np.asarray(keys)
     if a.dtype.kind == "f":
         return {"values": [_f(v) for v in a]}

@@ -105,6 +105,7 @@ class PatternKey(Feature):
     def decode(self, keys) -> list:
         out = []
         for row in self._rows.decode(keys):
+            row = row if isinstance(row, list) else [row]  # one column: the row key is the code itself
             out.append(tuple("x" if c >= self.atoms[j].size else float(self.atoms[j][c]) for j, c in enumerate(row)))
         return out
 
