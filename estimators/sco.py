@@ -350,6 +350,11 @@ class _FrankWolfe(Estimator):
     def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
         return self.sample(data, 1, rng=rng)[0]
 
+    def dp_tags(self) -> dict:
+        """Declared properties for :func:`htdp_verify.estimator_checks.check_dp_estimator`: rows are records
+        (``column_stack([X, y])``) and Alg 1 needs a fresh block of records per iteration."""
+        return {"input_ndim": (2,), "min_samples": self.T}
+
     def _check_data(self, data) -> np.ndarray:
         arr = as_data(data, ndim=(2,))
         if np.abs(arr).max() > _MAX_ABS_DATA:

@@ -56,6 +56,27 @@ def test_shipped_estimators_on_vector_data(estimator, check):
     check(estimator)
 
 
+def _regression_rows(n=60, d=3, seed=0):
+    g = np.random.default_rng(seed)
+    X = g.standard_t(5.0, size=(n, d))
+    return np.column_stack([X, X[:, 0] + g.standard_t(5.0, size=n)])
+
+
+def _regression_estimators():
+    from estimators.ngd import NoisyGD
+    from estimators.sco import HeavyTailedDPFrankWolfe, HeavyTailedPrivateLasso
+
+    return [HeavyTailedDPFrankWolfe(1.0, 3, 2.0), HeavyTailedPrivateLasso(1.0, 1e-5, 3, 2.0),
+            NoisyGD(epsilon=1.0, delta=1e-5, n_steps=3, clip=1.0, step_size=0.5, dim=3)]
+
+
+@parametrize_with_dp_checks(_regression_estimators(), data=_regression_rows())
+def test_shipped_regression_estimators(estimator, check):
+    """Records are rows (x, y): Hu et al.'s Alg 1 / Alg 2 and noisy gradient descent (the IHT algorithms are
+    checked in tests/test_iht.py)."""
+    check(estimator)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # test the tester: a correct toy estimator and one broken variant per defect
 # ---------------------------------------------------------------------------------------------------------
