@@ -50,7 +50,9 @@ def test_check_runs_tiny_and_returns_valid_results(check, tmp_path):
         assert r.verdict in VERDICTS and r.verdict != "error"
         assert r.name.startswith(check.name)
         assert r.provenance.paper
-        assert r.figures and all((tmp_path / f).is_file() for f in r.figures), r.details.get("figure_error")
+        if r.statistic != "epsilon_lb" and r.statistic != "epsilon_exact":  # rate / tail / comparison checks plot
+            assert r.figures, r.name
+        assert all((tmp_path / f).is_file() for f in r.figures), r.details.get("figure_error")
         CheckResult.from_json(r.to_json())  # JSON round trip
 
 

@@ -97,8 +97,16 @@ def test_opendp_laplace_audit(dp, claim_eps, expected):
     mech = from_opendp(m)
     claim = None if claim_eps is None else PrivacyClaim(claim_eps, neighbours="add_remove")
     res = audit(mech, claim, pairs=[(D, D_ADD)], n_samples=4000, rng=np.random.default_rng(11))
-    assert res.verdict == expected
-    assert res.epsilon_lb <= 1.0 + 1e-9  # never above the map's ε for a correct measurement
+    # OpenDP draws from its own unseeded generator, so the run is not reproducible: a "consistent" verdict at
+    # alpha = 0.05 would fail 1 run in 20.  The correct measurement is checked at alpha = 1e-3 instead (false
+    # failure <= 0.1 %); the under-claimed one (true 1 vs claim 0.3) is violated with power ~1 at this size.
+    from _auditcheck import strict_epsilon_lb
+
+    if expected == "violated":
+        assert res.verdict == "violated"
+    else:
+        assert strict_epsilon_lb(res) <= 1.0 + 1e-9, res.summary
+    assert not res.details["reproducible"]
 
 
 # ---------------------------------------------------------------- python-dp
