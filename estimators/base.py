@@ -30,6 +30,28 @@ class Estimator:
         return f"{type(self).__name__}({params})"
 
 
+class NoisyStatistic(Estimator):
+    """"Deterministic statistic + independent noise": ``sample`` computes ``statistic(data)`` once and adds ``size``
+    noise draws of ``noise(n, d, shape, rng)`` (n records, d coordinates) in one vectorised call."""
+
+    def statistic(self, data) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def noise(self, n: int, d: int, shape: tuple, rng: np.random.Generator) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def sample(self, data, size: int, *, rng: np.random.Generator) -> np.ndarray:
+        size = check_int("size", size, minimum=1)
+        check_rng(rng)
+        x = as_data(data)
+        stat = self.statistic(x)
+        d = 1 if x.ndim == 1 else x.shape[1]
+        return stat + self.noise(x.shape[0], d, (size,) + np.shape(stat), rng)
+
+    def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(data, 1, rng=rng)[0]
+
+
 class DeterministicEstimator(Estimator):
     """A non-private reference: ``statistic(data)`` with no noise; ``sample`` repeats it ``size`` times."""
 

@@ -16,7 +16,7 @@ import numpy as np
 from htdp_verify._validate import check_int, check_positive, check_prob, check_rng
 from htdp_verify.privacy import PrivacyGuarantee, replace_one
 
-from ..base import Estimator, as_data, check_choice
+from ..base import Estimator, NoisyStatistic, as_data, check_choice
 from ..robust import SOFT_TRUNCATION_BOUND, smoothed_soft_truncation, soft_truncation_statistic
 from ..zcdp import zcdp_eps_tilde
 
@@ -93,7 +93,7 @@ class _WangBase(Estimator):
         return math.sqrt(d) * math.sqrt(2.0 * math.log(1.25 / self.delta)) / self.epsilon
 
 
-class WangCentralMean(_WangBase):
+class WangCentralMean(_WangBase, NoisyStatistic):
     """Private heavy-tailed mean, central model (Wang et al., DP-EM paper, §4 mechanism (18) and Theorem 2).
 
     A(D) = (s/n) Σ ψ_λ(x_i/s) + N(0, σ²) with ψ_λ the smoothed soft truncation (λ = the paper's β), replace-one
@@ -141,16 +141,8 @@ class WangCentralMean(_WangBase):
         s, lam = self.parameters(x.shape[0])
         return soft_truncation_statistic(x, s, lam)
 
-    def sample(self, data, size: int, *, rng: np.random.Generator) -> np.ndarray:
-        size = check_int("size", size, minimum=1)
-        check_rng(rng)
-        x = as_data(data)
-        stat = self.statistic(x)
-        d = 1 if x.ndim == 1 else x.shape[1]
-        return stat + rng.normal(0.0, self.noise_std(x.shape[0], d), size=(size,) + stat.shape)
-
-    def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng=rng)[0]
+    def noise(self, n: int, d: int, shape: tuple, rng: np.random.Generator) -> np.ndarray:
+        return rng.normal(0.0, self.noise_std(n, d), size=shape)
 
 
 class WangLocalMean(_WangBase):

@@ -13,10 +13,10 @@ import math
 
 import numpy as np
 
-from htdp_verify._validate import check_int, check_positive, check_prob, check_rng
+from htdp_verify._validate import check_int, check_positive, check_prob
 from htdp_verify.privacy import PrivacyGuarantee, replace_one
 
-from ..base import DeterministicEstimator, Estimator, as_data, check_choice
+from ..base import DeterministicEstimator, NoisyStatistic, check_choice
 from ..robust import soft_truncation_sensitivity, soft_truncation_statistic
 
 __all__ = [
@@ -71,7 +71,7 @@ class SmoothedSoftTruncationMean(DeterministicEstimator):
         return soft_truncation_sensitivity(n, self.scale, self.beta, kind=kind)
 
 
-class PrivateSmoothedSoftTruncationMean(Estimator):
+class PrivateSmoothedSoftTruncationMean(NoisyStatistic):
     """x̂(s, β) + Laplace noise: pure ε-DP, replace-one neighbours (Hu et al. 2022, §4 estimator (4) with the Laplace
     mechanism of Def. 2; the sensitivity 4√2 s/(3n) is the one in the proof of Thm 1).
 
@@ -103,16 +103,8 @@ class PrivateSmoothedSoftTruncationMean(Estimator):
         """Laplace scale per coordinate: d·Δ∞/ε (ℓ1 sensitivity over ε)."""
         return check_int("d", d, minimum=1) * self.sensitivity(n) / self.epsilon
 
-    def sample(self, data, size: int, *, rng: np.random.Generator) -> np.ndarray:
-        size = check_int("size", size, minimum=1)
-        check_rng(rng)
-        x = as_data(data)
-        stat = self.statistic(x)
-        d = 1 if x.ndim == 1 else x.shape[1]
-        return stat + rng.laplace(0.0, self.noise_scale(x.shape[0], d), size=(size,) + stat.shape)
-
-    def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
-        return self.sample(data, 1, rng=rng)[0]
+    def noise(self, n: int, d: int, shape: tuple, rng: np.random.Generator) -> np.ndarray:
+        return rng.laplace(0.0, self.noise_scale(n, d), size=shape)
 
     def dp_tags(self) -> dict:
         """Declared properties for :mod:`htdp_verify.estimator_checks`: the noise-off limit is the non-private
