@@ -2,7 +2,7 @@
 
 A correct estimator (ClippedMeanLaplace) should fail each statistical check in at most its α of the seeds
 (KS and dispersion at 0.01, audits at 0.01); deterministic checks never. The broken toy estimators of
-tests/test_estimator_checks.py should fail their target checks in (nearly) every seed.
+tests/estimator_checks/test_estimator_checks.py should fail their target checks in (nearly) every seed.
 
 Usage: python benchmarks/estimator_checks_false_failures.py [n_seeds]
 """

@@ -18,7 +18,7 @@ The seeding model, chunking and worker processes are the engine's one diffprivli
 :class:`htdp_verify.privacy.dpl_adapter.DPLAdapter` (also behind :func:`htdp_verify.privacy.from_diffprivlib`);
 this module adds the named configurations and their validation. Inside a chunk the core keeps one
 ``numpy.random.RandomState`` and calls ``.seed(seed)`` before each release, the same MT19937 state as
-``RandomState(seed)``; ``tests/test_dpl_adapters.py`` checks the equality against direct diffprivlib calls with
+``RandomState(seed)``; ``tests/privacy/test_dpl_adapter.py`` checks the equality against direct diffprivlib calls with
 ``random_state=seed`` for every adapter.
 
 Neighbouring relations.  diffprivlib's documentation states no neighbouring relation; each adapter declares the

@@ -3,7 +3,7 @@
 Design of every statistical assertion below (fixed seeds, so each is deterministic):
 
 * "not flagged": ``audit`` is valid at family-wise α = 0.05, so a correct mechanism is flagged with probability
-  ≤ 0.05 per seed (the slow test in ``test_privacy_false_alarm.py`` measures the rate over 200 seeds).
+  ≤ 0.05 per seed (the slow test in ``tests/privacy/test_false_alarm.py`` measures the rate over 200 seeds).
 * "flagged": the buggy mechanisms have true ε at least 2× (most 4×) the claim; with n = 10⁵ releases per side the
   best fixed event certifies ε_lb within ~0.05 of a true ε ≤ 2 (``stats.samples_needed_for_epsilon``), so the
   detectable effect is a true ε above ≈ 1.1 × claim + 0.05, and the power at these effects is ≈ 1.

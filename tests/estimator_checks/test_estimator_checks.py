@@ -73,7 +73,7 @@ def _regression_estimators():
 @parametrize_with_dp_checks(_regression_estimators(), data=_regression_rows())
 def test_shipped_regression_estimators(estimator, check):
     """Records are rows (x, y): Hu et al.'s Alg 1 / Alg 2 and noisy gradient descent (the IHT algorithms are
-    checked in tests/test_iht.py)."""
+    checked in tests/estimators/test_iht.py)."""
     check(estimator)
 
 
