@@ -2,8 +2,10 @@
 
 Importing this package registers every check (the CLI does so through the ``htdp_verify.checks`` entry point).
 """
-from . import selfcheck  # noqa: F401
-from . import diffprivlib  # noqa: F401
+from . import (
+    diffprivlib,  # noqa: F401
+    selfcheck,  # noqa: F401
+)
 
 try:  # the ground-truth auditor benchmark (needs htdp_verify.privacy.audit)
     from . import benchmark  # noqa: F401
@@ -11,8 +13,12 @@ except ImportError as _exc:  # pragma: no cover - keep the other audits usable w
     import warnings
 
     warnings.warn(f"audits.benchmark not loaded: {_exc}", stacklevel=2)
-from . import lowerbounds  # noqa: F401
-from . import dpem, hu2022, zhao2024  # noqa: F401
-from . import accounting  # noqa: F401
-from . import hu2022_algorithms  # noqa: F401
-from . import hu2022_rates  # noqa: F401
+from . import (  # noqa: F401
+    accounting,
+    dpem,
+    hu2022,
+    hu2022_algorithms,
+    hu2022_rates,
+    lowerbounds,
+    zhao2024,
+)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -31,7 +31,6 @@ from htdp_verify.results import CheckResult
 
 ALPHA = 0.05
 HUGE = 1e12  # "one sample moved to ± a huge value"
-from estimators.robust import SOFT_TRUNCATION_BOUND as SOFT_BOUND  # noqa: E402
 
 
 def profile_of(ctx) -> str:

@@ -28,8 +28,12 @@ import math
 import numpy as np
 
 from estimators.baselines import ClippedMeanLaplace, MedianOfMeans, NonPrivateMean, TrimmedMean
-from estimators.hu2022 import (PrivateSmoothedSoftTruncationMean, SmoothedSoftTruncationMean, hu_lemma4_bound,
-                               hu_lemma4_scale)
+from estimators.hu2022 import (
+    PrivateSmoothedSoftTruncationMean,
+    SmoothedSoftTruncationMean,
+    hu_lemma4_bound,
+    hu_lemma4_scale,
+)
 from estimators.robust import smoothed_bound, soft_truncation_statistic
 from htdp_verify.claims import Provenance, RateClaim, TailBoundClaim
 from htdp_verify.distributions import LogNormal, Pareto, StudentT

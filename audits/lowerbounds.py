@@ -14,8 +14,6 @@ The non-private sample mean is included as the control the cannot-beat check mus
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from estimators.baselines import ClippedMeanGaussian, ClippedMeanLaplace, NonPrivateMean

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import time
 
-from htdp_verify.privacy.accounting import Calibration, account, check_calibration
 from htdp_verify.claims import PrivacyClaim
+from htdp_verify.privacy.accounting import Calibration, account, check_calibration
 from htdp_verify.registry import get_checks
 
 

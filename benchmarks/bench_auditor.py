@@ -24,10 +24,10 @@ from scipy.optimize import brentq
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from estimators.base import Estimator  # noqa: E402
-from htdp_verify.claims import PrivacyClaim  # noqa: E402
-from htdp_verify.privacy import PrivacyGuarantee, audit, from_estimator  # noqa: E402
-from htdp_verify.privacy.bounds import gdp_delta, gdp_epsilon  # noqa: E402
+from estimators.base import Estimator
+from htdp_verify.claims import PrivacyClaim
+from htdp_verify.privacy import PrivacyGuarantee, audit, from_estimator
+from htdp_verify.privacy.bounds import gdp_delta, gdp_epsilon
 
 
 def laplace(eps, sensitivity=1.0):

@@ -28,10 +28,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from estimators.baselines import analytic_gaussian_sigma  # noqa: E402
-from htdp_verify.claims import PrivacyClaim  # noqa: E402
-from htdp_verify.privacy import Mechanism, audit  # noqa: E402
-from htdp_verify.privacy.canary import audit_one_run, epsilon_lower_bound_one_run, mean_canaries  # noqa: E402
+from estimators.baselines import analytic_gaussian_sigma
+from htdp_verify.claims import PrivacyClaim
+from htdp_verify.privacy import Mechanism, audit
+from htdp_verify.privacy.canary import audit_one_run, epsilon_lower_bound_one_run, mean_canaries
 
 DELTA = 1e-5
 

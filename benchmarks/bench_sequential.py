@@ -30,11 +30,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from estimators.baselines import analytic_gaussian_sigma  # noqa: E402
-from htdp_verify.claims import PrivacyClaim  # noqa: E402
-from htdp_verify.privacy import audit  # noqa: E402
-from htdp_verify.privacy.sequential import run_sequential  # noqa: E402
-from htdp_verify.stats import epsilon_lower_bound  # noqa: E402
+from estimators.baselines import analytic_gaussian_sigma
+from htdp_verify.claims import PrivacyClaim
+from htdp_verify.privacy import audit
+from htdp_verify.privacy.sequential import run_sequential
+from htdp_verify.stats import epsilon_lower_bound
 
 ALPHA, CLAIM = 0.05, 1.0
 

@@ -8,11 +8,13 @@ Run it once per tree with that tree first on sys.path and diff the two JSON file
 
 Bounds, pairs, events, counts and profiles are written with full precision, so any change shows.
 """
-import json, sys
+import json
+import sys
+
 import numpy as np
 
 from htdp_verify import PrivacyClaim
-from htdp_verify.privacy import audit, Pair
+from htdp_verify.privacy import Pair, audit
 
 out = {}
 

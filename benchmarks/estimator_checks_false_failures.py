@@ -12,9 +12,10 @@ import time
 import warnings
 
 sys.path.insert(0, "tests")
-from estimators.baselines import ClippedMeanLaplace  # noqa: E402
-from htdp_verify.estimator_checks import check_dp_estimator  # noqa: E402
-from test_estimator_checks import (CallDiffersMean, SharedNoiseMean, UnderNoisedMean)  # noqa: E402
+from test_estimator_checks import CallDiffersMean, SharedNoiseMean, UnderNoisedMean
+
+from estimators.baselines import ClippedMeanLaplace
+from htdp_verify.estimator_checks import check_dp_estimator
 
 warnings.simplefilter("ignore")
 n_seeds = int(sys.argv[1]) if len(sys.argv) > 1 else 20

@@ -233,7 +233,7 @@ class ClippedMeanGaussian(_ClippedMean):
 
 # diffprivlib tools.mean / tools.median adapters (estimators/dpl.py, written separately): re-exported when present.
 try:
-    from .dpl import DPLMean, DPLMedian  # noqa: F401
+    from .dpl import DPLMean, DPLMedian
 except ModuleNotFoundError as exc:  # only tolerate estimators/dpl.py itself being absent
     if exc.name != f"{__package__}.dpl":
         raise

@@ -288,7 +288,7 @@ class TruncatedDPIHT(_DPIHT):
         self.eta0 = check_positive("eta0", eta0)
         self.calibration = check_choice("calibration", calibration, ("arxiv", "pods"))
 
-    def reference_estimator(self) -> "NonPrivateIHT":
+    def reference_estimator(self) -> NonPrivateIHT:
         """The non-private counterpart (same K, T, η₀, w1; exact hard thresholding, projection)."""
         return NonPrivateIHT(self.s, T=self.T, step=self.eta0, gradient="truncated", K=self.K, project=True,
                              w1=self.w1)
@@ -347,7 +347,7 @@ class RobustDPIHT(_DPIHT):
         if self.reg and self.loss != "logistic":
             raise ValueError(f"reg must be 0 unless loss='logistic', got reg={reg!r} with loss={loss!r}")
 
-    def reference_estimator(self) -> "NonPrivateIHT":
+    def reference_estimator(self) -> NonPrivateIHT:
         """The non-private counterpart (same k, β, T, η, loss, reg, w1; exact hard thresholding)."""
         return NonPrivateIHT(self.s, T=self.T, step=self.eta, gradient="robust", loss=self.loss, k=self.k,
                              beta=self.beta, reg=self.reg, w1=self.w1)

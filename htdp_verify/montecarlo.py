@@ -23,9 +23,10 @@ import json
 import math
 import numbers
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -212,7 +213,7 @@ class MonteCarloResult:
         return path
 
     @classmethod
-    def load(cls, path) -> "MonteCarloResult":
+    def load(cls, path) -> MonteCarloResult:
         """Inverse of :meth:`save`."""
         path = Path(path)
         if path.suffix == ".csv":
@@ -469,8 +470,8 @@ def _execute(backend, fn, tasks, seed, vectorised, vchunk, n_jobs, client):
         return
     # dask
     try:
-        from distributed import LocalCluster, as_completed
         from distributed import Client as _Client
+        from distributed import LocalCluster, as_completed
     except ImportError as exc:  # pragma: no cover - optional dependency
         raise ValueError('backend="dask" needs dask.distributed: pip install "htdp-verify[dask]"') from exc
     own = None

@@ -186,7 +186,7 @@ class CheckResult:
         return out
 
     @classmethod
-    def from_dict(cls, d: dict) -> "CheckResult":
+    def from_dict(cls, d: dict) -> CheckResult:
         """Read a dict written by :meth:`to_dict` (format 2) or by earlier versions ("inf"/"nan" strings)."""
         d = copy.deepcopy(d)
         nonfinite = d.pop("nonfinite", None)
@@ -203,7 +203,7 @@ class CheckResult:
         return json.dumps(self.to_dict(), **kw)
 
     @classmethod
-    def from_json(cls, s: str) -> "CheckResult":
+    def from_json(cls, s: str) -> CheckResult:
         return cls.from_dict(json.loads(s))
 
     def __repr__(self) -> str:

@@ -19,7 +19,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import special, stats as _st
+from scipy import special
+from scipy import stats as _st
 
 from ._validate import check_counts, check_int, check_positive, check_prob
 

@@ -41,8 +41,15 @@ import numpy as np
 import pytest
 
 from .claims import Provenance, RateClaim, TailBoundClaim
-from .estimator_checks import (_PROFILE_OVERRIDE, check_dp_estimator, dp_checks, estimator_id, get_tags,
-                               parametrize_with_dp_checks, xfail_checks)
+from .estimator_checks import (
+    _PROFILE_OVERRIDE,
+    check_dp_estimator,
+    dp_checks,
+    estimator_id,
+    get_tags,
+    parametrize_with_dp_checks,
+    xfail_checks,
+)
 from .estimator_checks.tags import _profile
 from .registry import PROFILES
 from .results import CheckResult

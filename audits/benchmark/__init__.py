@@ -16,13 +16,13 @@ Modules (imports flow down the list, no cycles):
 
 Spec: ``shared/specs/benchmark_mechanisms.md`` and ``shared/specs/anchors_dp_auditing.md`` §3.1.
 """
-from .mechanism import OUTPUT_KINDS, BenchMechanism, extreme_pair, is_extreme
-from .samplers import float_laplace_reachable, geo_pmf, murmur3_32, rappor_bits, svt_outcome_probability
+from . import checks  # noqa: F401  (registers benchmark.<name>)
 from .catalogue import MECHANISMS, get_mechanism, mechanism_names
+from .mechanism import OUTPUT_KINDS, BenchMechanism, extreme_pair, is_extreme
 from .plans import BenchPlan, bench_plan
 from .run import AUTO_FULL, AUTO_QUICK, audit_mechanism, audit_white_box, auto_sizes, run_bench
+from .samplers import float_laplace_reachable, geo_pmf, murmur3_32, rappor_bits, svt_outcome_probability
 from .tables import BENCH_COLUMNS, SEED_COLUMNS, bench_rows, seed_rows
-from . import checks  # noqa: F401  (registers benchmark.<name>)
 
 __all__ = ["BenchMechanism", "OUTPUT_KINDS", "extreme_pair", "is_extreme", "float_laplace_reachable", "geo_pmf",
            "murmur3_32", "rappor_bits", "svt_outcome_probability", "MECHANISMS", "get_mechanism",

@@ -15,14 +15,28 @@ from __future__ import annotations
 import math
 from functools import partial
 
-
 from htdp_verify.claims import Provenance
 from htdp_verify.privacy import statdp_patterns
 
 from .mechanism import BenchMechanism, extreme_pair
-from .samplers import (_isvt4, _isvt_hamming, _laplace, _naive_float_laplace, _noisy_hist, _numerical_svt,
-                       _prefix_sum, _rappor, _report_noisy_max, _snapping_laplace, _statdp_histogram0, _svt3,
-                       _svt34_parallel, _svt_bits, _svt_codes, _trunc_geometric)
+from .samplers import (
+    _isvt4,
+    _isvt_hamming,
+    _laplace,
+    _naive_float_laplace,
+    _noisy_hist,
+    _numerical_svt,
+    _prefix_sum,
+    _rappor,
+    _report_noisy_max,
+    _snapping_laplace,
+    _statdp_histogram0,
+    _svt3,
+    _svt34_parallel,
+    _svt_bits,
+    _svt_codes,
+    _trunc_geometric,
+)
 
 __all__ = ["MECHANISMS", "get_mechanism", "mechanism_names"]
 

@@ -13,8 +13,8 @@ Output kinds: ``"scalar"`` (continuous, shape ``(size,)``), ``"discrete"`` (inte
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

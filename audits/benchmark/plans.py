@@ -11,8 +11,8 @@ post-processing f gives ε(f∘M) ≤ ε(M), so a bound certified on f(M(D)) is 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .mechanism import NUMSVT_ABORT, SVT3_ABORT, SVT3_BELOW, SVT_ABORT
 
+
 def _laplace(q, size, rng, *, scale):
     """Scalar Laplace: ``q[0] + Lap(scale)``; density ratio e^{|Δ|/scale} on a half-line."""
     return rng.laplace(q[0], scale, size)

@@ -34,6 +34,7 @@ results table), :mod:`.repro` (reproduction scripts). Importing this package reg
 """
 from __future__ import annotations
 
+from . import ledger  # noqa: F401  (registers the white-box budget checks)
 from .checks import audit_component, check_alpha, results_table
 from .components import (
     ALPHA,
@@ -57,7 +58,6 @@ from .components import (
 )
 from .pairs import box_pairs
 from .repro import repro_script
-from . import ledger  # noqa: F401  (registers the white-box budget checks)
 
 __all__ = [
     "EPSILONS",

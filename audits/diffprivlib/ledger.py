@@ -479,10 +479,10 @@ def extra_components():
     """Configurations audited by the ledger only: KMeans at d = 10, where diffprivlib's ``_split_epsilon`` returns
     (ε_i, ε_0) but ``_update_centers`` unpacks them as (ε_0, ε_i), so each coordinate gets the count's share; the
     swap spends more than the budget once ε_0 = ∛(4dρ²) > 1, i.e. d ≥ 5."""
-    from .components import BOX, Component, N_JOBS, _model_bases
-    from .pairs import _pairs_by_base
-
     from estimators.dpl import DPLModel
+
+    from .components import BOX, N_JOBS, Component, _model_bases
+    from .pairs import _pairs_by_base
 
     bases = _model_bases("unsupervised", d=10)
     return [Component("models.KMeans[d=10]", "model",

@@ -65,8 +65,8 @@ def _release_source(adapter: DPLAdapter) -> str:
               if not (k == "classes" and name in ("LogisticRegression", "GaussianNB"))}
         if name == "RandomForestClassifier":
             kw["n_jobs"] = 1
-        src = [f"def release(data, seed):",
-               f"    data = np.array(data, dtype=float)",
+        src = ["def release(data, seed):",
+               "    data = np.array(data, dtype=float)",
                f"    m = diffprivlib.models.{name}(epsilon={adapter.epsilon!r}, {_kwargs_src(kw)}, random_state=seed, "
                f"accountant=BudgetAccountant())"]
         if adapter.supervised:

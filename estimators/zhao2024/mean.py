@@ -42,7 +42,7 @@ class SimpleClippingMean(Estimator):
         self.privacy = PrivacyGuarantee.from_zcdp(self.rho, self.delta, conversion="bun_steinke")
 
     @classmethod
-    def for_target(cls, epsilon: float, delta: float, radius: float) -> "SimpleClippingMean":
+    def for_target(cls, epsilon: float, delta: float, radius: float) -> SimpleClippingMean:
         """Largest ρ whose Bun–Steinke conversion is (ε, δ)-DP."""
         return cls(radius, rho_for_target(epsilon, delta), delta)
 

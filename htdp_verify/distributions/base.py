@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import integrate, special

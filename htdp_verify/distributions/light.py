@@ -126,7 +126,7 @@ class Spike(Law):
             raise ValueError("a must be a non-zero finite real number, got 0")
 
     @classmethod
-    def with_moment(cls, k: float, target: float, p: float, central: bool = False) -> "Spike":
+    def with_moment(cls, k: float, target: float, p: float, central: bool = False) -> Spike:
         """The spike law with atom ``a > 0`` at probability ``p`` whose k-th absolute (raw or central) moment is ``target``.
 
         Raw: ``a = (target/p)^{1/k}``; central: ``a = (target / (p(1-p)(p^{k-1} + (1-p)^{k-1})))^{1/k}``.

@@ -4,7 +4,7 @@ target -- the moment bound tau (Wang et al., DP-EM, Assumption 1; Hu et al. 2022
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -47,11 +47,22 @@ import time
 import warnings
 
 from ..results import CheckResult
-from .checks import (check_call_matches_sample, check_extreme_inputs, check_guarantee_well_formed,
-                     check_no_global_rng, check_noise_off_reference, check_privacy_audit,
-                     check_privacy_worst_case_pairs, check_rejects_bad_parameters, check_rejects_empty,
-                     check_rejects_nonfinite, check_rejects_wrong_shape, check_releases_independent,
-                     check_reproducible, check_seeds_differ)
+from .checks import (
+    check_call_matches_sample,
+    check_extreme_inputs,
+    check_guarantee_well_formed,
+    check_no_global_rng,
+    check_noise_off_reference,
+    check_privacy_audit,
+    check_privacy_worst_case_pairs,
+    check_rejects_bad_parameters,
+    check_rejects_empty,
+    check_rejects_nonfinite,
+    check_rejects_wrong_shape,
+    check_releases_independent,
+    check_reproducible,
+    check_seeds_differ,
+)
 from .tags import _PROFILE_OVERRIDE, DEFAULT_TAGS, _result, _seed, estimator_id, get_tags, xfail_checks  # noqa: F401
 
 __all__ = [

@@ -7,8 +7,8 @@ its sampler, coupling, bound value and self-test), plus the provenances ``PROV_A
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 from scipy import stats as sst

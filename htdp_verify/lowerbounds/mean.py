@@ -9,7 +9,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, special, stats as sst
+from scipy import optimize, special
+from scipy import stats as sst
 
 from .._validate import check_int, check_positive, check_prob, check_rng
 from ..claims import Provenance

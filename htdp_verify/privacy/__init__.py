@@ -12,7 +12,6 @@
 * libraries: OpenDP measurements and python-dp algorithms as mechanisms (``from_opendp``, ``from_pydp``; optional extras)
 * canary: one-run canary auditing (``audit_one_run``, canary designs, ``epsilon_lower_bound_one_run``)
 """
-from .guarantee import PrivacyGuarantee, bun_steinke_epsilon, zcdp_delta, zcdp_epsilon, zcdp_to_approx_dp
 from .accounting import Accounting, Calibration, account, check_calibration, delta_of, epsilon_of
 from .adapters import (
     Mechanism,
@@ -22,6 +21,21 @@ from .adapters import (
     from_scalar_function,
     from_seeded_callable,
 )
+from .audit import AuditResult, audit
+from .bounds import PrivacyProfile, gaussian_profile_delta, gdp_delta, gdp_epsilon, gdp_mu_lb
+from .canary import (
+    CanaryDesign,
+    audit_one_run,
+    cluster_canaries,
+    epsilon_lower_bound_one_run,
+    mean_canaries,
+    one_run_p_value,
+    regression_canaries,
+)
+from .exact import peeling_delta, peeling_epsilon, peeling_profile
+from .guarantee import PrivacyGuarantee, bun_steinke_epsilon, zcdp_delta, zcdp_epsilon, zcdp_to_approx_dp
+from .independence import check_independent_releases
+from .libraries import from_opendp, from_pydp, opendp_guarantee, pydp_guarantee
 from .neighbours import (
     Pair,
     add_one,
@@ -34,14 +48,7 @@ from .neighbours import (
     vector_pairs,
 )
 from .search import SearchResult, search_pairs
-from .independence import check_independent_releases
-from .bounds import PrivacyProfile, gdp_delta, gdp_epsilon, gdp_mu_lb, gaussian_profile_delta
-from .audit import AuditResult, audit
-from .exact import peeling_delta, peeling_epsilon, peeling_profile
-from .steps import SteppedEstimator, StepAuditResult, audit_steps, binary_composition_epsilon
-from .libraries import from_opendp, from_pydp, opendp_guarantee, pydp_guarantee
-from .canary import (CanaryDesign, audit_one_run, cluster_canaries, epsilon_lower_bound_one_run, mean_canaries,
-                     one_run_p_value, regression_canaries)
+from .steps import StepAuditResult, SteppedEstimator, audit_steps, binary_composition_epsilon
 
 __all__ = [
     "PrivacyGuarantee",

@@ -280,7 +280,8 @@ def _closed_form(cals: list[Calibration]):
 # dp-accounting: PLD and RDP
 # ---------------------------------------------------------------------------------------------------------------
 def _pld_one(c: Calibration, *, pessimistic: bool, h: float):
-    from dp_accounting.pld import common, privacy_loss_distribution as pld
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
     from dp_accounting.privacy_accountant import NeighboringRelation as NR
 
     dots = pessimistic  # connect-the-dots only exists in its pessimistic form

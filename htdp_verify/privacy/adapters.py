@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import copy
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +82,7 @@ def as_mechanism(obj) -> Mechanism:
     ``f(data, size, rng)`` and return a :class:`Mechanism`."""
     if isinstance(obj, Mechanism):
         return obj
-    if hasattr(obj, "sample") and callable(getattr(obj, "sample")):
+    if hasattr(obj, "sample") and callable(obj.sample):
         return from_estimator(obj)
     if callable(obj):  # a declared guarantee / name on the callable (e.g. diffprivlib adapters) is kept
         name = getattr(obj, "name", None) or getattr(obj, "__name__", type(obj).__name__)

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import optimize, special
-from scipy.stats import norm
 
 from .._validate import check_positive, check_prob
-from ..stats import cp_lower, cp_upper, epsilon_lower_bound, delta_lower_bound
+from ..stats import cp_lower, cp_upper, delta_lower_bound, epsilon_lower_bound
 
 __all__ = [
     "pure_epsilon_lb",

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..stats import cp_lower, cp_upper, epsilon_lower_bound, epsilon_lower_bound_poisson
-from .streaming import count_streamed
 from .attacks import Event
 from .bounds import delta_lb_at_epsilon, gdp_epsilon, gdp_mu_lb, privacy_profile, smallest_resolvable_delta
 from .neighbours import Pair
 from .plan import AuditPlan
 from .selection import Selection
+from .streaming import count_streamed
 
 __all__ = ["Counts", "Bounds", "certification_stage", "bounds_stage"]
 

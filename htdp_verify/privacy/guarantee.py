@@ -120,7 +120,7 @@ class PrivacyGuarantee:
 
     @classmethod
     def from_zcdp(cls, rho: float, delta: float, neighbours: str = "replace", *,
-                  conversion: str = "cks") -> "PrivacyGuarantee":
+                  conversion: str = "cks") -> PrivacyGuarantee:
         """(ε, δ) implied by ρ-zCDP: ``conversion="cks"`` (default, Canonne–Kamath–Steinke 2020, tight) or
         ``"bun_steinke"`` (Bun & Steinke 2016 Prop. 1.3; use it where a paper states its claim with it)."""
         eps = zcdp_to_approx_dp(rho, delta, conversion=conversion)

@@ -24,8 +24,9 @@ Which of several pairs to certify is decided by :func:`~htdp_verify.privacy.sear
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,7 @@ class Pair:
         if self.relation not in NEIGHBOUR_RELATIONS + QUERY_RELATIONS:
             raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS + QUERY_RELATIONS}, got {self.relation!r}")
 
-    def swapped(self) -> "Pair":
+    def swapped(self) -> Pair:
         return Pair(self.d_prime, self.d, f"{self.label} (swapped)", self.relation)
 
     def describe(self) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import math
 import numbers
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -8,7 +8,7 @@ constant* (the (1−β)-quantile of error/bound with its exact upper confidence 
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import stats as _st

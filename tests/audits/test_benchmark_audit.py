@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from _auditcheck import strict_epsilon_lb
-
 from audits import benchmark as B
 
 pytest.importorskip("htdp_verify.privacy.audit")

@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 from _auditcheck import strict_epsilon_lb
-
-from audits.benchmark import ceiling as C
 from audits import benchmark as B
+from audits.benchmark import ceiling as C
 from htdp_verify.stats import epsilon_lower_bound_poisson
 
 

@@ -15,8 +15,8 @@ import pytest
 from scipy import integrate, stats
 
 from audits import benchmark as B
-from htdp_verify.privacy import statdp_patterns
 from audits.benchmark import MECHANISMS, get_mechanism, svt_outcome_probability
+from htdp_verify.privacy import statdp_patterns
 
 ALPHA = 1e-3
 N = 100_000

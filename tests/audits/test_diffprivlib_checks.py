@@ -13,7 +13,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from diffprivlib.mechanisms import Laplace
 
 from audits import diffprivlib as dpl_audits

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from audits import _mean_common as C
-from audits import dpem, hu2022, zhao2024  # noqa: F401  (registers the checks)
+from audits import dpem, hu2022, zhao2024
 from estimators.zhao2024 import IterativeUpdatingMean
 from htdp_verify.claims import Provenance, RateClaim
 from htdp_verify.distributions import StudentT

@@ -21,8 +21,15 @@ from estimators.dpl import DPLMean
 from estimators.hu2022 import PrivateSmoothedSoftTruncationMean
 from estimators.sparse import Peeling
 from estimators.zhao2024 import IterativeUpdatingMean, SimpleClippingMean
-from htdp_verify.estimator_checks import (check_call_matches_sample, check_dp_estimator, check_selection, dp_checks,
-                                          estimator_id, get_tags, xfail_checks)
+from htdp_verify.estimator_checks import (
+    check_call_matches_sample,
+    check_dp_estimator,
+    check_selection,
+    dp_checks,
+    estimator_id,
+    get_tags,
+    xfail_checks,
+)
 from htdp_verify.privacy import PrivacyGuarantee, replace_one
 from htdp_verify.testing import assert_private, parametrize_with_dp_checks, private_sample_size
 

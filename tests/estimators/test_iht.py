@@ -7,8 +7,15 @@ import pytest
 from scipy import stats
 
 import estimators.iht as iht
-from estimators.hu2022.presets_iht import (alg3_experiment, alg3_theory, alg5_experiment, alg5_k, alg5_theory,
-                                           experiment_sparse_truth, random_sparse_init)
+from estimators.hu2022.presets_iht import (
+    alg3_experiment,
+    alg3_theory,
+    alg5_experiment,
+    alg5_k,
+    alg5_theory,
+    experiment_sparse_truth,
+    random_sparse_init,
+)
 from estimators.iht import NonPrivateIHT, RobustDPIHT, TruncatedDPIHT, hard_threshold, project_l2_ball
 from estimators.sparse import Peeling, peel_rows
 from htdp_verify.privacy import PrivacyGuarantee, audit

@@ -14,15 +14,32 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from estimators.baselines import (ClippedMeanGaussian, ClippedMeanLaplace, MedianOfMeans, NonPrivateMean,
-                                  TrimmedMean, analytic_gaussian_sigma)
+from estimators.baselines import (
+    ClippedMeanGaussian,
+    ClippedMeanLaplace,
+    MedianOfMeans,
+    NonPrivateMean,
+    TrimmedMean,
+    analytic_gaussian_sigma,
+)
 from estimators.dpem import WangCentralMean, WangLocalMean, wang_eps_tilde
 from estimators.hu2022 import PrivateSmoothedSoftTruncationMean, SmoothedSoftTruncationMean, hu_lemma4_scale
-from estimators.robust import (SOFT_TRUNCATION_BOUND, expected_soft_truncation, expected_soft_truncation_closed_form,
-                               smoothed_bound, smoothed_soft_truncation, soft_truncation, soft_truncation_statistic)
-from estimators.robust import clip_rows
-from estimators.zhao2024 import (IterativeUpdatingMean, SimpleClippingMean, calibrate_group_rho,
-                                 shuffle_amplified_epsilon)
+from estimators.robust import (
+    SOFT_TRUNCATION_BOUND,
+    clip_rows,
+    expected_soft_truncation,
+    expected_soft_truncation_closed_form,
+    smoothed_bound,
+    smoothed_soft_truncation,
+    soft_truncation,
+    soft_truncation_statistic,
+)
+from estimators.zhao2024 import (
+    IterativeUpdatingMean,
+    SimpleClippingMean,
+    calibrate_group_rho,
+    shuffle_amplified_epsilon,
+)
 
 C = SOFT_TRUNCATION_BOUND
 HYP = settings(derandomize=True, deadline=None, max_examples=150)

@@ -7,12 +7,24 @@ import pytest
 from scipy import stats
 
 from estimators.hu2022 import SmoothedSoftTruncationMean
-from estimators.hu2022.presets import (alg1_experiment, alg1_robust_regression_theory, alg1_theory, alg2_experiment,
-                                       alg2_theory, self_consistent_T)
+from estimators.hu2022.presets import (
+    alg1_experiment,
+    alg1_robust_regression_theory,
+    alg1_theory,
+    alg2_experiment,
+    alg2_theory,
+    self_consistent_T,
+)
 from estimators.losses import BiweightLoss, HalfSquaredDistance, LogisticLoss, SquaredLoss, get_loss
 from estimators.robust import smoothed_bound, smoothed_soft_truncation
-from estimators.sco import (HeavyTailedDPFrankWolfe, HeavyTailedPrivateLasso, SmoothedSoftTruncationTable,
-                            l1_ball_vertices, l1_constrained_least_squares, l1_diameter)
+from estimators.sco import (
+    HeavyTailedDPFrankWolfe,
+    HeavyTailedPrivateLasso,
+    SmoothedSoftTruncationTable,
+    l1_ball_vertices,
+    l1_constrained_least_squares,
+    l1_diameter,
+)
 from htdp_verify.privacy import PrivacyGuarantee, audit
 from htdp_verify.privacy.independence import check_independent_releases
 

@@ -6,7 +6,6 @@ be (true ε = 2 vs claim 1; with 20 000 releases per side the best event certifi
 """
 import numpy as np
 import pytest
-
 from diffprivlib.accountant import BudgetAccountant
 from diffprivlib.mechanisms import Geometric, Laplace
 

@@ -11,14 +11,14 @@ Design of every statistical assertion below (fixed seeds, so each is determinist
 import math
 
 import numpy as np
-from _auditcheck import strict_epsilon_lb
 import pytest
 
+from _auditcheck import strict_epsilon_lb
 from htdp_verify.claims import PrivacyClaim
 from htdp_verify.privacy import (
     AuditResult,
-    PrivacyGuarantee,
     Pair,
+    PrivacyGuarantee,
     audit,
     gdp_delta,
     statdp_patterns,

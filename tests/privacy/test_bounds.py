@@ -21,11 +21,11 @@ from htdp_verify.privacy import (
 )
 from htdp_verify.privacy.attacks import (
     DiscreteAttack,
+    Identity,
     SelectionContext,
     bit_features,
     predicted_bound,
     scan_thresholds,
-    Identity,
 )
 from htdp_verify.privacy.bounds import privacy_profile, smallest_resolvable_delta
 from htdp_verify.stats import epsilon_lower_bound

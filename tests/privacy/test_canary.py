@@ -27,8 +27,16 @@ from threadpoolctl import threadpool_limits
 from estimators.baselines import analytic_gaussian_sigma
 from htdp_verify import PrivacyClaim
 from htdp_verify.privacy import AuditResult, Mechanism
-from htdp_verify.privacy.canary import (CanaryDesign, audit_one_run, cluster_canaries, epsilon_lower_bound_one_run,
-                                        guess_plans, mean_canaries, one_run_p_value, regression_canaries)
+from htdp_verify.privacy.canary import (
+    CanaryDesign,
+    audit_one_run,
+    cluster_canaries,
+    epsilon_lower_bound_one_run,
+    guess_plans,
+    mean_canaries,
+    one_run_p_value,
+    regression_canaries,
+)
 from htdp_verify.results import CheckResult
 
 ALPHA = 0.05

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import warnings
 
+import diffprivlib
 import numpy as np
 import pytest
-
-import diffprivlib
 from diffprivlib.accountant import BudgetAccountant
 
 from estimators.dpl import (

@@ -8,7 +8,7 @@ from scipy import integrate, stats
 
 from estimators.sparse import Peeling
 from htdp_verify.privacy import peeling_delta, peeling_epsilon, peeling_profile
-from htdp_verify.privacy.exact import _WinProbabilities, _delta_of, _laplace_loss_pmf, peeling_outcome_probabilities
+from htdp_verify.privacy.exact import _delta_of, _laplace_loss_pmf, _WinProbabilities, peeling_outcome_probabilities
 
 
 def _log_laplace_cdf(z):

@@ -2,7 +2,6 @@
 expected outcomes apart, one section per suite, a sortable/filterable table without network access, links that
 resolve, results.json valid against the published schema, and (where Chromium is installed) a screenshot of the
 first screen at 1280 px that shows the findings."""
-import json
 import math
 import re
 import shutil

@@ -21,17 +21,41 @@ Modules: :mod:`.scoring` (the selection objective), :mod:`.events` (features, ev
 :mod:`.structured` (atoms, extreme coordinates, patterns of mixed releases), :mod:`.auto` (``make_attacks``),
 :mod:`.serialise` (exact event specs).
 """
-from .scoring import predicted_bound, union_pessimism
-from .events import (Coordinate, Event, Feature, Identity, LearnedScore, LikelihoodRatio, Projection, RowKey,
-                     SelectionContext, _as_2d, bit_features)
-from .scan import scan_intervals, scan_thresholds
-from .basic import (Attack, CoordinateAttack, DiscreteAttack, IntervalAttack, ProjectionAttack, ThresholdAttack,
-                    _is_scalar)
-from .learned import (BitPatternAttack, GradientBoostingAttack, LikelihoodRatioAttack, LogisticAttack,
-                      MixedFeatures, MixedLogisticAttack)
 from .auto import ATTACK_NAMES, auto_attacks, make_attacks
-from .structured import AtomAttack, MaxStatisticAttack, PatternAttack, StratifiedAttack
+from .basic import (
+                     Attack,
+                     CoordinateAttack,
+                     DiscreteAttack,
+                     IntervalAttack,
+                     ProjectionAttack,
+                     ThresholdAttack,
+                     _is_scalar,
+)
+from .events import (
+                     Coordinate,
+                     Event,
+                     Feature,
+                     Identity,
+                     LearnedScore,
+                     LikelihoodRatio,
+                     Projection,
+                     RowKey,
+                     SelectionContext,
+                     _as_2d,
+                     bit_features,
+)
+from .learned import (
+                     BitPatternAttack,
+                     GradientBoostingAttack,
+                     LikelihoodRatioAttack,
+                     LogisticAttack,
+                     MixedFeatures,
+                     MixedLogisticAttack,
+)
+from .scan import scan_intervals, scan_thresholds
+from .scoring import predicted_bound, union_pessimism
 from .serialise import event_from_spec, event_spec
+from .structured import AtomAttack, MaxStatisticAttack, PatternAttack, StratifiedAttack
 
 __all__ = [
     "Event", "Feature", "Identity", "Coordinate", "Projection", "LearnedScore", "LikelihoodRatio", "RowKey",

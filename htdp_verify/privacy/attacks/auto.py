@@ -3,11 +3,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .basic import (Attack, CoordinateAttack, DiscreteAttack, IntervalAttack, ProjectionAttack, ThresholdAttack,
-                    _is_scalar)
+from .basic import (
+    Attack,
+    CoordinateAttack,
+    DiscreteAttack,
+    IntervalAttack,
+    ProjectionAttack,
+    ThresholdAttack,
+    _is_scalar,
+)
 from .events import RowKey
-from .learned import (BitPatternAttack, GradientBoostingAttack, LikelihoodRatioAttack, LogisticAttack,
-                      MixedLogisticAttack)
+from .learned import (
+    BitPatternAttack,
+    GradientBoostingAttack,
+    LikelihoodRatioAttack,
+    LogisticAttack,
+    MixedLogisticAttack,
+)
 from .structured import AtomAttack, MaxStatisticAttack, PatternAttack, StratifiedAttack, column_atoms
 
 __all__ = ["ATTACK_NAMES", "MAX_CATEGORIES", "auto_attacks", "make_attacks"]

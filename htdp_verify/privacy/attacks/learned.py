@@ -3,7 +3,7 @@ boosting, logistic regression on mixed atom / continuous features or on float bi
 likelihood ratio; events threshold the score."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -153,7 +153,7 @@ class MixedFeatures:
                 "median": [r(v) for v in self.median]}
 
     @classmethod
-    def from_spec(cls, d: dict) -> "MixedFeatures":
+    def from_spec(cls, d: dict) -> MixedFeatures:
         mf = cls.__new__(cls)
         u = (lambda v: None if v is None else float(v))
         mf.trend = d["trend"]

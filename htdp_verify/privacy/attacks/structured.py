@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .basic import Attack, DiscreteAttack, _is_scalar
-from .events import Event, Feature, RowKey, _as_2d, isin_nan  # noqa: F401  (isin_nan re-exported)
+from .events import Event, Feature, RowKey, _as_2d, isin_nan
 from .scan import scan_thresholds
 
 __all__ = ["column_atoms", "isin_nan", "AtomKey", "PatternKey", "ExtremeCoordinate", "StratifiedValue",
