@@ -22,3 +22,5 @@ from . import (  # noqa: F401
     lowerbounds,
     zhao2024,
 )
+from . import hu2022_lowerbound  # noqa: F401
+from . import hu2022_experiments  # noqa: F401
