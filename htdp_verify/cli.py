@@ -6,15 +6,11 @@ import os
 import sys
 import threading
 import time
-import traceback
-import zlib
 from importlib.metadata import entry_points
 from pathlib import Path
 
-import numpy as np
-
 from . import __version__
-from .registry import PROFILES, RunContext, all_checks, get_checks
+from .registry import PROFILES, derive_seed, execute_check, get_checks  # noqa: F401 (cli.derive_seed stays public)
 from .report import write_report
 from .results import CLAIM_VERDICTS, CheckResult, tally
 
@@ -88,6 +84,16 @@ def _positive_int(text: str) -> int:
     return v
 
 
+def _workers_arg(text: str) -> int:
+    from .parallel import check_workers, max_workers
+
+    try:
+        return check_workers(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer in [1, {max_workers()}] (4 per CPU), got {text!r}") \
+            from None
+
+
 def prepare_out(path, option: str = "--out") -> Path:
     """Create the output folder ``path`` and make sure a file can be written in it; ``UsageError`` (one line,
     naming ``option``) when it names a file, cannot be created or is not writable."""
@@ -104,26 +110,24 @@ def prepare_out(path, option: str = "--out") -> Path:
     return out
 
 
-def derive_seed(seed: int, name: str) -> int:
-    """The seed a check gets: one ``SeedSequence`` entropy from the run seed and the check's name, so a check
-    reproduces alone (``htdp-verify run NAME --seed S``) exactly as inside a full run."""
-    return int(np.random.SeedSequence([seed, zlib.crc32(name.encode())]).generate_state(1, np.uint64)[0] >> 1)
-
-
 def _counts_text(results) -> str:
     """Short verdict counts for the progress bar: ``"5 consistent, 1 violated, 2 as expected"``."""
     return ", ".join(f"{n} {k}" for k, n in tally(results).items() if n)
 
 
 def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool = True, log=None,
-               done: dict | None = None) -> list[CheckResult]:
+               done: dict | None = None, workers: int = 1, backend: str = "processes",
+               scheduler: str | None = None) -> list[CheckResult]:
     """Run ``checks`` (each with its seed from :func:`derive_seed`) and return their results in check order.
 
     ``log``: a :class:`~htdp_verify.runlog.RunLog` that gets one line per finished check; ``done``: results of
-    checks finished earlier (check name -> results), which are not run again.  Ctrl-C raises
-    :class:`RunInterrupted` carrying the finished results."""
+    checks finished earlier (check name -> results), which are not run again.  ``workers`` > 1, ``backend="dask"``
+    or a Dask ``scheduler`` address run the checks in parallel (:func:`htdp_verify.parallel.iter_checks`) with the
+    same results; the log then gets lines in the order checks finish.  Ctrl-C raises :class:`RunInterrupted`
+    carrying the finished results."""
     from tqdm.auto import tqdm
 
+    parallel = workers != 1 or backend != "processes" or scheduler is not None
     out_dir.mkdir(parents=True, exist_ok=True)
     by_check: dict[str, list[CheckResult]] = {c.name: list(done[c.name]) for c in checks if done and c.name in done}
     todo = [c for c in checks if c.name not in by_check]
@@ -142,36 +146,25 @@ def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool
                 el = int(time.perf_counter() - current["t0"])
                 bar.set_postfix_str(f"{current['text']} (running {el // 60}m{el % 60:02d}s)")
 
+    def finish(chk, s, out):
+        by_check[chk.name] = out
+        if log is not None:
+            log.append(chk.name, s, out)
+        bar.update(1)
+
     ticker = threading.Thread(target=tick, daemon=True)
-    if progress:
+    if progress and not parallel:
         ticker.start()
     try:
-        for chk in todo:
+        if parallel:
+            _run_parallel(todo, finish, bar, ordered, profile=profile, seed=seed, out_dir=out_dir, workers=workers,
+                          backend=backend, scheduler=scheduler, progress=progress)
+        for chk in todo if not parallel else ():
             finished = ordered()
             current["text"] = f"{_counts_text(finished)} | {chk.name}" if finished else chk.name
             current["t0"] = time.perf_counter()
             bar.set_postfix_str(current["text"])
-            s = derive_seed(seed, chk.name)
-            ctx = RunContext(profile=profile, seed=s, rng=np.random.default_rng(s), out_dir=out_dir,
-                             progress=progress)
-            t0 = time.perf_counter()
-            try:
-                out = chk.func(ctx)
-                out = out if isinstance(out, list) else [out]
-                for r in out:
-                    if not isinstance(r, CheckResult):
-                        raise TypeError(f"check {chk.name!r} returned {type(r).__name__}, expected CheckResult")
-            except Exception as exc:  # a check that cannot run is reported, not hidden
-                out = [CheckResult(name=chk.name, verdict="error", seconds=time.perf_counter() - t0, seed=s,
-                                   provenance=chk.provenance, summary=f"could not run: {exc}",
-                                   details={"error": traceback.format_exc()})]
-            for r in out:  # a check may give several results: keep which check reproduces each
-                if r.name != chk.name and isinstance(r.details, dict):
-                    r.details.setdefault("check", chk.name)
-            by_check[chk.name] = out
-            if log is not None:
-                log.append(chk.name, s, out)
-            bar.update(1)
+            finish(chk, *execute_check(chk, profile=profile, seed=seed, out_dir=out_dir, progress=progress))
         current["text"] = ""
         bar.set_postfix_str(_counts_text(ordered()))
     except KeyboardInterrupt:
@@ -182,6 +175,26 @@ def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool
             ticker.join()
         bar.close()
     return ordered()
+
+
+def _run_parallel(todo, finish, bar, ordered, *, profile, seed, out_dir, workers, backend, scheduler, progress):
+    """The parallel half of :func:`run_checks`: the bar shows verdict counts and the checks in flight."""
+    from contextlib import closing
+
+    from .parallel import iter_checks
+
+    def status(names, oldest):
+        if progress:
+            el = int(oldest)
+            counts = _counts_text(ordered())
+            run = f"running {len(names)}: {', '.join(names)} (longest {el // 60}m{el % 60:02d}s)" if names else ""
+            bar.set_postfix_str(" | ".join(t for t in (counts, run) if t))
+
+    w = None if scheduler is not None else workers
+    with closing(iter_checks(todo, profile=profile, seed=seed, out_dir=out_dir, workers=w, backend=backend,
+                             scheduler=scheduler, status=status)) as it:
+        for chk, s, out in it:
+            finish(chk, s, out)
 
 
 def _cmd_list(args) -> int:
@@ -219,6 +232,25 @@ def _resume_settings(args):
     return meta["profile"], meta["seed"], meta.get("names") or [], done
 
 
+def _parallel_settings(args):
+    """``(workers, backend)`` of ``run`` from --workers, --backend and --scheduler; ``UsageError`` on a conflict."""
+    backend = args.backend or "processes"
+    if args.scheduler is not None:
+        if args.backend == "processes":
+            raise UsageError("--scheduler runs checks on a Dask cluster; it cannot be used with --backend processes")
+        if args.workers is not None:
+            raise UsageError("--workers sizes a local pool; with --scheduler the cluster's workers run the checks "
+                             "(leave --workers out)")
+        backend = "dask"
+    if backend == "dask":
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            raise UsageError("--backend dask needs the 'distributed' package (pip install 'htdp-verify[dask]')") \
+                from None
+    return (1 if args.workers is None else args.workers), backend
+
+
 def _cmd_run(args) -> int:
     from .runlog import STREAM_NAME, RunLog
 
@@ -235,13 +267,14 @@ def _cmd_run(args) -> int:
         checks = get_checks(names)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    workers, backend = _parallel_settings(args)
     meta = {"profile": profile, "seed": seed, "version": __version__, "names": list(names), "checks": len(checks)}
     t0 = time.perf_counter()
     interrupted = False
     with RunLog(out, meta, resume=bool(args.resume)) as log:
         try:
             results = run_checks(checks, profile=profile, seed=seed, out_dir=out, progress=not args.no_progress,
-                                 log=log, done=done)
+                                 log=log, done=done, workers=workers, backend=backend, scheduler=args.scheduler)
             n_done = len(checks)
         except RunInterrupted as exc:
             results, n_done, interrupted = exc.results, exc.n_done, True
@@ -330,6 +363,15 @@ def build_parser() -> argparse.ArgumentParser:
                    "unexpected violation (for CI); 'unexpected': also exit 3 when a canary/control misses its "
                    "expected verdict")
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.add_argument("--workers", type=_workers_arg, default=None, metavar="N",
+                   help="run N checks at a time in worker processes (default 1: in this process); each worker uses "
+                   "one BLAS thread; the results equal a serial run's for the seed (N: 1 to 4 per CPU)")
+    r.add_argument("--backend", choices=("processes", "dask"), default=None,
+                   help="where --workers runs checks: 'processes' (default, a local process pool) or 'dask' (a Dask "
+                   "LocalCluster of N single-threaded workers; needs dask[distributed])")
+    r.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the checks on the Dask cluster at ADDRESS (e.g. tcp://host:8786; the workers need "
+                   "htdp-verify and the check plugins installed); figures come back to --out")
     r.set_defaults(func=_cmd_run)
     b = sub.add_parser("bench", help="audit the ground-truth mechanism suite; table vs DP-Sniper and StatDP",
                        epilog=EXIT_CODES_TEXT, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -9,6 +9,9 @@ A check is a function ``f(ctx: RunContext) -> CheckResult | list[CheckResult]``.
 from __future__ import annotations
 
 import importlib
+import time
+import traceback
+import zlib
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -18,7 +21,8 @@ import numpy as np
 
 from .claims import Provenance
 
-__all__ = ["Check", "RunContext", "register", "get_checks", "all_checks", "load_plugins", "PROFILES"]
+__all__ = ["Check", "RunContext", "register", "get_checks", "all_checks", "load_plugins", "derive_seed",
+           "execute_check", "PROFILES"]
 
 PROFILES = ("quick", "full")
 ENTRY_POINT_GROUP = "htdp_verify.checks"
@@ -111,3 +115,44 @@ def get_checks(selectors=None) -> list[Check]:
             )
         chosen += [c for c in hit if c not in chosen]
     return chosen
+
+
+def derive_seed(seed: int, name: str) -> int:
+    """The seed a check gets: one ``SeedSequence`` entropy from the run seed and the check's name (never from its
+    position in the run), so a check reproduces alone (``htdp-verify run NAME --seed S``), inside a full run, and in
+    any worker process of a parallel run exactly alike."""
+    return int(np.random.SeedSequence([seed, zlib.crc32(name.encode())]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def execute_check(check: Check, *, profile: str, seed: int, out_dir: Path, progress: bool = True,
+                  func: Callable | None = None) -> tuple[int, list]:
+    """Run one check with its own seed (:func:`derive_seed` of the run ``seed``) and return ``(check seed, results)``.
+
+    A check that raises, or returns something other than ``CheckResult`` objects, gives one ``"error"`` result
+    holding the traceback (a check that cannot run is reported, not hidden).  ``func`` replaces ``check.func``
+    (a worker process runs the function it was sent).  The same code runs the check serially and in workers."""
+    from .results import CheckResult
+
+    s = derive_seed(seed, check.name)
+    ctx = RunContext(profile=profile, seed=s, rng=np.random.default_rng(s), out_dir=Path(out_dir), progress=progress)
+    t0 = time.perf_counter()
+    try:
+        out = (func or check.func)(ctx)
+        out = out if isinstance(out, list) else [out]
+        for r in out:
+            if not isinstance(r, CheckResult):
+                raise TypeError(f"check {check.name!r} returned {type(r).__name__}, expected CheckResult")
+    except Exception as exc:
+        out = [error_result(check, s, time.perf_counter() - t0, f"could not run: {exc}", traceback.format_exc())]
+    for r in out:  # a check may give several results: keep which check reproduces each
+        if r.name != check.name and isinstance(r.details, dict):
+            r.details.setdefault("check", check.name)
+    return s, out
+
+
+def error_result(check: Check, seed: int, seconds: float, summary: str, error: str):
+    """The ``"error"`` result of a check that could not run (``details['error']``: the traceback or message)."""
+    from .results import CheckResult
+
+    return CheckResult(name=check.name, verdict="error", seconds=seconds, seed=seed, provenance=check.provenance,
+                       summary=summary, details={"error": error})

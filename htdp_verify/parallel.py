@@ -1,0 +1,333 @@
+"""Run registered checks in worker processes or on a Dask cluster, with the results of a serial run.
+
+``htdp-verify run --workers N`` (local processes), ``--workers N --backend dask`` (a Dask ``LocalCluster`` of N
+single-threaded worker processes) and ``--scheduler ADDRESS`` (an existing Dask cluster) all go through
+:func:`iter_checks`, which yields each check's results as it finishes.  Why the results equal a serial run's:
+
+* a check's generator is seeded from the run seed and the check's *name* (:func:`~htdp_verify.registry.derive_seed`),
+  never from its position or from the worker that runs it, and checks share no random state;
+* every worker runs the very function the parent registered (sent with cloudpickle: by reference when its module
+  can be imported, by value otherwise, e.g. a closure registered in a loop or a check defined in ``__main__``);
+* BLAS and OpenMP pools are limited to one thread per worker (``threadpoolctl`` and the usual environment
+  variables), so N workers use N cores and not N × cores, and floating-point reductions run the same code path;
+* matplotlib uses the non-interactive ``Agg`` backend in workers (no display, no GUI event loop inherited).
+
+Files a check writes (its figures) go to a private temporary folder of the worker; they come back to the parent as
+bytes with the results and are written into the report folder under the same relative names, so figures reach the
+report whether the worker shares the parent's disk or runs on another machine.  Nothing is pickled to disk: results
+travel in memory (the IPC of :mod:`multiprocessing` or Dask) and the run log stays JSON (:mod:`~htdp_verify.runlog`).
+
+Wall-clock ``seconds`` of a result differ between runs, as they do between two serial runs; nothing else does.
+"""
+from __future__ import annotations
+
+import collections
+import concurrent.futures as cf
+import multiprocessing
+import os
+import pickle
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from .registry import Check, derive_seed, error_result, execute_check
+
+__all__ = ["BACKENDS", "MAX_WORKERS_PER_CPU", "max_workers", "check_workers", "iter_checks"]
+
+#: where ``--workers`` checks run: ``"processes"`` (a local process pool) or ``"dask"`` (a Dask cluster)
+BACKENDS = ("processes", "dask")
+#: cap of ``workers``: this many per CPU available to the process (more only adds memory and context switches)
+MAX_WORKERS_PER_CPU = 4
+#: thread-count variables of BLAS / OpenMP libraries set to 1 in every worker
+THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+              "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+POLL_SECONDS = 1.0  # how often the status callback is refreshed while checks run
+
+
+def _cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def max_workers() -> int:
+    """The largest accepted ``workers``: :data:`MAX_WORKERS_PER_CPU` per CPU this process may use."""
+    return MAX_WORKERS_PER_CPU * _cpus()
+
+
+def check_workers(workers) -> int:
+    """``workers`` as an int; ``ValueError`` naming it unless it is an integer in ``[1, max_workers()]``."""
+    cap = max_workers()
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cap:
+        raise ValueError(f"workers must be an integer in [1, {cap}] ({MAX_WORKERS_PER_CPU} per CPU of the "
+                         f"{_cpus()} available), got {workers!r}")
+    return workers
+
+
+# ------------------------------------------------------------------------------------------------- worker side
+def _limit_threads() -> None:
+    """One BLAS/OpenMP thread and the Agg matplotlib backend in this (worker) process."""
+    for k in THREAD_ENV:
+        os.environ[k] = "1"
+    os.environ["MPLBACKEND"] = "Agg"
+    if "matplotlib" in sys.modules:
+        import matplotlib
+
+        matplotlib.use("Agg")
+    try:
+        from threadpoolctl import threadpool_limits
+
+        global _LIMITS
+        _LIMITS = threadpool_limits(limits=1)  # kept alive: the limit holds for the worker's life
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        pass
+
+
+_LIMITS = None
+
+
+def _init_process_worker() -> None:
+    """Initializer of a pool worker: Ctrl-C is the parent's to handle (it stops the workers), one thread each."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _limit_threads()
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What a worker needs to run one check: the check without its function, the function pickled (or ``None``:
+    look it up by name in the worker's registry), and the run's profile and seed."""
+
+    check: Check
+    func: bytes | None
+    profile: str
+    seed: int
+
+
+def _run_task(task: _Task):
+    """Worker entry: run the check in a private folder; return ``(seed, results, files)`` with ``files`` the
+    bytes of every file the check wrote, keyed by its path relative to the folder (POSIX separators)."""
+    if os.environ.get("MPLBACKEND") != "Agg" or os.environ.get("OMP_NUM_THREADS") != "1":
+        _limit_threads()  # a Dask worker (the process pool's initializer already did this)
+    if task.func is not None:
+        func = pickle.loads(task.func)
+    else:
+        from .registry import _REGISTRY, load_plugins
+
+        load_plugins()
+        if task.check.name not in _REGISTRY:
+            raise LookupError(f"check {task.check.name!r} could not be sent to the worker (its function does not "
+                              "pickle) and is not registered there; register it at module level or run it with "
+                              "--workers 1")
+        func = _REGISTRY[task.check.name].func
+    folder = Path(tempfile.mkdtemp(prefix="htdp-check-"))
+    try:
+        s, out = execute_check(task.check, profile=task.profile, seed=task.seed, out_dir=folder, progress=False,
+                               func=func)
+        files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return s, out, files
+
+
+# ------------------------------------------------------------------------------------------------- parent side
+def _pickle_func(func) -> bytes | None:
+    """The check's function as bytes (cloudpickle: closures and ``__main__`` functions by value), or ``None``."""
+    try:
+        import cloudpickle
+    except ImportError:  # pragma: no cover - joblib (a dependency) vendors it
+        from joblib.externals import cloudpickle
+    try:
+        return cloudpickle.dumps(func)
+    except Exception:  # noqa: BLE001 - unpicklable: the worker looks the check up by name
+        return None
+
+
+def _write_files(out_dir: Path, files: dict) -> None:
+    for rel, data in files.items():
+        p = PurePosixPath(rel)
+        if p.is_absolute() or ".." in p.parts:
+            raise ValueError(f"a worker returned a file outside the report folder: {rel!r}")
+        dest = out_dir.joinpath(*p.parts)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+
+
+class _ProcessPool:
+    """A local process pool (forkserver where the platform has it, else spawn) with one thread per worker."""
+
+    def __init__(self, workers: int, start_method: str | None):
+        method = start_method or ("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                                  else "spawn")
+        ctx = multiprocessing.get_context(method)
+        if method == "forkserver":  # import the engine and the check plugins once, in the server
+            from importlib.metadata import entry_points
+
+            from .registry import ENTRY_POINT_GROUP
+
+            mods = ["htdp_verify.parallel"] + [ep.value.split(":")[0] for ep in entry_points(group=ENTRY_POINT_GROUP)]
+            ctx.set_forkserver_preload(mods)
+        self.slots, self._ctx = workers, ctx
+        self._pool = self._new()
+
+    def _new(self):
+        return cf.ProcessPoolExecutor(self.slots, mp_context=self._ctx, initializer=_init_process_worker)
+
+    def submit(self, task):
+        return self._pool.submit(_run_task, task)
+
+    def wait(self, futures, timeout):
+        return cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED)[0]
+
+    def broken(self, exc) -> bool:
+        """A worker died (killed, out of memory, crashed): every check in flight is lost; start a new pool."""
+        if isinstance(exc, cf.process.BrokenProcessPool):
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = self._new()
+            return True
+        return False
+
+    def close(self, abort: bool, futures=()):
+        if abort:  # stop running checks now (Ctrl-C): terminate the workers
+            terminate = getattr(self._pool, "terminate_workers", None)
+            if terminate is not None:  # Python >= 3.14
+                terminate()
+            else:
+                for p in list((getattr(self._pool, "_processes", None) or {}).values()):
+                    p.terminate()
+        self._pool.shutdown(wait=not abort, cancel_futures=True)
+
+
+class _DaskPool:
+    """Checks as Dask tasks: on the cluster at ``scheduler``, on ``client``, or on a new ``LocalCluster`` of
+    ``workers`` single-threaded worker processes."""
+
+    def __init__(self, workers: int | None, scheduler: str | None, client):
+        try:
+            from distributed import Client, LocalCluster, wait
+        except ImportError:
+            raise ValueError("backend='dask' needs the 'distributed' package "
+                             "(pip install 'htdp-verify[dask]')") from None
+        self._wait, self._cluster, self._own = wait, None, client is None
+        if client is None:
+            if scheduler is not None:
+                client = Client(scheduler)
+            else:
+                import logging
+
+                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                             dashboard_address=None, silence_logs=logging.ERROR)
+                client = Client(self._cluster)
+        self.client, self._fixed = client, workers if scheduler is None and self._cluster is not None else None
+
+    @property
+    def slots(self) -> int:
+        if self._fixed is not None:
+            return self._fixed
+        return max(1, sum(self.client.nthreads().values()))
+
+    def submit(self, task):
+        return self.client.submit(_run_task, task, pure=False)
+
+    def wait(self, futures, timeout):
+        try:
+            return set(self._wait(futures, timeout=timeout, return_when="FIRST_COMPLETED").done)
+        except TimeoutError:
+            return set()
+
+    def broken(self, exc) -> bool:
+        return False
+
+    def close(self, abort: bool, futures=()):
+        if abort and futures:
+            self.client.cancel(list(futures))
+        if self._own:
+            self.client.close()
+            if self._cluster is not None:
+                self._cluster.close()
+
+
+def iter_checks(checks, *, profile: str, seed: int, out_dir, workers: int | None = None,
+                backend: str = "processes", scheduler: str | None = None, client=None,
+                start_method: str | None = None, status=None):
+    """Run ``checks`` in parallel; yield ``(check, check seed, results)`` in the order they finish.
+
+    Parameters
+    ----------
+    checks: registered :class:`~htdp_verify.registry.Check` objects.
+    profile, seed: the run's profile and seed; check ``c`` gets ``derive_seed(seed, c.name)`` as in a serial run.
+    out_dir: the report folder: files the checks write (figures) are copied there as each check finishes.
+    workers: ``"processes"``: pool size; ``"dask"``: size of the ``LocalCluster`` started when neither
+        ``scheduler`` nor ``client`` is given.  An integer in ``[1, max_workers()]``.
+    backend: one of :data:`BACKENDS`.
+    scheduler: address of a running Dask scheduler (``"tcp://host:8786"``); implies ``backend="dask"``.
+    client: an existing ``distributed.Client`` (``backend="dask"``; not closed here).
+    start_method: ``multiprocessing`` start method of the process pool (default ``"forkserver"`` where available,
+        else ``"spawn"``).
+    status: called as ``status(running_names, seconds_of_the_oldest)`` about once a second (progress display).
+
+    At most as many checks as there are workers (Dask: worker threads) are in flight, submitted in the order
+    given.  A check that raises gives an ``"error"`` result, as in a serial run; a worker that dies takes the
+    checks it ran with it (each gets an ``"error"`` result and a new pool runs the rest).  Closing the generator
+    early (or Ctrl-C while it waits) terminates the checks in flight.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if scheduler is not None or client is not None:
+        if backend != "dask":
+            raise ValueError("scheduler and client need backend='dask'")
+        if workers is not None:
+            raise ValueError("workers sizes a local pool or LocalCluster; with scheduler or client the cluster's "
+                             "workers run the checks (leave workers out)")
+    else:
+        workers = check_workers(_cpus() if workers is None else workers)
+    out_dir = Path(out_dir)
+    pool = _ProcessPool(workers, start_method) if backend == "processes" else _DaskPool(workers, scheduler, client)
+    queue = collections.deque(checks)
+    inflight: dict = {}  # future -> (check, start time); insertion order = submission order
+    finished = False
+
+    def collect(fut, chk, t0, recover=True):
+        s = derive_seed(seed, chk.name)
+        try:
+            s, out, files = fut.result()
+            _write_files(out_dir, files)
+        except Exception as exc:  # noqa: BLE001 - the check could not run in a worker: say why
+            if isinstance(exc, cf.process.BrokenProcessPool) and (not recover or pool.broken(exc)):
+                why = f"could not run: a worker process died while running it or next to it ({exc})"
+                return s, [error_result(chk, s, time.perf_counter() - t0, why, traceback.format_exc())], True
+            out = [error_result(chk, s, time.perf_counter() - t0, f"could not run in a worker: {exc}",
+                                traceback.format_exc())]
+        return s, out, False
+
+    try:
+        while queue or inflight:
+            slots = pool.slots
+            while queue and len(inflight) < slots:
+                chk = queue.popleft()
+                task = _Task(Check(chk.name, None, chk.description, chk.provenance, chk.tags),
+                             _pickle_func(chk.func), profile, seed)
+                inflight[pool.submit(task)] = (chk, time.perf_counter())
+            if status is not None:
+                now = time.perf_counter()
+                status([c.name for c, _ in inflight.values()], max((now - t for _, t in inflight.values()), default=0))
+            done = pool.wait(list(inflight), POLL_SECONDS)
+            for fut in [f for f in inflight if f in done]:
+                if fut not in inflight:  # lost with a broken pool and already reported
+                    continue
+                chk, t0 = inflight.pop(fut)
+                s, out, broken = collect(fut, chk, t0)
+                yield chk, s, out
+                if broken:  # the old pool is gone: every other check in flight went with it
+                    lost = list(inflight.items())
+                    inflight.clear()
+                    for f, (c, t) in lost:
+                        yield (c, *collect(f, c, t, recover=False)[:2])
+        finished = True
+    finally:
+        pool.close(abort=not finished, futures=list(inflight))
