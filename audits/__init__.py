@@ -23,4 +23,3 @@ from . import (  # noqa: F401
     zhao2024,
 )
 from . import hu2022_lowerbound  # noqa: F401
-from . import hu2022_experiments  # noqa: F401
