@@ -80,7 +80,8 @@ def audit(
     alpha: family-wise error probability of every statement in the result (default 0.05).
     attacks: ``"auto"``, an attack name / :class:`~htdp_verify.privacy.attacks.Attack`, or a list of them.
     rng: the ``numpy.random.Generator`` every release is drawn from.
-    n_select: releases per side for event selection (default ``max(2000, n_samples // 4)``).
+    n_select: releases per side for event selection (default ``max(2000, n_samples // 4)``, lowered to what fits in
+        ``max_memory`` when the releases are large; an explicit value that does not fit raises ``ValueError``).
     n_search: releases per side for the whole pair search (successive halving over the pairs, held-out and
         cross-fitted scores; default ``max(1000 * #pairs, n_samples // 2)``); unused with a single pair.
     n_certify: number of (event) candidates certified with Bonferroni (default 1: the best predicted).
@@ -90,8 +91,11 @@ def audit(
     profile_epsilons: ε grid for the δ-at-ε curve (default 0..2·claim ε).
     profile_share: fraction of α spent on the profile events (only when ``profile`` is set).
     max_candidates: thresholds per scan; chunk_size: releases per mechanism call in search and selection.
-    max_memory: memory budget of the certification stage (bytes or ``"2GiB"``): releases are generated and counted
-        in fixed blocks (:mod:`~htdp_verify.privacy.streaming`) and none is kept; the counts do not depend on it.
+    max_memory: memory budget (bytes or ``"2GiB"``).  Certification generates and counts releases in fixed blocks
+        (:mod:`~htdp_verify.privacy.streaming`) and keeps none; its counts do not depend on the budget.  Search and
+        selection hold their releases, at most what fits in the budget (``HELD_OVERHEAD`` bytes of working memory
+        per byte held): when the default ``n_select`` does not fit it is lowered (``details["samples"]`` says so),
+        so the result depends on the budget only when the budget binds.
     backend, client: ``"serial"`` (default) or ``"dask"`` with a ``dask.distributed`` ``Client``: the
         certification's blocks are counted on the cluster's workers; the result is the same for a seed.
     sequential: certify in rounds with an anytime-valid test (:mod:`~htdp_verify.privacy.sequential`): stop as soon

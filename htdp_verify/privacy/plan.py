@@ -59,6 +59,7 @@ class AuditPlan:
     max_memory: Any = "2GiB"
     backend: str = "serial"
     client: Any = None
+    n_select_given: bool = False  # n_select passed by the caller (never lowered to fit max_memory: an error instead)
 
     @property
     def searching(self) -> bool:
@@ -129,6 +130,7 @@ def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks
     n_samples = check_int("n_samples", n_samples, minimum=10)
     alpha = check_prob("alpha", alpha)
     n_certify = check_int("n_certify", n_certify, minimum=1)
+    n_select_given = n_select is not None
     n_select = max(2000, n_samples // 4) if n_select is None else check_int("n_select", n_select, minimum=20)
     max_candidates = check_int("max_candidates", max_candidates, minimum=8)
     chunk_size = check_int("chunk_size", chunk_size, minimum=1)
@@ -161,7 +163,7 @@ def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks
                      n_select=n_select, n_search=n_search, n_certify=n_certify, alpha=alpha, budget=budget,
                      a_event=a_event, a_profile=a_prof, n_profile=n_prof, deltas=deltas, eps_grid=eps_grid, ctx=ctx,
                      log_density=log_density, max_candidates=max_candidates, chunk_size=chunk_size, name=name,
-                     max_memory=max_memory, backend=backend, client=client)
+                     max_memory=max_memory, backend=backend, client=client, n_select_given=n_select_given)
 
 
 def context_for(plan: AuditPlan, pair: Pair, **changes) -> SelectionContext:

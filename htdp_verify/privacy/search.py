@@ -92,7 +92,7 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, n_s: int, rn
 
 
 def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: int, rng: np.random.Generator,
-                 chunk_size: int = 1_000_000) -> list[SearchResult]:
+                 chunk_size: int = 1_000_000, max_per_pair: int | None = None) -> list[SearchResult]:
     """Rank candidate pairs by successive halving with cross-fitted held-out scores (see the module docstring).
 
     Parameters
@@ -105,6 +105,9 @@ def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: 
         gets at least ``MIN_PER_PAIR`` per side.  With at most three pairs, or a budget too thin for two rounds, there is
         one round only (so the search spends at most ``max(n_search, MIN_PER_PAIR * #pairs)``).
     rng: the generator every release is drawn from.
+    chunk_size: releases per mechanism call.
+    max_per_pair: most releases per side one pair may be scored on in a round (the memory budget's cap, see
+        :func:`~htdp_verify.privacy.streaming.held_releases_cap`; never below ``MIN_PER_PAIR``).
 
     Returns every pair as a :class:`SearchResult`, the survivors of the last round best first, then the pairs
     eliminated earlier in their ranking at elimination.
@@ -122,6 +125,8 @@ def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: 
         eliminated = keep[k:] + eliminated
         keep = keep[:k]
         n_s = max(MIN_PER_PAIR, int(share * n_search / len(keep)))
+        if max_per_pair is not None:
+            n_s = min(n_s, max(max_per_pair, MIN_PER_PAIR))
         for s in keep:
             s.predicted, s.event, s.tie = _score_pair(mechanism, s.pair, attacks, ctx, n_s, rng, chunk_size)
             s.n_per_side, s.round = n_s, r

@@ -23,6 +23,7 @@ from .attacks import DiscreteAttack, Event, make_attacks, predicted_bound, scan_
 from .neighbours import Pair
 from .search import search_pairs
 from .plan import AuditPlan, context_for
+from .streaming import HELD_OVERHEAD, held_releases_cap, probe_release_nbytes
 
 __all__ = ["SearchOutcome", "Selection", "search_stage", "selection_stage", "HELD_OUT_Z"]
 
@@ -57,6 +58,8 @@ class Selection:
     seconds: float
     non_finite: int = 0  # selection releases with a NaN or infinite value (both sides)
     release_nbytes: int = 8  # bytes of one release (fixes the certification's block size)
+    n_per_side: int = 0  # selection releases drawn per side (``plan.n_select`` unless lowered to fit max_memory)
+    capped: bool = False  # the default n_select was lowered to fit ``max_memory``
 
 
 def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
@@ -64,8 +67,9 @@ def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
     if not plan.searching:
         return SearchOutcome(plan.pairs[0])
     ts = time.perf_counter()
+    cap = held_releases_cap(probe_release_nbytes(plan.mechanism, plan.pairs[0].d, rng), plan.max_memory)
     ranked = search_pairs(plan.mechanism, plan.pairs, plan.attacks, plan.ctx, n_search=plan.n_search, rng=rng,
-                          chunk_size=plan.chunk_size)
+                          chunk_size=plan.chunk_size, max_per_pair=cap)
     table = [{"pair": r.pair.describe(), "predicted_bound": r.predicted, "best_event": r.event,
               "round": r.round, "n_per_side": r.n_per_side} for r in ranked]
     drawn = 2 * sum(r.drawn for r in ranked)
@@ -131,10 +135,33 @@ def _methods(plan: AuditPlan, events) -> list[str]:
     return out
 
 
+#: fewest selection releases per side a memory budget may leave (below it, event selection is guesswork)
+MIN_SELECT = 200
+
+
+def selection_size(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> tuple[int, bool]:
+    """Selection releases per side within ``plan.max_memory``: ``plan.n_select``, or, when that default does not
+    fit, the most that fit (``capped`` True).  An ``n_select`` the caller chose is never lowered: it raises."""
+    nbytes = probe_release_nbytes(plan.mechanism, pair.d, rng)
+    cap = held_releases_cap(nbytes, plan.max_memory)
+    if plan.n_select <= cap:
+        return plan.n_select, False
+    need = 2 * HELD_OVERHEAD * plan.n_select * nbytes
+    if plan.n_select_given:
+        raise ValueError(f"n_select={plan.n_select} releases of {nbytes} bytes need about {need / 2**30:.2f} GiB in "
+                         f"the selection stage, over max_memory={plan.max_memory!r}: lower n_select to at most "
+                         f"{cap} or raise max_memory")
+    if cap < MIN_SELECT:
+        raise ValueError(f"max_memory={plan.max_memory!r} holds only {cap} selection releases of {nbytes} bytes per "
+                         f"side (at least {MIN_SELECT} are needed): raise max_memory")
+    return cap, True
+
+
 def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Selection:
-    """Choose the main and profile events on ``n_select`` fresh releases per side of ``pair``."""
+    """Choose the main and profile events on ``n_select`` fresh releases per side of ``pair`` (fewer when the
+    default does not fit ``max_memory``: :func:`selection_size`)."""
     ts = time.perf_counter()
-    n = plan.n_select
+    n, capped = selection_size(plan, pair, rng)
     Y1 = draw(plan.mechanism, pair.d, n, rng, chunk_size=plan.chunk_size)
     Y2 = draw(plan.mechanism, pair.d_prime, n, rng, chunk_size=plan.chunk_size)
     atts = make_attacks(plan.attacks, Y1, log_density=plan.log_density, max_categories=plan.ctx.max_categories)
@@ -153,7 +180,7 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
     non_finite = sum(int(np.count_nonzero(~np.all(np.isfinite(_rows(Y)), axis=1))) for Y in (Y1, Y2)
                      if np.issubdtype(np.asarray(Y).dtype, np.floating))
     return Selection(main, prof, _methods(plan, main), [a.name for a in atts], len(events), 2 * n,
-                     time.perf_counter() - ts, non_finite, max(1, int(np.asarray(Y1).nbytes // max(n, 1))))
+                     time.perf_counter() - ts, non_finite, max(1, int(np.asarray(Y1).nbytes // max(n, 1))), n, capped)
 
 
 def _rows(Y) -> np.ndarray:

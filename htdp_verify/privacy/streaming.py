@@ -7,6 +7,10 @@ block ``b``).  Counts are additive, so blocks can be grouped into chunks of any 
 this process or on a Dask cluster, and the result is the same for a seed.  The block size depends only on the size
 of one release (a block holds at most :data:`BLOCK_BYTES`), never on the memory budget or the backend; the memory
 budget only decides how many blocks a worker counts per call.
+
+The search and selection stages must hold their releases (attacks fit scores on them), so the memory budget caps
+how many they hold: :func:`held_releases_cap` gives the most releases per side that fit, from the size of one
+release (:func:`probe_release_nbytes`, drawn from a copy of the generator so the audit's stream is untouched).
 """
 from __future__ import annotations
 
@@ -16,11 +20,17 @@ import numpy as np
 
 from .._validate import check_int
 
-__all__ = ["BLOCK_BYTES", "MAX_BLOCK", "block_size", "count_streamed", "parse_memory"]
+__all__ = ["BLOCK_BYTES", "MAX_BLOCK", "HELD_OVERHEAD", "block_size", "count_streamed", "held_releases_cap",
+           "parse_memory", "probe_release_nbytes"]
 
 BLOCK_BYTES = 32 * 2**20  # at most 32 MiB of releases per block
 MAX_BLOCK = 1 << 16  # releases per block at most (small releases)
 MIN_BLOCK = 64
+#: peak memory of the search / selection stage per byte of the releases it holds (both sides together): the
+#: attacks' feature matrices, standardised copies and scans.  Measured with ``benchmarks/bench_memory.py`` on
+#: Gaussian vector releases (d = 1000: peak 1.29 GB with 2 x 25 000 releases of 8 kB, i.e. ~3.2 x the 0.4 GB held);
+#: 4 leaves a margin.
+HELD_OVERHEAD = 4.0
 
 
 def parse_memory(value) -> int:
@@ -45,6 +55,22 @@ def parse_memory(value) -> int:
         except ValueError:
             pass
     raise ValueError(f"max_memory must be a positive number of bytes or a string like '2GiB', got {value!r}")
+
+
+def probe_release_nbytes(mechanism, data, rng: np.random.Generator) -> int:
+    """Bytes of one release of ``mechanism`` on ``data``, drawn from a *copy* of ``rng`` (the audit's stream is not
+    advanced, so an audit gives the same result whether or not it probes)."""
+    import copy
+
+    probe = np.random.Generator(copy.deepcopy(rng.bit_generator))
+    y = np.asarray(mechanism(data, 1, probe))
+    return max(1, int(y.nbytes // max(y.shape[0], 1)) if y.ndim else int(y.nbytes))
+
+
+def held_releases_cap(release_nbytes: int, max_memory) -> int:
+    """Most releases per side the search or selection stage may hold within ``max_memory`` (both sides held at
+    once, :data:`HELD_OVERHEAD` bytes of working memory per byte held)."""
+    return int(parse_memory(max_memory) // (2 * HELD_OVERHEAD * max(int(release_nbytes), 1)))
 
 
 def block_size(release_nbytes: int) -> int:

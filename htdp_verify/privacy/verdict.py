@@ -129,7 +129,8 @@ def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: C
             for j, e in enumerate(c.events)
         ],
         "samples": {"n_search_per_pair_side": plan.n_search if plan.searching else 0,
-                    "n_select_per_side": plan.n_select, "n_certify_per_side": plan.n_samples,
+                    "n_select_per_side": sel.n_per_side or plan.n_select, "n_certify_per_side": plan.n_samples,
+                    "n_select_lowered_to_fit_max_memory": bool(sel.capped),
                     "total_releases": drawn},
         "selection": {
             "pairs_tried": len(plan.pairs),

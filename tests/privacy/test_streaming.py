@@ -7,7 +7,8 @@ import pytest
 from htdp_verify import PrivacyClaim
 from htdp_verify.privacy import audit
 from htdp_verify.privacy.attacks import Event, Identity
-from htdp_verify.privacy.streaming import block_size, count_streamed, parse_memory
+from htdp_verify.privacy.streaming import (block_size, count_streamed, held_releases_cap, parse_memory,
+                                          probe_release_nbytes)
 
 
 def lap(data, size, rng):
@@ -28,10 +29,39 @@ def test_counts_do_not_depend_on_the_memory_budget():
 
 def test_audit_is_identical_across_memory_budgets():
     pair = (np.zeros(3), np.r_[0.0, 0.0, 1.0])
-    a = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9))
-    b = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
-              max_memory=2**14)
+    # 512 KiB holds the 2 x 2000 selection releases (x HELD_OVERHEAD) and exactly one certification
+    # block (65 536 releases of 8 bytes), so certification counts one block per call instead of all four at once
+    a = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, n_select=2000, rng=np.random.default_rng(9))
+    b = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, n_select=2000, rng=np.random.default_rng(9),
+              max_memory=2**19)
     assert a.counts == b.counts and a.estimate == b.estimate
+
+
+def test_selection_holds_what_fits_in_the_memory_budget():
+    """The default n_select (n_samples // 4 = 50 000 per side) is lowered to what fits in 1 MiB, and says so; an
+    explicit n_select that does not fit raises, naming both parameters; a release too big for the budget raises."""
+    pair = (np.zeros(3), np.r_[0.0, 0.0, 1.0])
+    cap = held_releases_cap(8, 2**20)
+    assert cap == 2**20 // (2 * 4 * 8) < 50_000
+    r = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
+              max_memory=2**20)
+    s = r.details["samples"]
+    assert s["n_select_per_side"] == cap and s["n_select_lowered_to_fit_max_memory"] is True
+    full = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9))
+    assert full.details["samples"]["n_select_per_side"] == 50_000
+    assert full.details["samples"]["n_select_lowered_to_fit_max_memory"] is False
+    with pytest.raises(ValueError, match=r"n_select=50000 .*max_memory"):
+        audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, n_select=50_000,
+              rng=np.random.default_rng(9), max_memory=2**20)
+    with pytest.raises(ValueError, match=r"max_memory=8192 holds only"):
+        audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
+              max_memory=2**13)
+
+
+def test_probing_the_release_size_does_not_advance_the_stream():
+    rng = np.random.default_rng(3)
+    assert probe_release_nbytes(lap, np.zeros(3), rng) == 8
+    assert rng.random() == np.random.default_rng(3).random()
 
 
 def test_block_size_and_memory_parsing():
