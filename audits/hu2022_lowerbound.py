@@ -46,8 +46,12 @@ from estimators.hu2022.presets_iht import alg5_theory
 from estimators.iht import TruncatedDPIHT
 from estimators.sparse import Peeling, peel_rows
 from htdp_verify.claims import Provenance
-from htdp_verify.lowerbounds.sparse_mean import (packing_cannot_beat, packing_risk_ratio, sparse_mean_closed_form,
-                                                 sparse_mean_packing)
+from htdp_verify.lowerbounds.sparse_mean import (
+    packing_cannot_beat,
+    packing_risk_ratio,
+    sparse_mean_closed_form,
+    sparse_mean_packing,
+)
 from htdp_verify.registry import register
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"

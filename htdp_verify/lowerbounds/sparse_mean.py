@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, stats as sst
+from scipy import optimize
+from scipy import stats as sst
 
 from .. import stats
 from .._validate import check_int, check_positive, check_prob, check_rng

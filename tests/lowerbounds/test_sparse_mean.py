@@ -12,8 +12,13 @@ import numpy as np
 import pytest
 
 from htdp_verify.lowerbounds import cannot_beat, private_multipoint_error
-from htdp_verify.lowerbounds.sparse_mean import (packing_cannot_beat, packing_risk_ratio, sparse_mean_closed_form,
-                                                 sparse_mean_packing, sparse_sign_code)
+from htdp_verify.lowerbounds.sparse_mean import (
+    packing_cannot_beat,
+    packing_risk_ratio,
+    sparse_mean_closed_form,
+    sparse_mean_packing,
+    sparse_sign_code,
+)
 
 D, S, N, EPS, DELTA = 40, 4, 1000, 1.0, 1e-5
 
