@@ -2,7 +2,7 @@
 
 The construction is the one behind the (ε, δ)-private lower bound for s-sparse mean estimation under a
 coordinate-wise moment bound (Hu, Ni, Xiao & Wang 2022, Thm 9 and its proof, which extend Barber & Duchi 2014,
-Prop. 4, with a sparse packing of Raskutti, Wainwright & Yu 2011, Lemma 4):
+Prop. 4, with the sparse packing lemma of Raskutti, Wainwright & Yu 2011):
 
 * reference law P_0 = δ_0 (every record is the zero vector);
 * member v of a packing: P_v = (1 - p) δ_0 + p δ_{A z_v}, with z_v ∈ {0, ±1}^d s-sparse and the atom height
@@ -25,13 +25,14 @@ Differences from the proof as printed (all make the bound *valid*; none uses an 
 * the packing is an explicit Reed–Solomon code (:class:`SparseSignCode`), not the existence statement of the
   sparse Gilbert–Varshamov lemma: |V| = q^k and the block distance s - k + 1 ≥ s/2 are exact, so members can be
   drawn uniformly and the separation is guaranteed;
-* the separation is computed from the code (‖z - z'‖₂² ≥ 2(s - k + 1) ≥ s for a ≥ 1 scaling), and the test radius
-  is *half* of it (the nearest-member test errs only when the error is ≥ half the separation);
+* the separation is computed from the code (‖z - z'‖₂² ≥ D = 2(s - k + 1) ≥ s), and the test radius is *half* of
+  it, r = pA√D/2 (the nearest-member test errs only when the error is ≥ half the separation);
 * ``amplitude`` a = 1 scales the atoms to the moment bound (E X_j² = τ exactly on the support). The printed proof
   uses v = z/√(2s) (a = 1/√(2s), E X_j² = τ/(2s)): pass that to reproduce it; it loses a factor 2s.
 
-:func:`sparse_mean_closed_form` states the bound in closed form, τ s min{log(|V|/4), ½ log((e^ε-1)/(4δ))}/(n(e^ε-1))
-up to the printed constant 1/8·a²·(min squared code distance)/s, which is ≤ the exact value (proof in its docstring).
+:func:`sparse_mean_closed_form` states it in closed form for k = 2 (proof in its docstring; ≤ the exact value):
+a²τD·min{log(|V|/4), ½ log((e^ε-1)/(4δ))}/(8n(e^ε-1)), i.e. τ s min{s log(d/s), log(1/δ)}/(nε) with every constant
+explicit (log |V| ≈ (s/2 + 1) log(2d/s)).
 
 Checks: :func:`packing_cannot_beat` (exact binomial test with a power design: consistent / violated /
 inconclusive) and :func:`packing_risk_ratio` (measured risk over the bound across a swept parameter; descriptive).
