@@ -23,3 +23,4 @@ from . import (  # noqa: F401
     zhao2024,
 )
 from . import hu2022_lowerbound  # noqa: F401
+from . import hu2022_sparse  # noqa: F401
