@@ -120,7 +120,7 @@ def iterative_privacy(ctx, m, b, n_samples, n_select, *, partition="index", pair
     true = C.gaussian_true_epsilon(mu, DELTA) if (pair_kind == "heterogeneous" and partition == "index") else None
     cal = calibrate_group_rho(EPS, DELTA, m) if calibration == "shuffle" else {}
     note = (f"m={m}, b={b}, ρ0={est.rho0:.4g} (ε0={cal.get('eps0', float('nan')):.3g}); "
-            f"{'a single group is √(2ρ0)=%.3g-GDP' % mu}; partition={partition}")
+            f"a single group is √(2ρ0)={mu:.3g}-GDP; partition={partition}")
     return C.privacy_check(est, [pair], claim=PrivacyClaim(EPS, DELTA, "replace", PROV_T6), name=name,
                            provenance=PROV_T6, rng=ctx.rng, seed=ctx.seed, out_dir=ctx.out_dir,
                            n_samples=n_samples, n_select=n_select, true_epsilon=true, note=note)

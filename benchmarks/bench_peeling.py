@@ -54,7 +54,7 @@ def main():
     def exp_pair_only():
         z = np.empty((chunk, d))
         z2 = np.empty((chunk, d))
-        for start in range(0, size, chunk):
+        for _start in range(0, size, chunk):
             for _ in range(s):
                 rng.standard_exponential(out=z)
                 rng.standard_exponential(out=z2)

@@ -133,7 +133,9 @@ def test_plugin_marker_option_and_fixtures(pytester):
     quick.assert_outcomes(passed=1)
     quick.stdout.fnmatch_lines(["*htdp-verify: profile=quick, fixed seeds*", "*PROFILE quick SEED *"])
     # the seed is a function of the test id (it equals seed_from_text(nodeid)); a salt changes it
-    seed = lambda r: int([ln for ln in r.outlines if "PROFILE" in ln][0].split("SEED")[1].split()[0])
+    def seed(r):
+        return int([ln for ln in r.outlines if "PROFILE" in ln][0].split("SEED")[1].split()[0])
+
     assert seed(quick) == seed_from_text("test_user.py::test_profile")
     salted = pytester.runpytest("-s", "--htdp-profile", "full", "--htdp-seed-salt", "nightly-1",
                                 "-p", "no:cacheprovider")

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from . import ledger  # noqa: F401  (registers the white-box budget checks)
 from .checks import audit_component, check_alpha, results_table
-from .components import (
+from .components import (  # noqa: F401 - constants re-exported for tests and repro scripts
     ALPHA,
     BOX,
     COMPONENTS,

@@ -48,7 +48,7 @@ from htdp_verify.privacy.dpl_adapter import SEED_BOUND, DPLAdapter, release_seed
 
 from .baselines import DPLMean, DPLMedian
 from .mechanisms import DPLMechanism, dpl_mechanism
-from .models import DPLModel, _probe_grid, dpl_model
+from .models import DPLModel, _probe_grid, dpl_model  # noqa: F401 - _probe_grid re-exported for tests
 from .tables import MECHANISMS, MODELS, TOOLS
 from .tools import DPLTool, dpl_tool
 

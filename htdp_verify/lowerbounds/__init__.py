@@ -41,9 +41,20 @@ from __future__ import annotations
 
 from .checks import cannot_beat, optimality_ratio
 from .coupling import private_fano_reference_error, private_multipoint_error, private_two_point_error
-from .instance import PROV_ASZ, PROV_KSU, BoundValue, HardInstance, MomentAssumption, require_same_assumption
+from .instance import (  # noqa: F401 - provenance constants re-exported for the audits
+    PROV_ASZ,
+    PROV_KSU,
+    BoundValue,
+    HardInstance,
+    MomentAssumption,
+    require_same_assumption,
+)
 from .mean import mean_1d_gaussian, mean_1d_lower_bound, mean_1d_spike, mean_coordinate_spike, mean_packing_spike
-from .regression import _maximal_coupling_prob, sco_linear_packing, sparse_regression_packing
+from .regression import (  # noqa: F401 - _maximal_coupling_prob re-exported for tests
+    _maximal_coupling_prob,
+    sco_linear_packing,
+    sparse_regression_packing,
+)
 
 __all__ = [
     "MomentAssumption",

@@ -31,7 +31,12 @@ point of Zhao et al. 2024 (specs/zhao2024_optimal_rates.md §6.3, checks H1–H2
 """
 from __future__ import annotations
 
-from ._common import CrossoverWarning, _boot_order_stats, _boot_summary, three_outcome_verdict
+from ._common import (  # noqa: F401 - bootstrap helpers re-exported for tests
+    CrossoverWarning,
+    _boot_order_stats,
+    _boot_summary,
+    three_outcome_verdict,
+)
 from .exponent import RateFit, check_rate, fit_rate, local_slopes
 from .shape import QuantileShape, check_quantile_shape, quantile_shape
 from .tail import check_tail_bound

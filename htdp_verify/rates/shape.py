@@ -226,7 +226,9 @@ def quantile_shape(
     Xn = np.column_stack([np.ones(J), np.sqrt(ells), ells]) * w[:, None]
     coef = np.linalg.lstsq(Xn, wq, rcond=None)[0]
     coefb = np.linalg.lstsq(Xn, wqb.T, rcond=None)[0].T
-    pct = lambda v: [float(np.percentile(v, 100 * alpha / 2)), float(np.percentile(v, 100 * (1 - alpha / 2)))]
+    def pct(v):
+        return [float(np.percentile(v, 100 * alpha / 2)), float(np.percentile(v, 100 * (1 - alpha / 2)))]
+
     nested = {"a": float(coef[0]), "b": float(coef[1]), "c": float(coef[2]),
               "b_interval": pct(coefb[:, 1]), "c_interval": pct(coefb[:, 2])}
     if g_int[1] < 0.75:

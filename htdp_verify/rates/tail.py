@@ -119,12 +119,14 @@ def check_tail_bound(
         mdr = max(t.min_detectable_rate for t in tests)
         rate_upper = max(t.rate_upper for t in tests)
         k_tot, n_tot = int(counts.sum()), int(ns.sum())
-        reps_for = lambda r: samples_needed_for_exceedance(beta, r, a_cell, power) * len(cells)
+        def reps_for(r):
+            return samples_needed_for_exceedance(beta, r, a_cell, power) * len(cells)
     else:
         res = exceedance_test(int(counts.sum()), int(ns.sum()), beta, alpha, power=power)
         verdict, pvalue, mdr, rate_upper = res.verdict, res.pvalue, res.min_detectable_rate, res.rate_upper
         k_tot, n_tot = res.k, res.n
-        reps_for = lambda r: samples_needed_for_exceedance(beta, r, alpha, power)
+        def reps_for(r):
+            return samples_needed_for_exceedance(beta, r, alpha, power)
     ratio = np.concatenate([e / b for e, b in zip(cells, bounds)])
     const = float(np.quantile(ratio, 1 - beta))
     try:

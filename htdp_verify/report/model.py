@@ -204,7 +204,7 @@ def build_model(results: list[CheckResult], meta: dict, out_dir) -> ReportModel:
     findings = sorted((e for e in entries if e.outcome in order), key=lambda e: (order[e.outcome], e.name))
     expected = [e for e in entries if e.outcome == "as expected"]
     suites: dict[str, Suite] = {}
-    for r, e in zip(results, entries):
+    for _r, e in zip(results, entries):
         s = suites.setdefault(e.suite, Suite(e.suite))
         s.entries.append(e)
         s.seconds += e.seconds

@@ -61,7 +61,7 @@ def test_patches_are_restored_also_after_an_error_and_recorders_do_not_nest():
             with pytest.raises(RuntimeError, match="already active"):
                 with record_mechanisms():
                     pass
-            1 / 0
+            raise ZeroDivisionError("leave the recording block with an exception")
     assert (DPMechanism.__init__, vars(Laplace)["randomise"], vars(LaplaceTruncated)["randomise"]) == before
     with record_mechanisms() as led:  # usable again
         Laplace(epsilon=1.0, sensitivity=1.0, random_state=0).randomise(0.0)

@@ -158,7 +158,9 @@ def test_optimality_ratio_separates_optimal_from_suboptimal(tmp_path):
             return np.clip(x, -c, c).mean(axis=1) + rng.laplace(0, 2 * c / (n * eps), x.shape[0])
         return fn
 
-    make = lambda n: lb.mean_1d_spike(k, n, eps)
+    def make(n):
+        return lb.mean_1d_spike(k, n, eps)
+
     ns = [500, 2000, 8000]
     good = lb.optimality_ratio(clipped(lambda n: (n * eps) ** 0.25), make, ns, reps=400,
                                rng=np.random.default_rng(1), out_dir=tmp_path, name="good")

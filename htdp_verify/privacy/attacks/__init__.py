@@ -22,7 +22,7 @@ Modules: :mod:`.scoring` (the selection objective), :mod:`.events` (features, ev
 :mod:`.serialise` (exact event specs).
 """
 from .auto import ATTACK_NAMES, auto_attacks, make_attacks
-from .basic import (
+from .basic import (  # noqa: F401 - _is_scalar re-exported for existing importers
                      Attack,
                      CoordinateAttack,
                      DiscreteAttack,
@@ -31,7 +31,7 @@ from .basic import (
                      ThresholdAttack,
                      _is_scalar,
 )
-from .events import (
+from .events import (  # noqa: F401 - _as_2d re-exported for existing importers
                      Coordinate,
                      Event,
                      Feature,

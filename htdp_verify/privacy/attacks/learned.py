@@ -146,7 +146,9 @@ class MixedFeatures:
 
     def spec(self) -> dict:
         """Exact description (floats as ``repr`` strings), rebuilt by :meth:`from_spec`."""
-        r = (lambda v: None if v is None else repr(float(v)))
+        def r(v):
+            return None if v is None else repr(float(v))
+
         return {"type": "mixed_features", "trend": self.trend,
                 "atoms": [[repr(float(a)) for a in at] for at in self.atoms],
                 "centre": [r(v) for v in self.centre], "scale": [r(v) for v in self.scale],
@@ -155,7 +157,9 @@ class MixedFeatures:
     @classmethod
     def from_spec(cls, d: dict) -> MixedFeatures:
         mf = cls.__new__(cls)
-        u = (lambda v: None if v is None else float(v))
+        def u(v):
+            return None if v is None else float(v)
+
         mf.trend = d["trend"]
         mf.atoms = [np.array([float(a) for a in at], dtype=float) for at in d["atoms"]]
         mf.centre, mf.scale, mf.median = ([u(v) for v in d[k]] for k in ("centre", "scale", "median"))
