@@ -165,13 +165,8 @@ class _ProcessPool:
         method = start_method or ("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
                                   else "spawn")
         ctx = multiprocessing.get_context(method)
-        if method == "forkserver":  # import the engine and the check plugins once, in the server
-            from importlib.metadata import entry_points
-
-            from .registry import ENTRY_POINT_GROUP
-
-            mods = ["htdp_verify.parallel"] + [ep.value.split(":")[0] for ep in entry_points(group=ENTRY_POINT_GROUP)]
-            ctx.set_forkserver_preload(mods)
+        if method == "forkserver":  # numpy and the engine imported once, in the server (also passes sys.path on)
+            ctx.set_forkserver_preload(["htdp_verify.parallel"])
         self.slots, self._ctx = workers, ctx
         self._pool = self._new()
 
@@ -265,16 +260,18 @@ def iter_checks(checks, *, profile: str, seed: int, out_dir, workers: int | None
     workers: ``"processes"``: pool size; ``"dask"``: size of the ``LocalCluster`` started when neither
         ``scheduler`` nor ``client`` is given.  An integer in ``[1, max_workers()]``.
     backend: one of :data:`BACKENDS`.
-    scheduler: address of a running Dask scheduler (``"tcp://host:8786"``); implies ``backend="dask"``.
+    scheduler: address of a running Dask scheduler (``"tcp://host:8786"``; with ``backend="dask"``).
     client: an existing ``distributed.Client`` (``backend="dask"``; not closed here).
     start_method: ``multiprocessing`` start method of the process pool (default ``"forkserver"`` where available,
         else ``"spawn"``).
     status: called as ``status(running_names, seconds_of_the_oldest)`` about once a second (progress display).
 
     At most as many checks as there are workers (Dask: worker threads) are in flight, submitted in the order
-    given.  A check that raises gives an ``"error"`` result, as in a serial run; a worker that dies takes the
-    checks it ran with it (each gets an ``"error"`` result and a new pool runs the rest).  Closing the generator
-    early (or Ctrl-C while it waits) terminates the checks in flight.
+    given.  A check that raises gives an ``"error"`` result, as in a serial run.  A worker process that dies (a crash,
+    ``os._exit``, the out-of-memory killer) breaks the pool: a new pool reruns the checks that were in flight one at
+    a time, so the check that kills its worker again gets an ``"error"`` result and the others their own results
+    (a Dask cluster retries such tasks itself).  Closing the generator early (or Ctrl-C while it waits) terminates
+    the checks in flight.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -291,43 +288,44 @@ def iter_checks(checks, *, profile: str, seed: int, out_dir, workers: int | None
     queue = collections.deque(checks)
     inflight: dict = {}  # future -> (check, start time); insertion order = submission order
     finished = False
+    suspects: collections.deque = collections.deque()  # checks in flight when a worker died: rerun one by one
 
-    def collect(fut, chk, t0, recover=True):
-        s = derive_seed(seed, chk.name)
-        try:
-            s, out, files = fut.result()
-            _write_files(out_dir, files)
-        except Exception as exc:  # noqa: BLE001 - the check could not run in a worker: say why
-            if isinstance(exc, cf.process.BrokenProcessPool) and (not recover or pool.broken(exc)):
-                why = f"could not run: a worker process died while running it or next to it ({exc})"
-                return s, [error_result(chk, s, time.perf_counter() - t0, why, traceback.format_exc())], True
-            out = [error_result(chk, s, time.perf_counter() - t0, f"could not run in a worker: {exc}",
-                                traceback.format_exc())]
-        return s, out, False
+    def submit(chk):
+        task = _Task(Check(chk.name, None, chk.description, chk.provenance, chk.tags), _pickle_func(chk.func),
+                     profile, seed)
+        inflight[pool.submit(task)] = (chk, time.perf_counter())
 
     try:
-        while queue or inflight:
-            slots = pool.slots
-            while queue and len(inflight) < slots:
-                chk = queue.popleft()
-                task = _Task(Check(chk.name, None, chk.description, chk.provenance, chk.tags),
-                             _pickle_func(chk.func), profile, seed)
-                inflight[pool.submit(task)] = (chk, time.perf_counter())
+        while queue or inflight or suspects:
+            if suspects:  # alone in the pool, so that a worker death names its check
+                if not inflight:
+                    submit(suspects.popleft())
+            else:
+                slots = pool.slots
+                while queue and len(inflight) < slots:
+                    submit(queue.popleft())
             if status is not None:
                 now = time.perf_counter()
                 status([c.name for c, _ in inflight.values()], max((now - t for _, t in inflight.values()), default=0))
             done = pool.wait(list(inflight), POLL_SECONDS)
             for fut in [f for f in inflight if f in done]:
-                if fut not in inflight:  # lost with a broken pool and already reported
+                if fut not in inflight:  # went back to the queue with a broken pool
                     continue
+                alone = len(inflight) == 1
                 chk, t0 = inflight.pop(fut)
-                s, out, broken = collect(fut, chk, t0)
+                s = derive_seed(seed, chk.name)
+                try:
+                    s, out, files = fut.result()
+                    _write_files(out_dir, files)
+                except Exception as exc:  # noqa: BLE001 - the check could not run in a worker: say why
+                    if pool.broken(exc) and not alone:  # which check killed the worker is not known: rerun alone
+                        suspects.extend([chk] + [c for c, _ in inflight.values()])
+                        inflight.clear()
+                        break
+                    died = isinstance(exc, cf.process.BrokenProcessPool)
+                    why = "could not run: the worker process running it died" if died else "could not run in a worker"
+                    out = [error_result(chk, s, time.perf_counter() - t0, f"{why}: {exc}", traceback.format_exc())]
                 yield chk, s, out
-                if broken:  # the old pool is gone: every other check in flight went with it
-                    lost = list(inflight.items())
-                    inflight.clear()
-                    for f, (c, t) in lost:
-                        yield (c, *collect(f, c, t, recover=False)[:2])
         finished = True
     finally:
         pool.close(abort=not finished, futures=list(inflight))
