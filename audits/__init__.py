@@ -24,3 +24,4 @@ from . import (  # noqa: F401
 )
 from . import hu2022_lowerbound  # noqa: F401
 from . import hu2022_sparse  # noqa: F401
+from . import hu2022_experiments  # noqa: F401
