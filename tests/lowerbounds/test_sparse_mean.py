@@ -192,3 +192,34 @@ def test_risk_ratio_is_descriptive_and_tracks_a_1_over_n_estimator(tmp_path):
     assert res.verdict == "info" and (tmp_path / res.figures[0]).exists()
     # risk of 0 is ‖θ_v‖² = (pA)²s ∝ 1/n like the bound: the ratio is constant, exactly (same members' norm)
     assert abs(res.estimate) < 0.05 and not res.details["below_bound"]
+
+
+def _calibrated_cheat(inst, rate):
+    """Exact output θ_v (decoded from a spike) except with probability q it outputs 0 (error ≥ r); with no spike in
+    the data it also outputs 0. So P(error ≥ r) = q + (1 - q)(1 - p)^n exactly; q is set to make that ``rate``."""
+    none = (1 - inst.p) ** inst.n
+    q = (rate - none) / (1 - none)
+    dec = _decoder(inst)
+
+    def fn(data, rng):
+        out = dec(data, rng)
+        out[rng.random(data.shape[0]) < q] = 0.0
+        return out
+    return fn
+
+
+def test_cannot_beat_level_and_power_at_the_boundary():
+    """Level: an estimator whose error rate equals the bound is flagged in ≤ α of runs (100 seeds, 60 trials each;
+    allowance 3 binomial SE: ≤ 0.12). Power: at half the bound it is flagged in ≥ 80% of runs (the design's
+    stated power at effect 0.5 is ≥ 0.8 at this size)."""
+    inst = sparse_mean_packing(D, S, 100, EPS, DELTA)
+    L = inst.bound().prob
+    at_bound, half = _calibrated_cheat(inst, L), _calibrated_cheat(inst, 0.5 * L)
+    flags = {"at": 0, "half": 0}
+    for seed in range(100):
+        rng = np.random.default_rng(1000 + seed)
+        flags["at"] += packing_cannot_beat(at_bound, inst, trials=60, rng=rng).verdict == "violated"
+        r = packing_cannot_beat(half, inst, trials=60, rng=rng)
+        flags["half"] += r.verdict == "violated"
+    assert r.details["design"]["power_at_effect"] >= 0.8
+    assert flags["at"] <= 12 and flags["half"] >= 80
