@@ -88,9 +88,15 @@ def privacy_smoothed(ctx, *, sensitivity="paper", evaluation="stable", noise_fac
     n_s, n_sel, n_sea = SIZES[C.profile_of(ctx)]["priv"]
     nm = name or f"hu2022.privacy.smoothed_mean{'_tight' if sensitivity == 'tight' else ''}"
     prov = PROV_CANARY if evaluation == "closed_form" else PROV_PRIV
-    note = ("printed closed form evaluated literally; per-sample value at |x|/s = "
+    note = (
+        (
+            "printed closed form evaluated literally; per-sample value at |x|/s = "
             f"{magnitude / scale:.3g} is {float(soft_truncation_statistic(np.array([magnitude]), scale, BETA, evaluation=evaluation)) / scale:.4g}"
-            " (proven bound ±0.943)") if evaluation == "closed_form" else ""
+            " (proven bound ±0.943)"
+        )
+        if evaluation == "closed_form"
+        else ""
+    )
     return C.privacy_check(est, C.huge_pairs(_base_data(), magnitude), name=nm, provenance=prov, rng=ctx.rng,
                            seed=ctx.seed, out_dir=ctx.out_dir, n_samples=n_s, n_select=n_sel, n_search=n_sea,
                            true_epsilon=true, note=note)

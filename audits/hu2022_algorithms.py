@@ -83,8 +83,13 @@ def check_dp_fw(ctx):
     return _audit(est, _fw_pair(), ctx, "hu2022.privacy.dp_fw", PROV_FW)
 
 
-@register("hu2022.privacy.dp_fw_undernoised", description="control: Alg 1 with the inverse temperature × 6 "
-          "(exact ε 1.94 on pair P1 > claim 1; expected violated)", provenance=PROV_FW, tags=("hu2022", "privacy", "control"))
+@register(
+    "hu2022.privacy.dp_fw_undernoised",
+    description="control: Alg 1 with the inverse temperature × 6 "
+    "(exact ε 1.94 on pair P1 > claim 1; expected violated)",
+    provenance=PROV_FW,
+    tags=("hu2022", "privacy", "control"),
+)
 def check_dp_fw_undernoised(ctx):
     est = HeavyTailedDPFrankWolfe(1.0, 1, 1.0, loss="half_squared_distance", noise_divisor=6.0)
     return _audit(est, _fw_pair(), ctx, "hu2022.privacy.dp_fw_undernoised", PROV_FW, expected="violated")

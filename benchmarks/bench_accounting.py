@@ -35,12 +35,16 @@ def main():
         "Gaussian, 10^4 steps (closed form)": lambda: account(Calibration("gaussian", sigma=100.0, steps=10_000), 1e-5),
         "Laplace b=10, 1000 steps (PLD)": lambda: account(Calibration("laplace", scale=10.0, steps=1000), 1e-6),
         "Poisson q=0.01 Gaussian sigma=1, 1000 steps (PLD)": lambda: account(
-            Calibration("gaussian", sigma=1.0, steps=1000, sampling=0.01, neighbours="add_remove"), 1e-5),
+            Calibration("gaussian", sigma=1.0, steps=1000, sampling=0.01, neighbours="add_remove"), 1e-5
+        ),
         "check: same, claim 1.9": lambda: check_calibration(
             Calibration("gaussian", sigma=1.0, steps=1000, sampling=0.01, neighbours="add_remove"),
-            PrivacyClaim(1.9, 1e-5, "add_remove")),
+            PrivacyClaim(1.9, 1e-5, "add_remove"),
+        ),
         "discrete Gaussian (PLD)": lambda: account(Calibration("discrete_gaussian", sigma=3.74), 1e-5),
-        "1000 black-box 0.1-DP steps (KOV)": lambda: account(Calibration("pure_dp", step_epsilon=0.1, steps=1000), 1e-6),
+        "1000 black-box 0.1-DP steps (KOV)": lambda: account(
+            Calibration("pure_dp", step_epsilon=0.1, steps=1000), 1e-6
+        ),
     }
     for label, fn in calls.items():
         res, sec = _time(fn)

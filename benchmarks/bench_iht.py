@@ -91,9 +91,11 @@ def main():
     print(f"n={n}, d={d}, s={s}, T={T}, best of {args.repeats} (interleaved)")
     print("  releases per minute: wall-clock / per CPU-minute of this process (the machine is shared)")
     for name, r in rows.items():
-        print(f"  {name:44s} sample {r['sample_releases_per_min_wall']:9,.0f} / {r['sample_releases_per_min_cpu']:9,.0f}"
-              f"   loop {r['loop_releases_per_min_wall']:9,.0f} / {r['loop_releases_per_min_cpu']:9,.0f}"
-              f"   sample/loop (CPU) x{r['speedup_cpu']:4.1f}   peak {r['tracemalloc_peak_MiB']:6.1f} MiB")
+        print(
+            f"  {name:44s} sample {r['sample_releases_per_min_wall']:9,.0f} / {r['sample_releases_per_min_cpu']:9,.0f}"
+            f"   loop {r['loop_releases_per_min_wall']:9,.0f} / {r['loop_releases_per_min_cpu']:9,.0f}"
+            f"   sample/loop (CPU) x{r['speedup_cpu']:4.1f}   peak {r['tracemalloc_peak_MiB']:6.1f} MiB"
+        )
     print(f"  max RSS {result['max_rss_MiB']:.0f} MiB")
     pathlib.Path(args.out).write_text(json.dumps(result, indent=2))
 

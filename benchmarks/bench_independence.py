@@ -45,7 +45,9 @@ def main():
         t = time.perf_counter()
         res = check_independent_releases(est, x, n_batches=a.batches, batch_size=a.batch_size, alpha=0.01,
                                          rng=np.random.default_rng(a.seed + 1))
-        ratios = ", ".join(f"{e['event'].split(' >')[0]}: {e['ratio']:.2f}" for e in res.details["events"] if "ratio" in e)
+        ratios = ", ".join(
+            f"{e['event'].split(' >')[0]}: {e['ratio']:.2f}" for e in res.details["events"] if "ratio" in e
+        )
         print(f"{cls.__name__:22s} {res.verdict:10s} min p = {res.details['min_p_value']:.2g}  "
               f"({time.perf_counter() - t:.0f} s)\n    ratios: {ratios}")
 

@@ -48,16 +48,34 @@ def svtish(data, size, rng):
 
 d, d2 = np.zeros(10), np.r_[np.zeros(9), 1.0]
 rec("laplace", audit(lap(0.5), PrivacyClaim(0.5), pairs=[(d, d2)], n_samples=200_000, rng=np.random.default_rng(1)))
-rec("laplace_under", audit(lap(1.0), PrivacyClaim(0.5), pairs=[(d, d2)], n_samples=100_000, rng=np.random.default_rng(2)))
+rec(
+    "laplace_under",
+    audit(lap(1.0), PrivacyClaim(0.5), pairs=[(d, d2)], n_samples=100_000, rng=np.random.default_rng(2)),
+)
 rec("laplace_profile", audit(lap(0.5), PrivacyClaim(0.5), pairs=[(d, d2)], n_samples=100_000, profile=True, n_certify=2,
                              rng=np.random.default_rng(3)))
-rec("rr", audit(rr, PrivacyClaim(1.0), pairs=[(np.zeros(3), np.r_[0, 0, 1.0])], n_samples=100_000, rng=np.random.default_rng(4)))
+rec(
+    "rr",
+    audit(
+        rr, PrivacyClaim(1.0), pairs=[(np.zeros(3), np.r_[0, 0, 1.0])], n_samples=100_000, rng=np.random.default_rng(4)
+    ),
+)
 rec("gauss_vec_delta", audit(gauss_vec, PrivacyClaim(1.0, 1e-5), pairs=[(np.zeros(5), np.r_[1.0, 0, 0, 0, 0])],
                              n_samples=50_000, rng=np.random.default_rng(5)))
-rec("svt_pairs", audit(svtish, PrivacyClaim(0.5), pairs=[Pair(np.ones(5), np.zeros(5), "all below", "Ninf"),
-                                                        Pair(np.ones(5), np.r_[2, 0, 0, 0, 0.0], "one above rest below", "Ninf"),
-                                                        Pair(np.zeros(5), np.r_[1, 1, 0, 0, 0.0], "two above", "Ninf")],
-                       n_samples=100_000, rng=np.random.default_rng(6)))
+rec(
+    "svt_pairs",
+    audit(
+        svtish,
+        PrivacyClaim(0.5),
+        pairs=[
+            Pair(np.ones(5), np.zeros(5), "all below", "Ninf"),
+            Pair(np.ones(5), np.r_[2, 0, 0, 0, 0.0], "one above rest below", "Ninf"),
+            Pair(np.zeros(5), np.r_[1, 1, 0, 0, 0.0], "two above", "Ninf"),
+        ],
+        n_samples=100_000,
+        rng=np.random.default_rng(6),
+    ),
+)
 rec("lap_neighbours", audit(lap(0.5), PrivacyClaim(0.5), neighbours=np.linspace(0, 1, 10), n_samples=50_000,
                             rng=np.random.default_rng(7)))
 json.dump(out, open(sys.argv[1], "w"), indent=1, sort_keys=True)

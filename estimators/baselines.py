@@ -125,8 +125,12 @@ class _ClippedMean(Estimator):
             x[0] = self.lower
             row = np.broadcast_to(self.upper, x.shape[1:]) if x.ndim == 2 else float(np.max(self.upper))
             return [replace_one(x, 0, row, "record 0: lower -> upper bound")]
-        return {"worst_case_pairs": worst, "noise_off": self._quiet, "reference_tol": 1e-6,
-                "reference": lambda data: np.mean(np.clip(np.asarray(data, dtype=float), self.lower, self.upper), axis=0)}
+        return {
+            "worst_case_pairs": worst,
+            "noise_off": self._quiet,
+            "reference_tol": 1e-6,
+            "reference": lambda data: np.mean(np.clip(np.asarray(data, dtype=float), self.lower, self.upper), axis=0),
+        }
 
 
 class ClippedMeanLaplace(_ClippedMean):

@@ -109,7 +109,9 @@ class NoisyGD(Estimator):
         if t0.shape != (self.dim,) or not np.all(np.isfinite(t0)):
             raise ValueError(f"theta0 must be a finite vector of shape ({self.dim},), got shape {t0.shape}")
         self._theta0 = t0
-        self.step_delta = self.delta / (2 * self.n_steps) if step_delta is None else check_prob("step_delta", step_delta)
+        self.step_delta = (
+            self.delta / (2 * self.n_steps) if step_delta is None else check_prob("step_delta", step_delta)
+        )
         self.sensitivity = (2.0 if self.neighbours == "replace" else 1.0) * self.clip
         self.sigma = gaussian_sigma_for(self.epsilon, self.delta, self.sensitivity, self.n_steps, self.neighbours)
         self.privacy = PrivacyGuarantee(self.epsilon, self.delta, self.neighbours)
@@ -127,8 +129,10 @@ class NoisyGD(Estimator):
     def _clipped_sum(self, theta: np.ndarray, data: np.ndarray) -> np.ndarray:
         g = np.asarray(self._grad(theta, data), dtype=float)
         if g.shape != (theta.shape[0], data.shape[0], self.dim):
-            raise ValueError(f"per_example_grad must return shape (R, n, d) = {(theta.shape[0], data.shape[0], self.dim)}, "
-                             f"got {g.shape}")
+            raise ValueError(
+                f"per_example_grad must return shape (R, n, d) = {(theta.shape[0], data.shape[0], self.dim)}, "
+                f"got {g.shape}"
+            )
         return clip_rows(g, self.clip).sum(axis=1)
 
     def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:

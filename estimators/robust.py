@@ -215,8 +215,9 @@ def smoothed_soft_truncation(a, beta, *, evaluation: str = "stable") -> np.ndarr
         raise ValueError("a must not contain NaN")
     b = np.abs(a) / math.sqrt(beta)
     if evaluation == "closed_form":
-        return expected_soft_truncation_closed_form(np.where(np.isfinite(a), a, 0.0), np.where(np.isfinite(a), b, 0.0)) + \
-            np.where(np.isfinite(a), 0.0, np.sign(a) * smoothed_bound(beta))
+        return expected_soft_truncation_closed_form(
+            np.where(np.isfinite(a), a, 0.0), np.where(np.isfinite(a), b, 0.0)
+        ) + np.where(np.isfinite(a), 0.0, np.sign(a) * smoothed_bound(beta))
     if evaluation != "stable":
         raise ValueError(f"evaluation must be 'stable' or 'closed_form', got {evaluation!r}")
     bound = smoothed_bound(beta)

@@ -222,8 +222,11 @@ def _resume_settings(args):
     except ValueError as exc:
         raise UsageError(f"--resume: {exc}") from None
     meta = content.meta
-    for opt, given, stored in (("--profile", args.profile, meta.get("profile")), ("--seed", args.seed, meta.get("seed")),
-                               ("names", args.names or None, meta.get("names") or None)):
+    for opt, given, stored in (
+        ("--profile", args.profile, meta.get("profile")),
+        ("--seed", args.seed, meta.get("seed")),
+        ("names", args.names or None, meta.get("names") or None),
+    ):
         if given is not None and given != stored:
             raise UsageError(f"--resume {d}: that run used {opt} {stored}, not {given} (leave it out to continue it)")
     if args.out is not None and Path(args.out).resolve() != d.resolve():
@@ -375,7 +378,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=_cmd_run)
     b = sub.add_parser("bench", help="audit the ground-truth mechanism suite; table vs DP-Sniper and StatDP",
                        epilog=EXIT_CODES_TEXT, formatter_class=argparse.RawDescriptionHelpFormatter)
-    b.add_argument("--quick", action="store_true", help="small sizes: 10^6 releases per side for the public auditor's column, the plans' quick budgets for the white-box column (about 10 minutes on 2 cores)")
+    b.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes: 10^6 releases per side for the public auditor's column, the plans' quick budgets for the white-box column (about 10 minutes on 2 cores)",
+    )
     b.add_argument("--seed", type=_seed_arg, default=20261121,
                    help="run seed, an integer in [0, 2**63) (default 20261121)")
     b.add_argument("--seeds", type=_positive_int, default=1, metavar="K",

@@ -103,7 +103,9 @@ def _run_task(fn, params: dict, seed: int, cell: int, start: int, stop: int, vec
             rng = np.random.default_rng(child_seed_sequence(seed, cell, j))
             out = _normalise_vector(fn(**params, n_reps=hi - lo, rng=rng), hi - lo, f"(cell {cell}, chunk {j})")
             if cols and set(out) != set(cols):
-                raise ValueError(f"fn returned outputs {sorted(out)} in cell {cell}, chunk {j}; expected {sorted(cols)}")
+                raise ValueError(
+                    f"fn returned outputs {sorted(out)} in cell {cell}, chunk {j}; expected {sorted(cols)}"
+                )
             for k, v in out.items():
                 cols.setdefault(k, []).append(v)
         return cell, start, {k: np.concatenate(v) for k, v in cols.items()}
@@ -342,7 +344,9 @@ def sweep(
         per_task = n_reps if backend == "serial" else (chunk_size or math.ceil(len(cells) * n_reps / (16 * workers)))
         per_task = max(1, min(per_task, n_reps))
     tasks = [
-        ({**cells[c], **fixed}, c, s, min(s + per_task, n_reps)) for c in range(len(cells)) for s in range(0, n_reps, per_task)
+        ({**cells[c], **fixed}, c, s, min(s + per_task, n_reps))
+        for c in range(len(cells))
+        for s in range(0, n_reps, per_task)
     ]
 
     outputs: dict[int, dict] = {}

@@ -22,8 +22,18 @@ from typing import Any
 
 from .claims import Provenance, claim_from_dict
 
-__all__ = ["CheckResult", "VERDICTS", "CLAIM_VERDICTS", "OUTCOMES", "FORMAT_VERSION", "tally", "pair_text", "results_document",
-           "results_to_json", "results_from_json"]
+__all__ = [
+    "CheckResult",
+    "VERDICTS",
+    "CLAIM_VERDICTS",
+    "OUTCOMES",
+    "FORMAT_VERSION",
+    "tally",
+    "pair_text",
+    "results_document",
+    "results_to_json",
+    "results_from_json",
+]
 
 #: verdicts a claim can get (and the values ``expected`` may take)
 CLAIM_VERDICTS = ("consistent", "violated", "inconclusive")
@@ -220,7 +230,11 @@ class CheckResult:
 
     def line(self) -> str:
         """One line: ``[VERDICT (expected ...)] name: statistic=estimate summary`` (datasets never printed)."""
-        est = "" if (isinstance(self.estimate, float) and math.isnan(self.estimate)) else f" {self.statistic}={self.estimate:.4g}"
+        est = (
+            ""
+            if (isinstance(self.estimate, float) and math.isnan(self.estimate))
+            else f" {self.statistic}={self.estimate:.4g}"
+        )
         exp = "" if self.expected is None else f" (expected {self.expected}: {self.outcome})"
         return f"[{self.verdict.upper()}{exp}] {self.name}:{est} {self.short_summary()}".rstrip()
 

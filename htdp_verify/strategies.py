@@ -295,7 +295,9 @@ def _adversarial_row(draw, data: np.ndarray, index: int, kind: str, max_magnitud
         flipped = -original
         if not np.array_equal(flipped, original):
             return flipped
-        return np.full(row_shape, -draw(st.sampled_from(mags))) if row_shape else np.float64(-draw(st.sampled_from(mags)))
+        return (
+            np.full(row_shape, -draw(st.sampled_from(mags))) if row_shape else np.float64(-draw(st.sampled_from(mags)))
+        )
     if kind == "huge":
         sign = draw(st.sampled_from([1.0, -1.0]))
         first = draw(st.sampled_from(mags))

@@ -97,15 +97,27 @@ def _build() -> dict[str, BenchMechanism]:
         dpsniper_lr=4.602, dpsniper_mlp=4.6015, statdp_runs=(9.717, 10.002)))
 
     rnm = dict(scale=2 / EPS)
-    add(BenchMechanism(
-        "ReportNoisyMax1", EPS, EPS, 0.0946, "Ninf", "discrete", 5,
-        partial(_report_noisy_max, noise="laplace", release="argmax", **rnm),
-        tuple(_NI_5) + (extreme_pair("in-domain extreme (-9,9^4)/(-10,10^4)", [-9.0] + [9.0] * 4, [-10.0] + [10.0] * 4),),
-        "argmax of q + Lap(2/ε), 5 queries",
-        "classic argument: fixing the other noises, the winner's noise must clear a threshold moving by ≤ 2, cost "
-        "2/b = ε; approached on extreme inputs ((−9, 9⁴) vs (−10, 10⁴): 0.0996) [derived, calc]",
-        Provenance(P_STATDP, "Alg. 5", "", f"{SPEC} §2.4"), dpsniper_lr=0.0923, dpsniper_mlp=0.0925,
-        statdp_runs=(0.0920, 0.0921)))
+    add(
+        BenchMechanism(
+            "ReportNoisyMax1",
+            EPS,
+            EPS,
+            0.0946,
+            "Ninf",
+            "discrete",
+            5,
+            partial(_report_noisy_max, noise="laplace", release="argmax", **rnm),
+            tuple(_NI_5)
+            + (extreme_pair("in-domain extreme (-9,9^4)/(-10,10^4)", [-9.0] + [9.0] * 4, [-10.0] + [10.0] * 4),),
+            "argmax of q + Lap(2/ε), 5 queries",
+            "classic argument: fixing the other noises, the winner's noise must clear a threshold moving by ≤ 2, cost "
+            "2/b = ε; approached on extreme inputs ((−9, 9⁴) vs (−10, 10⁴): 0.0996) [derived, calc]",
+            Provenance(P_STATDP, "Alg. 5", "", f"{SPEC} §2.4"),
+            dpsniper_lr=0.0923,
+            dpsniper_mlp=0.0925,
+            statdp_runs=(0.0920, 0.0921),
+        )
+    )
     add(BenchMechanism(
         "ReportNoisyMax2", EPS, EPS, EPS, "Ninf", "discrete", 5,
         partial(_report_noisy_max, noise="exponential", release="argmax", **rnm), tuple(_NI_5),
@@ -194,7 +206,9 @@ def _build() -> dict[str, BenchMechanism]:
 
     r_eps = 8 * math.log(0.5125 / 0.4875)
     o_eps = 8 * math.log(0.525 / 0.475)
-    rappor_pairs = tuple(statdp_patterns(1, "N1")) + (extreme_pair("values 7 vs 6 (8 differing bits)", [7.0], [6.0], "N1"),)
+    rappor_pairs = tuple(statdp_patterns(1, "N1")) + (
+        extreme_pair("values 7 vs 6 (8 differing bits)", [7.0], [6.0], "N1"),
+    )
     add(BenchMechanism(
         "RAPPOR", r_eps, r_eps, 6 * math.log(0.5125 / 0.4875), "N1", "bool-vector", 1,
         partial(_rappor, p1=(1 - 0.75 / 2) * 0.55 + 0.75 / 2 * 0.45, p0=(1 - 0.75 / 2) * 0.45 + 0.75 / 2 * 0.55,

@@ -40,7 +40,11 @@ def auto_sizes(n_per_side: int, n_pairs: int) -> dict:
     n = int(n_per_side / share)
     while n > 10 and n + max(2000, n // 4) + (max(MIN_PER_PAIR * n_pairs, n // 2) if n_pairs > 1 else 0) > n_per_side:
         n = int(n * 0.98)
-    return {"n_samples": n, "n_select": max(2000, n // 4), "n_search": max(MIN_PER_PAIR * n_pairs, n // 2) if n_pairs > 1 else 0}
+    return {
+        "n_samples": n,
+        "n_select": max(2000, n // 4),
+        "n_search": max(MIN_PER_PAIR * n_pairs, n // 2) if n_pairs > 1 else 0,
+    }
 
 
 def _facts(m: BenchMechanism, res, column: str, white_box: str = "") -> dict:

@@ -70,8 +70,14 @@ def _mech(name, pairs, note="", size_scale=None, **params):
         delta = p.pop("delta", 0.0)
         return DPLMechanism(name, epsilon=eps, delta=delta, n_jobs=N_JOBS, **p)
 
-    return Component(f"mechanisms.{name}", "mechanism", build, lambda: [Pair(a, b, lab, "query") for lab, a, b in pairs],
-                     note=note, size_scale=size_scale or {})
+    return Component(
+        f"mechanisms.{name}",
+        "mechanism",
+        build,
+        lambda: [Pair(a, b, lab, "query") for lab, a, b in pairs],
+        note=note,
+        size_scale=size_scale or {},
+    )
 
 
 SLOW = {"quick": 0.5, "full": 0.5}  # mechanisms at ~1/4 of Laplace's speed
@@ -80,7 +86,10 @@ SLOW = {"quick": 0.5, "full": 0.5}  # mechanisms at ~1/4 of Laplace's speed
 def _mechanisms():
     s = 1.0
     U3 = [0.0, 0.0, 0.0]
-    util_pairs = [("u=(0,0,0) vs (1,0,0)", U3, [1.0, 0.0, 0.0]), ("u=(0,1,1) vs (1,0,0)", [0.0, 1.0, 1.0], [1.0, 0.0, 0.0])]
+    util_pairs = [
+        ("u=(0,0,0) vs (1,0,0)", U3, [1.0, 0.0, 0.0]),
+        ("u=(0,1,1) vs (1,0,0)", [0.0, 1.0, 1.0], [1.0, 0.0, 0.0]),
+    ]
     real = [("x=0 vs x=1", 0.0, 1.0)]
     bounded = [("x=0 vs x=1 (both bounds)", 0.0, 1.0), ("x=0 vs x=0.5", 0.0, 0.5), ("x=0.5 vs x=1", 0.5, 1.0)]
     integer = [("x=0 vs x=1", 0, 1)]

@@ -385,11 +385,17 @@ def check_ledger(ledger: Ledger, key: str, claim: PrivacyClaim, *, name: str | N
     steps, info = compose_ledger(ledger, key, claim.neighbours)
     naive = sum(c.epsilon for c in ledger.calls)
     other = "add_remove" if claim.neighbours == "replace" else "replace"
-    details = {"mechanisms": ledger.mechanisms(), "n_calls": len(ledger.calls),
-               "sequential_sum_epsilon": naive,
-               f"summed_epsilon_{other}": sum(s.epsilon for s in compose_ledger(ledger, key, other)[0]),
-               "summed_epsilon_stated_sensitivities": sum(
-                   s.epsilon for s in compose_ledger(ledger, key, claim.neighbours, correct=False)[0]), "steps": [asdict(s) for s in steps], **info}
+    details = {
+        "mechanisms": ledger.mechanisms(),
+        "n_calls": len(ledger.calls),
+        "sequential_sum_epsilon": naive,
+        f"summed_epsilon_{other}": sum(s.epsilon for s in compose_ledger(ledger, key, other)[0]),
+        "summed_epsilon_stated_sensitivities": sum(
+            s.epsilon for s in compose_ledger(ledger, key, claim.neighbours, correct=False)[0]
+        ),
+        "steps": [asdict(s) for s in steps],
+        **info,
+    }
     if any(math.isinf(s.epsilon) for s in steps):
         res = CheckResult(name=name, verdict="violated", statistic="epsilon_ledger", estimate=math.inf,
                           interval=(math.inf, math.inf), alpha=0.0, claim=claim, n_samples=0, seed=None,

@@ -76,7 +76,9 @@ def _release_source(adapter: DPLAdapter) -> str:
             src.append("    return np.concatenate([m.theta_.ravel(), m.var_.ravel(), m.class_count_.ravel()])")
         elif name == "LinearRegression":
             src.append("    m.fit(X, y)")
-            src.append("    # coef_, intercept_, then the noisy objective coefficients (Σy², Xᵀy, XᵀX) kept on the model")
+            src.append(
+                "    # coef_, intercept_, then the noisy objective coefficients (Σy², Xᵀy, XᵀX) kept on the model"
+            )
             src.append("    return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)]"
                        " + [np.ravel(c) for c in m._obj_coefs])")
         elif name == "LogisticRegression":

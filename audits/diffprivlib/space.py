@@ -483,9 +483,15 @@ def _mech_pairs(c: Config) -> list[Pair]:
         if isinstance(lo, int):
             step = int(step)
         if shape == "at_upper":
-            return [Pair(hi - step, hi, "x = upper - s vs upper", "query"), Pair(hi, hi - step, "x = upper vs upper - s", "query")]
+            return [
+                Pair(hi - step, hi, "x = upper - s vs upper", "query"),
+                Pair(hi, hi - step, "x = upper vs upper - s", "query"),
+            ]
         if shape == "at_lower":
-            return [Pair(lo, lo + step, "x = lower vs lower + s", "query"), Pair(lo + step, lo, "x = lower + s vs lower", "query")]
+            return [
+                Pair(lo, lo + step, "x = lower vs lower + s", "query"),
+                Pair(lo + step, lo, "x = lower + s vs lower", "query"),
+            ]
         mid = (lo + hi) / 2 if not isinstance(lo, int) else (lo + hi) // 2
         a = max(lo, mid - step / 2) if not isinstance(lo, int) else mid
         b = min(hi, a + step)

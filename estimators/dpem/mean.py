@@ -56,9 +56,12 @@ class _WangBase(Estimator):
             self.privacy = PrivacyGuarantee.from_zcdp(self.eps_tilde**2, self.delta, conversion="bun_steinke")
         elif self.calibration == "zcdp":
             self.privacy = PrivacyGuarantee(
-                self.epsilon, self.delta, "replace",
+                self.epsilon,
+                self.delta,
+                "replace",
                 conversion="claimed (ε, δ); noise uses ε̃ = ε as printed in Alg. 2 line 1, i.e. ρ = ε² "
-                           f"(true (ε, δ) via Bun–Steinke: ε = {self.epsilon**2 + 2 * math.sqrt(self.epsilon**2 * math.log(1 / self.delta)):.4g})")
+                f"(true (ε, δ) via Bun–Steinke: ε = {self.epsilon**2 + 2 * math.sqrt(self.epsilon**2 * math.log(1 / self.delta)):.4g})",
+            )
         else:
             self.privacy = PrivacyGuarantee(self.epsilon, self.delta, "replace",
                                             conversion="classic Gaussian mechanism σ = Δ√(2 ln(1.25/δ))/ε, ε < 1")

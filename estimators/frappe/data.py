@@ -55,7 +55,9 @@ def lad_regression(n: int, d: int, s: int = 10, *, noise: str | Law = "cauchy", 
     except NotImplementedError:
         med_gap = None
     if med_gap is not None and med_gap > 1e-9:
-        raise ValueError(f"noise must have median 0 (sf(0) = 1/2) for beta to be the LAD target, got sf(0)={0.5 + med_gap}")
+        raise ValueError(
+            f"noise must have median 0 (sf(0) = 1/2) for beta to be the LAD target, got sf(0)={0.5 + med_gap}"
+        )
     cov = toeplitz_covariance(d, rho)
     beta, supp = sparse_vector(d, s, values=values, support=support, signs=signs, rng=rng)
     X = rng.standard_normal((n, d)) @ np.linalg.cholesky(cov).T

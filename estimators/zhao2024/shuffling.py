@@ -20,7 +20,9 @@ __all__ = ["shuffle_amplified_epsilon", "calibrate_group_rho"]
 
 def _fmt_raw(eps0, m, delta_prime):
     e = math.exp(eps0)
-    return math.log1p((e - 1.0) / (e + 1.0) * (8.0 * math.sqrt(e * math.log(4.0 / delta_prime)) / math.sqrt(m) + 8.0 * e / m))
+    return math.log1p(
+        (e - 1.0) / (e + 1.0) * (8.0 * math.sqrt(e * math.log(4.0 / delta_prime)) / math.sqrt(m) + 8.0 * e / m)
+    )
 
 
 def shuffle_amplified_epsilon(eps0: float, m: int, delta_prime: float) -> float:

@@ -40,7 +40,11 @@ class MultivariateT(Law):
             loc = np.asarray(loc, dtype=float)
             if loc.ndim != 1 or loc.size == 0 or not np.all(np.isfinite(loc)):
                 raise ValueError(f"loc must be a non-empty finite 1-d array, got {loc!r}")
-        dim = loc.size if loc is not None else (np.asarray(shape).shape[0] if shape is not None and np.ndim(shape) == 2 else d)
+        dim = (
+            loc.size
+            if loc is not None
+            else (np.asarray(shape).shape[0] if shape is not None and np.ndim(shape) == 2 else d)
+        )
         if dim is None or int(dim) < 1:
             raise ValueError(f"d must be a positive integer, got {d!r}")
         dim = int(dim)

@@ -228,8 +228,9 @@ def check_rejects_empty(estimator, *, data=None, profile=None, seed=None) -> Che
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     x = np.empty((0,) + np.asarray(data).shape[1:])
     run, run_call = _both(estimator, x, rng)
-    return _expect_value_error(estimator, [("empty data (sample)", run, None), ("empty data (__call__)", run_call, None)],
-                               name, t0, seed)
+    return _expect_value_error(
+        estimator, [("empty data (sample)", run, None), ("empty data (__call__)", run_call, None)], name, t0, seed
+    )
 
 
 def check_rejects_wrong_shape(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
@@ -311,11 +312,25 @@ def check_extreme_inputs(estimator, *, data=None, profile=None, seed=None) -> Ch
         ex = seen.get("example")
         where = "" if ex is None else (f" on n={ex.data.shape[0]} records, row {ex.index} -> {ex.kind} "
                                        f"({_fmt_value(np.asarray(ex.neighbour)[ex.index])})")
-        return _result(name, estimator, "violated", f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-                       f"{where}", t0=t0, seed=seed, n_samples=_size("examples", profile, tags))
-    return _result(name, estimator, "consistent", f"finite releases of shape {ref_shape if tags['output_shape'] is None else 'as declared'} on "
-                   f"{_size('examples', profile, tags)} heavy-tailed data sets with an extreme record",
-                   t0=t0, seed=seed, n_samples=_size("examples", profile, tags))
+        return _result(
+            name,
+            estimator,
+            "violated",
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}{where}",
+            t0=t0,
+            seed=seed,
+            n_samples=_size("examples", profile, tags),
+        )
+    return _result(
+        name,
+        estimator,
+        "consistent",
+        f"finite releases of shape {ref_shape if tags['output_shape'] is None else 'as declared'} on "
+        f"{_size('examples', profile, tags)} heavy-tailed data sets with an extreme record",
+        t0=t0,
+        seed=seed,
+        n_samples=_size("examples", profile, tags),
+    )
 
 
 def _audit_result(name, estimator, res, t0, seed) -> CheckResult:

@@ -44,7 +44,9 @@ class MomentAssumption:
 
     def __post_init__(self):
         if self.geometry not in ("1d", "directional", "coordinate", "norm"):
-            raise ValueError(f"geometry must be one of '1d', 'directional', 'coordinate', 'norm'; got {self.geometry!r}")
+            raise ValueError(
+                f"geometry must be one of '1d', 'directional', 'coordinate', 'norm'; got {self.geometry!r}"
+            )
         check_positive("k", self.k)
         check_positive("M", self.M)
 

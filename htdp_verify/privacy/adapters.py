@@ -208,7 +208,9 @@ class _DiffprivlibObject(DPLAdapter):
         return state.randomise(data)
 
 
-def from_diffprivlib(obj, /, *, kind: str = "auto", neighbours: str = "replace", name: str | None = None, **kwargs) -> Mechanism:
+def from_diffprivlib(
+    obj, /, *, kind: str = "auto", neighbours: str = "replace", name: str | None = None, **kwargs
+) -> Mechanism:
     """Adapt a diffprivlib mechanism or tool; releases go through diffprivlib's own code path.
 
     ``obj`` may be
@@ -243,14 +245,18 @@ def from_diffprivlib(obj, /, *, kind: str = "auto", neighbours: str = "replace",
                 params = []
             kind = "tool" if params else "factory"
         else:
-            raise ValueError(f"obj must be a diffprivlib mechanism, mechanism class, factory or tool; got {type(obj).__name__}")
+            raise ValueError(
+                f"obj must be a diffprivlib mechanism, mechanism class, factory or tool; got {type(obj).__name__}"
+            )
     if kind != "class" and kwargs:
         raise ValueError(f"constructor kwargs are only accepted with a mechanism class, got {sorted(kwargs)}")
 
     guarantee = None
     if kind == "instance":
         if not _is_dpl_mechanism(obj):
-            raise ValueError(f"obj must be a diffprivlib DPMechanism instance for kind='instance', got {type(obj).__name__}")
+            raise ValueError(
+                f"obj must be a diffprivlib DPMechanism instance for kind='instance', got {type(obj).__name__}"
+            )
         proto = obj
     elif kind == "class":
         if not _is_dpl_mechanism_class(obj):
@@ -287,7 +293,9 @@ def draw(mechanism, data, size: int, rng: np.random.Generator, *, chunk_size: in
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def count_events(mechanism, data, size: int, events, rng: np.random.Generator, *, chunk_size: int = 1_000_000) -> np.ndarray:
+def count_events(
+    mechanism, data, size: int, events, rng: np.random.Generator, *, chunk_size: int = 1_000_000
+) -> np.ndarray:
     """How many of ``size`` fresh releases on ``data`` fall in each event (releases drawn and discarded in chunks)."""
     size = check_int("size", size, minimum=1)
     counts = np.zeros(len(events), dtype=np.int64)

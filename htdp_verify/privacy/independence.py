@@ -149,7 +149,10 @@ def check_independent_releases(mechanism, data, *, n_batches: int = 30, batch_si
 
     rows, usable = [], []
     for e, (nm, thr) in enumerate(events):
-        row = {"event": nm if thr is None else f"{nm} {thr[1]} {thr[0]:.6g}", "threshold": None if thr is None else thr[0]}
+        row = {
+            "event": nm if thr is None else f"{nm} {thr[1]} {thr[0]:.6g}",
+            "threshold": None if thr is None else thr[0],
+        }
         p_hat = counts[e].sum() / (k * b)
         row["p_hat"] = float(p_hat)
         if thr is None or b * min(p_hat, 1.0 - p_hat) < _MIN_EXPECTED:
@@ -179,8 +182,10 @@ def check_independent_releases(mechanism, data, *, n_batches: int = 30, batch_si
         summary = (f"releases are not i.i.d.: the count of '{worst['event']}' varies across {k} batches of {b} with "
                    f"variance {worst['ratio']:.3g}× the binomial one (p = {p_min:.2g} ≤ α/m = {alpha / m:.2g})")
     else:
-        summary = (f"no over- or under-dispersion across {k} batches of {b} releases ({m} events, largest deviation "
-                   f"ratio {worst['ratio']:.3g}); detects a variance ratio ≥ {phi:.3g} (within-batch correlation ≥ {rho:.2g}) "
-                   f"with power {power:g} at α = {alpha:g}")
+        summary = (
+            f"no over- or under-dispersion across {k} batches of {b} releases ({m} events, largest deviation "
+            f"ratio {worst['ratio']:.3g}); detects a variance ratio ≥ {phi:.3g} (within-batch correlation ≥ {rho:.2g}) "
+            f"with power {power:g} at α = {alpha:g}"
+        )
     return CheckResult(verdict="violated" if violated else "consistent", estimate=float(worst["ratio"]),
                        summary=summary, details=details, **common)

@@ -137,7 +137,9 @@ def as_pairs(pairs, relation: str | None = None) -> list[Pair]:
     try:
         items = list(pairs)
     except TypeError as exc:
-        raise ValueError(f"pairs must be a Pair, a (D, D') tuple, or a list of them; got {type(pairs).__name__}") from exc
+        raise ValueError(
+            f"pairs must be a Pair, a (D, D') tuple, or a list of them; got {type(pairs).__name__}"
+        ) from exc
     for p in items:
         if isinstance(p, Pair):
             out.append(p)
@@ -252,8 +254,10 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
     if missing:
         which = "D" if na < nb else "D'"
         rows_txt = f"rows {_list_rows(missing)}" if len(missing) > 1 else f"row {missing[0]}"
-        raise ValueError(f"pair {pair.label!r} is not an add/remove pair: besides the added record, {rows_txt} of the smaller dataset ({which}) are not in the larger one "
-                         f"({len(missing) + 1} records differ; add/remove-one allows 1){_LABEL_HINT}")
+        raise ValueError(
+            f"pair {pair.label!r} is not an add/remove pair: besides the added record, {rows_txt} of the smaller dataset ({which}) are not in the larger one "
+            f"({len(missing) + 1} records differ; add/remove-one allows 1){_LABEL_HINT}"
+        )
 
 
 def replace_one(data, index: int, row, label: str | None = None) -> Pair:
@@ -437,7 +441,10 @@ def dataset_patterns(data, *, relation: str = "replace", bound: float | None = N
     if bound is not None:
         for c in ((1.0, 2.0) if multiples is None else multiples):
             c = check_positive("multiples", c)
-            targets += [(f"+{c:g}·bound", np.full(rowshape, c * bound)), (f"-{c:g}·bound", np.full(rowshape, -c * bound))]
+            targets += [
+                (f"+{c:g}·bound", np.full(rowshape, c * bound)),
+                (f"-{c:g}·bound", np.full(rowshape, -c * bound)),
+            ]
     else:
         targets += _domain_targets(lo, hi, max_corners)
     out: list[Pair] = []

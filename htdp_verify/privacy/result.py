@@ -57,12 +57,16 @@ class AuditResult(CheckResult):
         lines.append(f"  pair:   {d.get('pair', {}).get('text', '')}")
         lines.append(f"  event:  {self.event}  ({d.get('event', {}).get('orientation', '')})")
         c = self.counts
-        lines.append(f"  counts: {c.get('numerator')} / {c.get('n_numerator', c.get('n_per_side'))} vs "
-                     f"{c.get('denominator')} / {c.get('n_denominator', c.get('n_per_side'))} "
-                     f"[{c.get('method', 'cp')}] (point estimate ln ratio = {d.get('point_estimate', float('nan')):.4g})")
+        lines.append(
+            f"  counts: {c.get('numerator')} / {c.get('n_numerator', c.get('n_per_side'))} vs "
+            f"{c.get('denominator')} / {c.get('n_denominator', c.get('n_per_side'))} "
+            f"[{c.get('method', 'cp')}] (point estimate ln ratio = {d.get('point_estimate', float('nan')):.4g})"
+        )
         lines.append(f"  detectability: {self.detectability.get('statement', '')}")
         if self.profile:
-            lines.append(f"  profile: {self.profile.get('n_events')} events, δ floor {self.profile.get('delta_floor'):.3g}")
+            lines.append(
+                f"  profile: {self.profile.get('n_events')} events, δ floor {self.profile.get('delta_floor'):.3g}"
+            )
         lines.append("  alpha ledger:")
         lines += ["    " + ln for ln in self.ledger.splitlines()]
         return "\n".join(lines)

@@ -48,7 +48,9 @@ def _parse_summary(summary: str):
             q = -1.0
         if 0 < q < 1:
             return "quantile", q
-    raise ValueError(f"summary must be 'median', 'mean' or 'q<level>' with level in (0, 1) (e.g. 'q0.9'), got {summary!r}")
+    raise ValueError(
+        f"summary must be 'median', 'mean' or 'q<level>' with level in (0, 1) (e.g. 'q0.9'), got {summary!r}"
+    )
 
 
 def _summarise(e: np.ndarray, kind: str, q) -> float:
@@ -118,7 +120,9 @@ def _extract(data, errors, variable: str | None, output: str | None):
     if np.any(np.diff(x) == 0):
         raise ValueError(f"{variable or 'x'} values must be distinct, got {x}")
     if x.size < 3:
-        raise ValueError(f"a rate fit with a confidence interval needs >= 3 grid values of {variable or 'x'}, got {x.size}")
+        raise ValueError(
+            f"a rate fit with a confidence interval needs >= 3 grid values of {variable or 'x'}, got {x.size}"
+        )
     for xi, c in zip(x, cells):
         if c.size < 2:
             raise ValueError(f"errors need >= 2 replications per grid value (got {c.size} at {variable or 'x'}={xi:g})")

@@ -246,7 +246,9 @@ def fit_rate(
     summ = np.array([_summarise(c, kind, q) for c in cells])
     if np.any(summ <= 0):
         bad = x[summ <= 0]
-        raise ValueError(f"the {summary} of the errors is 0 at {variable} = {bad}: a log-log fit needs positive summaries")
+        raise ValueError(
+            f"the {summary} of the errors is 0 at {variable} = {bad}: a log-log fit needs positive summaries"
+        )
     ly = np.log(summ)
     slope, intercept = _ols_slopes(u, ly)
     boot = np.column_stack([_boot_summary(c, kind, q, n_boot, rng) for c in cells])  # (B, K)
@@ -413,7 +415,9 @@ def check_rate(
         f"({100 * (1 - alpha):g}% CI [{lo:.3f}, {hi:.3f}]) vs claimed {r0:g} ± {tol:g}"
     )
     if verdict == "consistent":
-        summary = f"{head}: inside the band. A rate off by > {mdd:.3f} beyond the band is detected with prob ≥ {power:g}."
+        summary = (
+            f"{head}: inside the band. A rate off by > {mdd:.3f} beyond the band is detected with prob ≥ {power:g}."
+        )
     elif verdict == "violated":
         summary = f"{head}: outside the band (rejected at alpha={alpha:g})."
     else:

@@ -113,7 +113,9 @@ def _shape_inputs(errors, betas):
         samples = [e] * betas.size
         shared = True
     if betas.size < 4:
-        raise ValueError(f"betas must hold >= 4 distinct failure probabilities to fit a + b·log(1/β)^γ, got {betas.size}")
+        raise ValueError(
+            f"betas must hold >= 4 distinct failure probabilities to fit a + b·log(1/β)^γ, got {betas.size}"
+        )
     for b, e in zip(betas, samples):
         if e.size == 0 or not np.all(np.isfinite(e)):
             raise ValueError(f"errors for beta={b:g} must be a non-empty finite sample")

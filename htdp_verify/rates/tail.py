@@ -43,7 +43,9 @@ def _cells_and_bounds(errors, bound_values):
     elif len(cells) > 1 and np.shape(b) == (len(cells),):
         bounds = [np.full(c.size, float(bi)) for c, bi in zip(cells, np.asarray(b, dtype=float))]
     else:
-        rows = [np.asarray(b, dtype=float).ravel()] if len(cells) == 1 else [np.asarray(r, dtype=float).ravel() for r in b]
+        rows = (
+            [np.asarray(b, dtype=float).ravel()] if len(cells) == 1 else [np.asarray(r, dtype=float).ravel() for r in b]
+        )
         if len(rows) != len(cells) or any(r.size != c.size for r, c in zip(rows, cells)):
             raise ValueError(
                 f"bound_values must be a scalar, one value per cell ({len(cells)}), or one per replication "

@@ -61,12 +61,16 @@ class TermFit:
             r, p = t
             return f"{self.variable}^{r:g}" + (f"·log({self.variable})^{p:g}" if p else "")
 
-        lines = [f"{self.summary} error ≈ " + " + ".join(f"{c:.3g}·{tname(t)}" for c, t in zip(self.constants, self.terms))]
+        lines = [
+            f"{self.summary} error ≈ " + " + ".join(f"{c:.3g}·{tname(t)}" for c, t in zip(self.constants, self.terms))
+        ]
         for cr in self.crossovers:
             where = "inside" if cr["inside_grid"] else "outside"
             lines.append(f"crossover of {tname(self.terms[cr['terms'][0]])} and {tname(self.terms[cr['terms'][1]])} "
                          f"at {self.variable} ≈ {cr['x']:.4g} ({where} the grid)")
-        lines.append(f"max |relative residual| {np.max(np.abs(self.rel_residuals)):.3g}; lack-of-fit p ≈ {self.lack_of_fit_pvalue:.3g}")
+        lines.append(
+            f"max |relative residual| {np.max(np.abs(self.rel_residuals)):.3g}; lack-of-fit p ≈ {self.lack_of_fit_pvalue:.3g}"
+        )
         return "\n".join(lines)
 
 

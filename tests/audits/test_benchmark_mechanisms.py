@@ -72,9 +72,25 @@ def test_catalogue_covers_dpsniper_and_statdp():
     # SVT4 is Lyu's "(1+6c)/4·ε-DP" variant: its ε-claim is violated (0.175 > 0.1), as is iSVT3 (1.75ε)
     assert {"NoisyHist2", "ReportNoisyMax3", "ReportNoisyMax4", "SVT3", "SVT4", "SVT5", "SVT6", "SVT34Parallel",
             "LaplaceNaiveFloat", "PrefixSum", "StatDP.iSVT3", "StatDP.histogram_eps@0.2"} <= buggy
-    assert not {"Laplace", "TruncatedGeometric", "NoisyHist1", "ReportNoisyMax1", "ReportNoisyMax2", "SVT1", "SVT2",
-                "NumericalSVT", "StatDP.histogram_eps@1.5", "RAPPOR", "OneTimeRAPPOR", "LaplaceParallel", "LaplaceSnapping",
-                "PrefixSum_N1"} & buggy
+    assert (
+        not {
+            "Laplace",
+            "TruncatedGeometric",
+            "NoisyHist1",
+            "ReportNoisyMax1",
+            "ReportNoisyMax2",
+            "SVT1",
+            "SVT2",
+            "NumericalSVT",
+            "StatDP.histogram_eps@1.5",
+            "RAPPOR",
+            "OneTimeRAPPOR",
+            "LaplaceParallel",
+            "LaplaceSnapping",
+            "PrefixSum_N1",
+        }
+        & buggy
+    )
     unb = {n for n, m in MECHANISMS.items() if m.unbounded}
     assert unb == {"ReportNoisyMax4", "SVT5", "LaplaceNaiveFloat", "StatDP.iSVT1"}
 

@@ -99,15 +99,28 @@ def _rate_designs():
         out += [
             ("hu2022.rate.lemma4_n", hu2022.TOL_LEMMA4_N, RateClaim("n", -0.5, 0.1), h["ns"]),
             ("hu2022.rate.private_n", hu2022.TOL_PRIVATE_N, RateClaim("n", -0.5, 0.1), h["ns"]),
-            ("hu2022.rate.private_eps", hu2022._tol_private_eps(h["n_eps"]), RateClaim("epsilon", -0.5, 0.1), h["epss"]),
+            (
+                "hu2022.rate.private_eps",
+                hu2022._tol_private_eps(h["n_eps"]),
+                RateClaim("epsilon", -0.5, 0.1),
+                h["epss"],
+            ),
             ("wang_dpem.rate.central_n", dpem.TOL_CENTRAL_N, RateClaim("n", -0.5, 0.1), w["ns"]),
-            ("wang_dpem.rate.central_eps", dpem._tol_central_eps(w["n_eps"]), RateClaim("epsilon", -0.5, 0.1),
-             w["epss"]),
+            (
+                "wang_dpem.rate.central_eps",
+                dpem._tol_central_eps(w["n_eps"]),
+                RateClaim("epsilon", -0.5, 0.1),
+                w["epss"],
+            ),
             ("wang_dpem.rate.local_n", dpem.TOL_LOCAL_N, RateClaim("n", -0.25, 0.08), w["lns"]),
             ("wang_dpem.rate.local_eps", dpem._tol_local_eps(w["n_eps"]), RateClaim("epsilon", -0.5, 0.1), w["epss"]),
             ("zhao2024.rate.simple_clipping_n", zhao2024.TOL_SC_N, RateClaim("n", -0.75, 0.1), z["ns"]),
-            ("zhao2024.rate.simple_clipping_eps", zhao2024._tol_sc_eps(z["n_eps"]), RateClaim("epsilon", -0.75, 0.1),
-             z["epss"]),
+            (
+                "zhao2024.rate.simple_clipping_eps",
+                zhao2024._tol_sc_eps(z["n_eps"]),
+                RateClaim("epsilon", -0.75, 0.1),
+                z["epss"],
+            ),
             ("zhao2024.rate.iterative_n", zhao2024.TOL_IT_N, RateClaim("n", -0.75, 0.1), z["ns"]),
         ]
     return out

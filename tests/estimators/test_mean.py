@@ -214,7 +214,9 @@ def test_zhao_simple_clipping_sensitivity_l2():
         worst = max(worst, np.linalg.norm(est.statistic(a) - est.statistic(b)))
     assert worst <= est.sensitivity(100) * (1 + 1e-12)
     assert worst >= est.sensitivity(100) * (1 - 1e-12)
-    assert np.allclose(clip_rows(np.array([[1e300, -1e300], [3e-320, 0.0]]), 2.0), [[math.sqrt(2), -math.sqrt(2)], [3e-320, 0.0]])
+    assert np.allclose(
+        clip_rows(np.array([[1e300, -1e300], [3e-320, 0.0]]), 2.0), [[math.sqrt(2), -math.sqrt(2)], [3e-320, 0.0]]
+    )
 
 
 @pytest.mark.parametrize("partition", ["index", "random"])

@@ -94,7 +94,9 @@ def test_bit_features():
     x = np.array([1.0, -2.0])
     B = bit_features(x)
     assert B.shape == (2, 64) and B[1, 63] == 1 and B[0, 63] == 0  # sign bit
-    assert np.array_equal(np.packbits(B[0].astype(np.uint8)[::-1]), np.frombuffer(np.float64(1.0).tobytes()[::-1], np.uint8))
+    assert np.array_equal(
+        np.packbits(B[0].astype(np.uint8)[::-1]), np.frombuffer(np.float64(1.0).tobytes()[::-1], np.uint8)
+    )
 
 
 def test_neighbour_patterns_and_relations():

@@ -115,7 +115,10 @@ def test_tool_reproduces_diffprivlib(tool, kw, x1):
 
 
 def test_tool_axis_and_histogramdd(x2):
-    for tool, kw in [("mean", dict(bounds=([0, 0], [1, 1]), axis=0)), ("histogramdd", dict(range=[(0, 1), (0, 1)], bins=3))]:
+    for tool, kw in [
+        ("mean", dict(bounds=([0, 0], [1, 1]), axis=0)),
+        ("histogramdd", dict(range=[(0, 1), (0, 1)], bins=3)),
+    ]:
         adapter = DPLTool(tool, epsilon=1.0, **kw)
         got = adapter(x2, SIZE, np.random.default_rng(5))
         func = getattr(diffprivlib.tools, tool)
@@ -214,7 +217,11 @@ def test_declared_relations():
     assert DPLTool("mean", epsilon=1, bounds=(0, 1)).privacy.neighbours == "replace"
     g = DPLMechanism("Gaussian", epsilon=0.5, delta=1e-5, sensitivity=1)
     assert (g.privacy.epsilon, g.privacy.delta) == (0.5, 1e-5)
-    for a in (g, DPLTool("median", epsilon=1, bounds=(0, 1)), DPLModel("KMeans", epsilon=1, bounds=(0, 1), n_clusters=2)):
+    for a in (
+        g,
+        DPLTool("median", epsilon=1, bounds=(0, 1)),
+        DPLModel("KMeans", epsilon=1, bounds=(0, 1), n_clusters=2),
+    ):
         assert a.relation_note
 
 
@@ -279,7 +286,9 @@ def test_call_errors_name_the_parameter(x1, sup):
     with pytest.raises(ValueError, match="data"):
         DPLMechanism("Geometric", epsilon=1)(0.5, 2, g)
     with pytest.raises(ValueError, match="data"):
-        DPLModel("GaussianNB", epsilon=1, bounds=(0, 1), classes=[0, 1])(np.column_stack([sup[:, :2], sup[:, 2] + 5]), 1, g)
+        DPLModel("GaussianNB", epsilon=1, bounds=(0, 1), classes=[0, 1])(
+            np.column_stack([sup[:, :2], sup[:, 2] + 5]), 1, g
+        )
     with pytest.raises(ValueError, match="seed"):
         a.release(x1, -1)
     with pytest.raises(ValueError, match="rng"):

@@ -109,6 +109,8 @@ def make_attacks(attacks, Y_example, *, log_density=None, max_categories: int = 
     # drop attacks that cannot apply to this output shape (explicit requests that do not apply raise)
     kept = [a for a in out if a.applicable(Y_example)]
     if not kept:
-        raise ValueError(f"attacks: none of {[a.name for a in out]} applies to releases of shape {np.shape(Y_example)[1:]}")
+        raise ValueError(
+            f"attacks: none of {[a.name for a in out]} applies to releases of shape {np.shape(Y_example)[1:]}"
+        )
     return kept
 

@@ -148,7 +148,10 @@ class ProjectionAttack(Attack):
         events = []
         for w, how in dirs:
             if how == "declared":  # declared directions act on raw outputs
-                f = Projection(w, label=f"declared projection w·output (w={np.array2string(w, precision=3, separator=', ', threshold=6)})")
+                f = Projection(
+                    w,
+                    label=f"declared projection w·output (w={np.array2string(w, precision=3, separator=', ', threshold=6)})",
+                )
             else:
                 f = Projection(w, centre, scale)
             events += scan_thresholds(f(X1), f(X2), ctx, f, self.name)

@@ -289,7 +289,11 @@ class StratifiedAttack(Attack):
             kind, a, b = g
             s = []
             for C, value, first in parts:
-                sel = np.all(C == np.asarray(a, dtype=np.int16), axis=1) if kind == "pattern" else (first >= a) & (first <= b)
+                sel = (
+                    np.all(C == np.asarray(a, dtype=np.int16), axis=1)
+                    if kind == "pattern"
+                    else (first >= a) & (first <= b)
+                )
                 s.append(np.where(sel, value, np.nan))
             f = StratifiedValue(pk, g, label)
             events += scan_thresholds(s[0], s[1], ctx, f, self.name)
