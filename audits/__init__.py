@@ -25,3 +25,4 @@ from . import (  # noqa: F401
 from . import hu2022_lowerbound  # noqa: F401
 from . import hu2022_sparse  # noqa: F401
 from . import hu2022_experiments  # noqa: F401
+from . import hu2022_sparse_rates  # noqa: F401
