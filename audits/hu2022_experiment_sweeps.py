@@ -35,13 +35,13 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import optimize, special
 
 from estimators.hu2022.presets import alg1_experiment, alg2_experiment
-from estimators.hu2022.presets_iht import (alg3_experiment, alg5_experiment, experiment_sparse_truth,
-                                           random_sparse_init)
+from estimators.hu2022.presets_iht import alg3_experiment, alg5_experiment, experiment_sparse_truth, random_sparse_init
 
 __all__ = ["Setting", "SETTINGS", "SIZES", "run_figure", "draw_features", "draw_noise", "REG"]
 
@@ -92,7 +92,7 @@ SETTINGS = {
 # sizes per algorithm family and profile ("tiny": tests only). ds: dimensions; ns: the n-sweep at ε = 1; n_eps: the
 # n of the ε-sweep (and of the s*-sweep); s_star: s* of the ε- and n-sweeps; s_grid: the s*-sweep; n_eval: the
 # evaluation sample of the logistic metrics. The paper: n = 10⁴ (Figs 1, 5 (a)), n = 5·10⁴, s* = 20 (Figs 7–9).
-SIZES = {
+SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "polytope": {
         "tiny": dict(ds=(20, 60), ns=(500, 1000, 2000), n_eps=1000, reps=10, n_eval=3000),
         "quick": dict(ds=(50, 200), ns=(1000, 2000, 4000, 8000), n_eps=4000, reps=20, n_eval=10000),
@@ -261,7 +261,7 @@ class Cell:
 
 def make_cell(setting: Setting, d: int, s_star: int | None, n_eval: int, rng) -> Cell:
     """w* for (d, s*) and, for the logistic figures, the evaluation sample and its minimiser w†."""
-    truth = experiment_sparse_truth(d, s_star, rng=rng) if setting.sparse else _l1_truth(d, rng)
+    truth = experiment_sparse_truth(d, int(s_star or 0), rng=rng) if setting.sparse else _l1_truth(d, rng)
     if setting.task == "linear":
         return Cell(truth, second_moment(setting.features))
     X = draw_features(setting.features, n_eval, d, rng=rng)
@@ -280,7 +280,7 @@ def make_cell(setting: Setting, d: int, s_star: int | None, n_eval: int, rng) ->
 def estimator(setting: Setting, n: int, d: int, eps: float, *, s_star=None, private=True, alg=None, w1=None):
     """The experiment preset of the figure's algorithm at (n, d, ε) (module docstring)."""
     alg = alg or setting.alg
-    kw = {}
+    kw: dict[str, Any] = {}
     if alg == "alg1":
         return alg1_experiment(n, d, eps, loss="squared" if setting.task == "linear" else "logistic", w0="random",
                                noise=private, **kw)
@@ -314,8 +314,9 @@ def run_figure(fig: int, profile: str, seed: int, inflate: float = 0.0) -> dict:
     Returns arrays indexed [replication, d, grid point]: ``"eps"`` (at n_eps, ε over :data:`EPS_GRID`), ``"n"`` (ε =
     1 over ``ns``), ``"s"`` (sparse: at n_eps, ε = 1, over ``s_grid``); ``"nonprivate"`` [rep, n] at ``d_private``;
     ``"alg1"`` [rep, d, n] (Fig 5: Alg. 1 on the same data); and the design (sizes, grids, seconds)."""
-    from threadpoolctl import threadpool_limits
     import time
+
+    from threadpoolctl import threadpool_limits
 
     t0 = time.perf_counter()
     setting = SETTINGS[fig]
@@ -336,7 +337,7 @@ def run_figure(fig: int, profile: str, seed: int, inflate: float = 0.0) -> dict:
         for s in s_grid:
             if s != s_star:
                 cells[(d, s)] = make_cell(setting, d, s, sz["n_eval"], cell_rng)
-    out = {"eps": np.empty((R, len(ds), len(EPS_GRID))), "n": np.empty((R, len(ds), len(ns)))}
+    out: dict[str, Any] = {"eps": np.empty((R, len(ds), len(EPS_GRID))), "n": np.empty((R, len(ds), len(ns)))}
     if "s" in setting.panels:
         out["s"] = np.empty((R, len(ds), len(s_grid)))
     if "private" in setting.panels:
