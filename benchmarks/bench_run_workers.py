@@ -1,0 +1,264 @@
+"""Throughput of ``htdp-verify run --workers N`` and of the Dask audit backend.  Run:
+``python benchmarks/bench_run_workers.py [--parts real,synthetic,audit] [--repeats R] [--names ...]``.
+
+Parts
+1. ``real``: ``htdp-verify run NAMES --profile quick`` (a CPU-bound subset of the registered checks, default
+   ``hu2022.privacy`` and ``stats``) as a subprocess with ``--workers 1`` and ``--workers 2``: wall-clock seconds,
+   the ratio, and whether the two runs' results are identical (every field but ``seconds``).
+2. ``synthetic``: eight registered checks that each do a fixed amount of pure-Python arithmetic (single-threaded,
+   no I/O, no BLAS), run in this process through ``cli.main`` with ``--workers 1`` and ``2``, ``--repeats`` times
+   alternating, so the ratio is measured without the real checks' unequal lengths; median ratio reported.
+3. ``audit``: ``htdp_verify.privacy.audit(..., backend="dask", client=...)`` on a Dask ``LocalCluster`` of two
+   single-threaded workers vs ``backend="serial"``, on two expensive mechanisms: a numpy-heavy one (each release is
+   the median of 100 noisy values) and a sleep-bound one (20 µs per release; the clean case of a slow estimator),
+   8 blocks of 65 536 releases per side.  The certification stage is timed alone (``count_streamed``) and inside the whole audit (whose search
+   and selection stages are not distributed).  ``max_memory="2MiB"`` makes one block one task (with the default
+   2 GiB and scalar releases all blocks of a side would go into one call, i.e. one task: no parallelism).
+
+The machine is shared: the 1-, 5- and 15-minute load averages are sampled every 2 s during each measurement and
+printed with it.  Writes ``benchmarks/results/bench_run_workers.json``.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from htdp_verify import cli  # noqa: E402
+from htdp_verify.registry import register  # noqa: E402
+from htdp_verify.results import CheckResult  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "results" / "bench_run_workers.json"
+
+
+class LoadSampler:
+    """Samples ``os.getloadavg()`` every 2 s while active; ``summary()``: mean and max of the 1-minute load."""
+
+    def __init__(self):
+        self.samples, self._stop = [], threading.Event()
+
+    def __enter__(self):
+        self.samples.append(os.getloadavg())
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+        return self
+
+    def _run(self):
+        while not self._stop.wait(2.0):
+            self.samples.append(os.getloadavg())
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._t.join()
+        self.samples.append(os.getloadavg())
+
+    def summary(self):
+        one = [s[0] for s in self.samples]
+        return {"load1_mean": round(statistics.mean(one), 2), "load1_max": round(max(one), 2),
+                "load15_end": round(self.samples[-1][2], 2)}
+
+
+def _results(out: Path):
+    rs = json.loads((out / "results.json").read_text())["results"]
+    for r in rs:
+        r.pop("seconds", None)
+    return rs
+
+
+# ------------------------------------------------------------------------------------------------- part 1
+def real_subset(names, seed, repeats):
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(repeats):
+            for w in (1, 2) if rep % 2 == 0 else (2, 1):
+                out = Path(tmp) / f"w{w}_{rep}"
+                cmd = [sys.executable, "-m", "htdp_verify.cli", "run", *names, "--profile", "quick", "--seed",
+                       str(seed), "--out", str(out), "--no-progress", "--workers", str(w)]
+                with LoadSampler() as ls:
+                    t0 = time.perf_counter()
+                    r = subprocess.run(cmd, capture_output=True, text=True)
+                    sec = time.perf_counter() - t0
+                row = {"part": "real", "workers": w, "repeat": rep, "seconds": round(sec, 1),
+                       "exit": r.returncode, **ls.summary()}
+                rows.append(row)
+                print(row, flush=True)
+        for rep in range(repeats):
+            row = {"part": "real", "identical_results": _results(Path(tmp) / f"w1_{rep}") ==
+                   _results(Path(tmp) / f"w2_{rep}"), "repeat": rep}
+            rows.append(row)
+            print(row, flush=True)
+    return rows
+
+
+# ------------------------------------------------------------------------------------------------- part 2
+WORK = 15_000_000  # pure-Python multiply-adds per synthetic check (about 3 s on one idle core)
+
+
+def make_burn(name):
+    def burn(ctx):
+        """A fixed amount of single-threaded arithmetic; the result depends on the check's generator."""
+        a, x = float(ctx.rng.random()), 0.0
+        for _ in range(WORK):
+            x = x * 0.999999 + a
+        return CheckResult(name=name, verdict="info", statistic="x", estimate=x, seed=ctx.seed)
+    return burn
+
+
+def synthetic(repeats, n_checks=8):
+    for k in range(n_checks):
+        register(f"synthetic.burn{k}", description="fixed pure-Python arithmetic")(make_burn(f"synthetic.burn{k}"))
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(repeats):
+            for w in (1, 2) if rep % 2 == 0 else (2, 1):
+                out = Path(tmp) / f"s{w}_{rep}"
+                with LoadSampler() as ls:
+                    t0 = time.perf_counter()
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        code = cli.main(["run", "synthetic", "--seed", "3", "--out", str(out), "--no-progress",
+                                         "--workers", str(w)])
+                    sec = time.perf_counter() - t0
+                row = {"part": "synthetic", "workers": w, "repeat": rep, "seconds": round(sec, 2), "exit": code,
+                       **ls.summary()}
+                rows.append(row)
+                print(row, flush=True)
+            rows.append({"part": "synthetic", "repeat": rep, "identical_results":
+                         _results(Path(tmp) / f"s1_{rep}") == _results(Path(tmp) / f"s2_{rep}")})
+            print(rows[-1], flush=True)
+    return rows
+
+
+# ------------------------------------------------------------------------------------------------- part 3
+def median_mech(data, size, rng):
+    """Numpy-heavy: each release is the median of 100 noisy copies of the data mean (one sort per release)."""
+    m = float(np.mean(data))
+    return np.median(m + rng.laplace(0.0, 1.0, size=(size, 100)), axis=1)
+
+
+def sleepy_mech(data, size, rng):
+    """Sleep-bound: 20 µs per release, as a slow estimator would take, then a Laplace mean."""
+    time.sleep(2e-5 * size)
+    return float(np.mean(data)) + rng.laplace(0.0, 1.0 / (len(data) * 1.0), size=size)
+
+
+#: scalar releases are counted in blocks of 65 536 (``streaming.block_size(8)``): 8 blocks per side, so two workers
+#: get four each; n_samples a few Poisson standard deviations under 8 blocks (the audit draws Poisson(n) per side)
+N_CERT = 8 * 65536 - 3000
+
+
+def audit_backend(repeats):
+    from distributed import Client, LocalCluster
+
+    from htdp_verify.claims import PrivacyClaim
+    from htdp_verify.privacy import audit
+    from htdp_verify.privacy.streaming import count_streamed
+
+    d, d2 = np.zeros(10), np.r_[np.zeros(9), 1.0]
+    rows = []
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    client = Client(cluster)
+    try:
+        for label, mech, n in (("median_of_100", median_mech, N_CERT), ("sleep_20us", sleepy_mech, N_CERT)):
+            kw = {"max_memory": "2MiB"}  # one block per call: 65 536 releases x 8 bytes x 4
+            for rep in range(repeats):
+                for backend in ("serial", "dask") if rep % 2 == 0 else ("dask", "serial"):
+                    extra = {"backend": backend, "client": client if backend == "dask" else None}
+                    with LoadSampler() as ls:
+                        t0 = time.perf_counter()
+                        res = audit(mech, PrivacyClaim(1.0), pairs=[(d, d2)], n_samples=n, n_select=2000,
+                                    rng=np.random.default_rng(5), **kw, **extra)
+                        sec = time.perf_counter() - t0
+                    row = {"part": "audit", "mechanism": label, "backend": backend, "repeat": rep,
+                           "n_samples": n, "seconds": round(sec, 2), "epsilon_lb": res.epsilon_lb,
+                           "verdict": res.verdict, **ls.summary()}
+                    rows.append(row)
+                    print(row, flush=True)
+            # the certification stage alone
+            for rep in range(repeats):
+                for backend in ("serial", "dask") if rep % 2 == 0 else ("dask", "serial"):
+                    with LoadSampler() as ls:
+                        t0 = time.perf_counter()
+                        c = count_streamed(mech, d, n, [_Above(0.05)], np.random.default_rng(9), release_nbytes=8,
+                                           backend=backend, client=client if backend == "dask" else None, **kw)
+                        sec = time.perf_counter() - t0
+                    row = {"part": "certification", "mechanism": label, "backend": backend, "repeat": rep,
+                           "n": n, "seconds": round(sec, 2), "count": int(c[0]), **ls.summary()}
+                    rows.append(row)
+                    print(row, flush=True)
+    finally:
+        client.close()
+        cluster.close()
+    return rows
+
+
+class _Above:
+    """A threshold event (release > t) for ``count_streamed``."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def indicator(self, y):
+        return np.asarray(y).reshape(len(y), -1)[:, 0] > self.t
+
+
+def ratios(rows):
+    """Median serial/parallel time ratio per part (and mechanism)."""
+    out = {}
+    for part in ("real", "synthetic"):
+        one = [r["seconds"] for r in rows if r.get("part") == part and r.get("workers") == 1]
+        two = [r["seconds"] for r in rows if r.get("part") == part and r.get("workers") == 2]
+        if one and two:
+            out[part] = round(statistics.median(one) / statistics.median(two), 2)
+    for part in ("audit", "certification"):
+        for mech in {r["mechanism"] for r in rows if r.get("part") == part}:
+            s = [r["seconds"] for r in rows if r.get("part") == part and r["mechanism"] == mech
+                 and r["backend"] == "serial"]
+            d = [r["seconds"] for r in rows if r.get("part") == part and r["mechanism"] == mech
+                 and r["backend"] == "dask"]
+            out[f"{part}:{mech}"] = round(statistics.median(s) / statistics.median(d), 2)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--parts", default="synthetic,audit,real")
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--names", nargs="*", default=["hu2022.privacy", "stats"])
+    ap.add_argument("--seed", type=int, default=20261121)
+    a = ap.parse_args()
+    parts = a.parts.split(",")
+    rows = []
+    info = {"cpus": os.cpu_count(), "affinity": len(os.sched_getaffinity(0)), "python": sys.version.split()[0]}
+    print(info, flush=True)
+    if "synthetic" in parts:
+        rows += synthetic(a.repeats)
+    if "audit" in parts:
+        rows += audit_backend(a.repeats)
+    if "real" in parts:
+        rows += real_subset(a.names, a.seed, a.repeats)
+    print("serial / parallel time ratio (median over repeats):", ratios(rows), flush=True)
+    # keep the rows of parts not run this time (each part can be rerun alone)
+    ran = {r["part"] for r in rows} | ({"certification"} if "audit" in parts else set())
+    old = json.loads(OUT.read_text())["rows"] if OUT.exists() else []
+    rows = [r for r in old if r.get("part") not in ran] + rows
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps({"info": info, "names": a.names, "ratios": ratios(rows), "rows": rows}, indent=1))
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
