@@ -91,7 +91,8 @@ def privacy_smoothed(ctx, *, sensitivity="paper", evaluation="stable", noise_fac
     note = (
         (
             "printed closed form evaluated literally; per-sample value at |x|/s = "
-            f"{magnitude / scale:.3g} is {float(soft_truncation_statistic(np.array([magnitude]), scale, BETA, evaluation=evaluation)) / scale:.4g}"
+            f"{magnitude / scale:.3g} is "
+            f"{float(soft_truncation_statistic(np.array([magnitude]), scale, BETA, evaluation=evaluation)) / scale:.4g}"
             " (proven bound ±0.943)"
         )
         if evaluation == "closed_form"

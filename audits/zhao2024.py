@@ -259,7 +259,9 @@ def check_it_n(ctx):
 # tail shape (H1 / H2)
 # ---------------------------------------------------------------------------------------------------------
 SHAPE_LAW = Pareto(2.1, 1.0)  # p = 2: E X² = 21
-SHAPE_EPS = 1e4  # privacy noise negligible: the sampling part shapes the tail (spec H1/H2; with fixed R a noise σ0 ∝ m ∝ ℓ would dominate)
+# privacy noise negligible: the sampling part shapes the tail (spec H1/H2; with fixed R a noise σ0 ∝ m ∝ ℓ would
+# dominate)
+SHAPE_EPS = 1e4
 
 
 def shape_errors(kind, n, reps, rng, *, beta=None, C_m=4.0, simple_cls=SimpleClippingMean):

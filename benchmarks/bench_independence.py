@@ -4,9 +4,10 @@ Before the fix the d > 3 solver drew its 64 random candidate directions once per
 vectorises in chunks of 4e6 / (m·d·K) releases, 421 at the defaults below), so the releases of a chunk shared them.
 
 Measured (2 cores, seed 20261121, ``--batch-size 1000``): shared draw "violated", min p = 1.8e-4, ratios 1.5-2.3 on
-the five coordinates; shipped estimator "consistent", min p = 0.06, ratios 0.57-1.28 (about 65 s each). This script runs ``check_independent_releases`` on the shipped estimator
-and on a subclass that restores the shared draw, at the estimator's default iteration count, and prints each
-event's variance ratio (count variance across batches / binomial variance).
+the five coordinates; shipped estimator "consistent", min p = 0.06, ratios 0.57-1.28 (about 65 s each). This script runs
+``check_independent_releases`` on the shipped estimator and on a subclass that restores the shared draw, at the
+estimator's default iteration count, and prints each event's variance ratio (count variance across batches / binomial
+variance).
 
     python benchmarks/bench_independence.py [--d 5] [--n 2000] [--groups 20] [--batches 30] [--batch-size 200]
 """

@@ -37,8 +37,9 @@ with four regimes:
 For ψ_β with |a| > 1e100 (or a = ±inf after x/s overflows) the limit c·erf(√(β/2)) is returned (the correction is
 O(a⁻²)). Agreement with a 40+-digit mpmath evaluation of the exact closed form: |error| ≤ 3e-15 absolute over
 a ∈ ±[1e-300, 1e300], b ∈ [1e-300, 1e300]; relative error ≤ 6e-15 for ψ_β, β ∈ [0.5, 10], a ∈ [1e-12, 1e300]
-(the printed closed form: relative error > 1e-6 from a ≈ 2e3, outside the bound from a ≈ 1e5, non-finite from a ≈ 1e103). As a final guard that is a
-no-op in exact arithmetic, results are clipped to the proven bound (c for E φ(a + bZ); c·erf(√(β/2)) for ψ_β).
+(the printed closed form: relative error > 1e-6 from a ≈ 2e3, outside the bound from a ≈ 1e5, non-finite from
+a ≈ 1e103). As a final guard that is a no-op in exact arithmetic, results are clipped to the proven bound
+(c for E φ(a + bZ); c·erf(√(β/2)) for ψ_β).
 """
 from __future__ import annotations
 
@@ -273,7 +274,8 @@ def soft_truncation_sensitivity(n, scale, beta, *, kind: str = "paper") -> float
 
 
 def clip_rows(x, radius):
-    """clip_R(x) = x·min(1, R/‖x‖₂) applied to each row of the (n, d) array ``x``; the norm is computed overflow-free (rows of size ~1e300 keep their direction)."""
+    """clip_R(x) = x·min(1, R/‖x‖₂) applied to each row of the (n, d) array ``x``; the norm is computed overflow-free
+    (rows of size ~1e300 keep their direction)."""
     peak = np.max(np.abs(x), axis=1, keepdims=True)
     safe = np.where(peak > 0, peak, 1.0)
     unit = np.linalg.norm(x / safe, axis=1, keepdims=True)  # in [1, √d] for non-zero rows, 0 for zero rows

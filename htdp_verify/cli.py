@@ -381,7 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument(
         "--quick",
         action="store_true",
-        help="small sizes: 10^6 releases per side for the public auditor's column, the plans' quick budgets for the white-box column (about 10 minutes on 2 cores)",
+        help="small sizes: 10^6 releases per side for the public auditor's column, the plans' quick budgets for the "
+        "white-box column (about 10 minutes on 2 cores)",
     )
     b.add_argument("--seed", type=_seed_arg, default=20261121,
                    help="run seed, an integer in [0, 2**63) (default 20261121)")

@@ -230,7 +230,8 @@ def assert_quantile_shape(
                                name=name or f"quantile_shape[gamma={gamma:g}]")
     sh = res.details["shape"]
     qs = ", ".join(f"beta={b:g}: {q:.4g}" for b, q in zip(sh["betas"], sh["quantiles"]))
-    extra = f"quantiles: {qs}\nnested fit q = a + b sqrt(l) + c l: c = {sh['nested']['c']:.4g} CI {sh['nested']['c_interval']}"
+    nested = sh["nested"]
+    extra = f"quantiles: {qs}\nnested fit q = a + b sqrt(l) + c l: c = {nested['c']:.4g} CI {nested['c_interval']}"
     return _finish(res, on_inconclusive, extra)
 
 

@@ -34,7 +34,8 @@ AUTO_QUICK = 1_000_000
 
 def auto_sizes(n_per_side: int, n_pairs: int) -> dict:
     """``audit()``'s default split of a per-side budget: certification ``n``, selection ``max(2000, n // 4)``,
-    and with several pairs a search of ``max(MIN_PER_PAIR * n_pairs, n // 2)`` (the defaults of ``audit``); ``n`` is the largest that fits."""
+    and with several pairs a search of ``max(MIN_PER_PAIR * n_pairs, n // 2)`` (the defaults of ``audit``); ``n`` is the
+    largest that fits."""
     n_per_side = check_int("n_per_side", n_per_side, minimum=1000)
     share = 1.25 + (0.5 if n_pairs > 1 else 0.0)
     n = int(n_per_side / share)

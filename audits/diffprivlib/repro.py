@@ -143,10 +143,12 @@ def repro_script(adapter: DPLAdapter, res) -> str:
     claim = adapter.privacy
     header = f'''"""Reproduction: diffprivlib {adapter.name} at claimed {claim} ({res.name}).
 
-htdp-verify certified epsilon >= {res.epsilon_lb:.4g} at {100 * (1 - res.alpha):.4g}% confidence (claim: {claim.epsilon:g}).
+htdp-verify certified epsilon >= {res.epsilon_lb:.4g} at {100 * (1 - res.alpha):.4g}% confidence \
+(claim: {claim.epsilon:g}).
 Pair ({pair.get("relation")}): {pair.get("label")}
 Certified event: {desc} ({res.details["event"].get("orientation")})
-Counts: {res.counts.get("numerator")}/{res.counts.get("n_per_side")} vs {res.counts.get("denominator")}/{res.counts.get("n_per_side")}
+Counts: {res.counts.get("numerator")}/{res.counts.get("n_per_side")} \
+vs {res.counts.get("denominator")}/{res.counts.get("n_per_side")}
 Relation: {adapter.relation_note}
 
 Run: python {{this file}} [releases per side]   (needs numpy, scipy, diffprivlib==0.6.6)

@@ -79,7 +79,8 @@ def _em_beta(beta, d, snr, sigma, rng):
 
 def gaussian_mixture(n: int, d: int, *, beta=None, snr: float = 3.0, sigma: float = 1.0,
                      rng: np.random.Generator) -> MixtureData:
-    """Two symmetric Gaussian components: ``y = Z beta + V``, Z Rademacher, ``V ~ N(0, sigma^2 I_d)`` (Wang et al. eq. 4).
+    """Two symmetric Gaussian components: ``y = Z beta + V``, Z Rademacher, ``V ~ N(0, sigma^2 I_d)`` (Wang et al.,
+    eq. 4).
 
     ``beta`` defaults to a random direction with ``||beta|| / sigma = snr`` (the paper's experiments use SNR 3).
     """
@@ -95,7 +96,8 @@ def gaussian_mixture(n: int, d: int, *, beta=None, snr: float = 3.0, sigma: floa
 
 def mixture_of_regressions(n: int, d: int, *, beta=None, snr: float = 3.0, sigma: float = 1.0,
                            rng: np.random.Generator) -> MixtureData:
-    """Mixture of two regressions: ``y = Z <beta, x> + V``, ``x ~ N(0, I_d)``, ``V ~ N(0, sigma^2)``, Z Rademacher (eq. 6)."""
+    """Mixture of two regressions: ``y = Z <beta, x> + V``, ``x ~ N(0, I_d)``, ``V ~ N(0, sigma^2)``, Z Rademacher
+    (eq. 6)."""
     n = check_int("n", n, minimum=1)
     d = check_int("d", d, minimum=1)
     sigma = check_positive("sigma", sigma)
@@ -110,7 +112,8 @@ def mixture_of_regressions(n: int, d: int, *, beta=None, snr: float = 3.0, sigma
 def missing_covariates(n: int, d: int, *, beta=None, snr: float = 3.0, sigma: float = 1.0, p_missing: float = 0.2,
                        rng: np.random.Generator) -> MissingCovariatesData:
     """Regression with missing covariates (eq. 8): ``y = <x, beta> + V``, ``x ~ N(0, I_d)``, ``V ~ N(0, sigma^2)``;
-    each coordinate of x is independently missing with probability ``p_missing`` (mask 1 = observed; missing stored as 0).
+    each coordinate of x is independently missing with probability ``p_missing`` (mask 1 = observed; missing stored
+    as 0).
     """
     n = check_int("n", n, minimum=1)
     d = check_int("d", d, minimum=1)

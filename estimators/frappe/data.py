@@ -40,9 +40,9 @@ def lad_regression(n: int, d: int, s: int = 10, *, noise: str | Law = "cauchy", 
     """FRAPPE's sparse LAD design (Liu et al. 2024, section 5.1).
 
     ``x_i ~ N_d(0, Sigma)``, ``Sigma_jk = rho^{|j-k|}`` (rho = 0.1); ``beta = (10/s)(1, ..., s, 0, ..., 0)`` by
-    default (``values="ramp"`` of :func:`htdp_verify.datasets.sparse_vector`); errors independent of x with median 0 (``frappe_noise`` names or any Law with ``sf(0) = 1/2``).
-    The paper's grid: N in {2000, 5000, 10000}, d in {50, 100, 200}. ``info["f0"]`` is the error density at 0 (the
-    quantity FRAPPE estimates by KDE) when the law has a density.
+    default (``values="ramp"`` of :func:`htdp_verify.datasets.sparse_vector`); errors independent of x with median 0
+    (``frappe_noise`` names or any Law with ``sf(0) = 1/2``). The paper's grid: N in {2000, 5000, 10000}, d in {50, 100,
+    200}. ``info["f0"]`` is the error density at 0 (the quantity FRAPPE estimates by KDE) when the law has a density.
     """
     n = check_int("n", n, minimum=1)
     d = check_int("d", d, minimum=1)

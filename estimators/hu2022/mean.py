@@ -77,8 +77,9 @@ class PrivateSmoothedSoftTruncationMean(NoisyStatistic):
 
     For data of shape (n, d) the estimator is coordinate-wise; the ℓ1 sensitivity of the vector is d·Δ∞, so each
     coordinate receives Lap(d·Δ∞/ε). Parameters: ``epsilon`` > 0, ``scale`` s > 0, ``beta`` β > 0,
-    ``sensitivity`` "paper" (4√2 s/(3n), default) or "tight" (× erf(√(β/2)), also valid, see :func:`estimators.robust.smoothed_bound`),
-    ``evaluation`` "stable" (default) or "closed_form" (literal printed formula: NOT private for heavy tails; canary).
+    ``sensitivity`` "paper" (4√2 s/(3n), default) or "tight" (× erf(√(β/2)), also valid, see
+    :func:`estimators.robust.smoothed_bound`), ``evaluation`` "stable" (default) or "closed_form" (literal printed
+    formula: NOT private for heavy tails; canary).
     """
 
     reference = "Hu et al. 2022, §4, eq. (4) + Laplace mechanism (Def. 2)"

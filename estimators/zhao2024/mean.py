@@ -123,9 +123,10 @@ class IterativeUpdatingMean(Estimator):
     All three rules are post-processing of the (permutation-invariant) DistEst output, so privacy is unaffected.
 
     DistEst solver (attribute ``solver_kind``): d = 1 exact (order statistics); d = 2, 3 exact up to a direction grid
-    (``n_directions`` points on the circle / Fibonacci sphere, default 180 / 1000; "grid-exact"); d > 3 **heuristic** (candidates:
-    directions μ_t → Z_j, to the coordinate-wise median of Z, ±e_i and 64 random directions drawn per release) — the paper's utility
-    theorems assume an exact solver, so d > 3 results are labelled heuristic. All solvers are permutation-invariant in Z.
+    (``n_directions`` points on the circle / Fibonacci sphere, default 180 / 1000; "grid-exact"); d > 3 **heuristic**
+    (candidates: directions μ_t → Z_j, to the coordinate-wise median of Z, ±e_i and 64 random directions drawn per
+    release) — the paper's utility theorems assume an exact solver, so d > 3 results are labelled heuristic. All solvers
+    are permutation-invariant in Z.
 
     Privacy (``calibration``): "shuffle" (default; the paper's Theorem 6) sets ρ0 by :func:`calibrate_group_rho` and
     declares (ε, δ)-DP, replace-one — a claim under audit (spec flaw C2); "parallel" sets ρ0 = ρ(ε, δ) with no
@@ -234,7 +235,8 @@ class IterativeUpdatingMean(Estimator):
                 better = dist < best_d
                 best_d = np.where(better, dist, best_d)
                 best_mu[better] = mu[better]
-                # the far-side quantile along g: (g·(Z − μ)) has its τ-upper quantile at g = +1: q_hi − μ, g = −1: μ − q_lo
+                # the far-side quantile along g: (g·(Z − μ)) has its τ-upper quantile
+                # at g = +1: q_hi − μ, g = −1: μ − q_lo
                 far = np.where(g > 0, q_hi - mu[:, 0], mu[:, 0] - q_lo)
                 mu = mu + (self.step * self._step_length(dist, far) * g)[:, None]
             return best_mu

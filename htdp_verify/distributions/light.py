@@ -63,7 +63,8 @@ class Normal(Law):
 
 
 class LogNormal(Law):
-    """Log-normal: X = exp(mu + sigma Z), Z ~ N(0,1); density ``exp(-(log x - mu)^2/(2 sigma^2)) / (x sigma sqrt(2 pi))``.
+    """Log-normal: X = exp(mu + sigma Z), Z ~ N(0,1); density
+    ``exp(-(log x - mu)^2/(2 sigma^2)) / (x sigma sqrt(2 pi))``.
 
     All moments finite (``tail_index = inf``) but they grow like ``exp(k^2 sigma^2 / 2)``:
     raw ``E X^k = exp(k mu + k^2 sigma^2/2)``; mean ``exp(mu + sigma^2/2)``. Central absolute moments: quadrature.
@@ -127,7 +128,8 @@ class Spike(Law):
 
     @classmethod
     def with_moment(cls, k: float, target: float, p: float, central: bool = False) -> Spike:
-        """The spike law with atom ``a > 0`` at probability ``p`` whose k-th absolute (raw or central) moment is ``target``.
+        """The spike law with atom ``a > 0`` at probability ``p`` whose k-th absolute (raw or central) moment is
+        ``target``.
 
         Raw: ``a = (target/p)^{1/k}``; central: ``a = (target / (p(1-p)(p^{k-1} + (1-p)^{k-1})))^{1/k}``.
         """

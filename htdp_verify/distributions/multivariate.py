@@ -19,9 +19,11 @@ __all__ = ["MultivariateT", "RadialPareto"]
 class MultivariateT(Law):
     """Multivariate t: X = loc + A Z / sqrt(W / nu), Z ~ N(0, I_d), W ~ chi^2_nu, A A^T = shape (the shape matrix).
 
-    Density ``Gamma((nu+d)/2) / (Gamma(nu/2) (nu pi)^{d/2} |Sigma|^{1/2}) (1 + (x-mu)^T Sigma^{-1} (x-mu)/nu)^{-(nu+d)/2}``.
-    ``tail_index = nu``; mean ``loc`` (nu > 1). Every projection is a scaled t: ``<u, X - loc> = sqrt(u^T Sigma u) T_nu``,
-    so the coordinate j has law ``StudentT(nu, loc_j, sqrt(Sigma_jj))`` (``marginal(j)``) and
+    Density
+    ``Gamma((nu+d)/2) / (Gamma(nu/2) (nu pi)^{d/2} |Sigma|^{1/2}) (1 + (x-mu)^T Sigma^{-1} (x-mu)/nu)^{-(nu+d)/2}``.
+    ``tail_index = nu``; mean ``loc`` (nu > 1). Every projection is a scaled t:
+    ``<u, X - loc> = sqrt(u^T Sigma u) T_nu``, so the coordinate j has law ``StudentT(nu, loc_j, sqrt(Sigma_jj))``
+    (``marginal(j)``) and
 
     * ``directional_moment(k) = lambda_max(Sigma)^{k/2} E|T_nu|^k`` (attained at the top eigenvector);
     * ``norm_moment(k)``: for ``loc = 0`` and ``Sigma = s^2 I``,

@@ -9,7 +9,8 @@
   ``check_calibration``; closed forms, dp-accounting PLD / RDP); tight zCDP conversion ``zcdp_epsilon``
 * exact: tight ε(δ) of peeling (iterated report-noisy-max with Laplace noise) on a pair of score vectors
 * steps: step audits of iterative estimators (``audit_steps``, ``SteppedEstimator``) composed with the accountant
-* libraries: OpenDP measurements and python-dp algorithms as mechanisms (``from_opendp``, ``from_pydp``; optional extras)
+* libraries: OpenDP measurements and python-dp algorithms as mechanisms (``from_opendp``, ``from_pydp``;
+  optional extras)
 * canary: one-run canary auditing (``audit_one_run``, canary designs, ``epsilon_lower_bound_one_run``)
 """
 from .accounting import Accounting, Calibration, account, check_calibration, delta_of, epsilon_of

@@ -121,8 +121,8 @@ def epsilon_lower_bound_one_run(r: int, v: int, *, delta: float = 0.0, m: int | 
     """ε lower bound at confidence 1 − β from v correct of r guesses with m canaries (Steinke et al. 2023).
 
     Returns sup{ε ≥ 0 : p_ε(v) ≤ β} (``one_run_p_value``), computed with Brent's method to 1e-10 and returned
-    from the side where the p-value is ≤ β, so it never overstates; 0 when even ε = 0 is not rejected, when r = 0, or when
-    2mδ ≥ 1 (the δ-term then makes the theorem useless).  Valid: P[ε_lb > ε_true] ≤ β (module docstring).
+    from the side where the p-value is ≤ β, so it never overstates; 0 when even ε = 0 is not rejected, when r = 0, or
+    when 2mδ ≥ 1 (the δ-term then makes the theorem useless).  Valid: P[ε_lb > ε_true] ≤ β (module docstring).
     """
     r, v, m = _check_rv(r, v, m)
     delta = check_prob("delta", delta, open_low=False)

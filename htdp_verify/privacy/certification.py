@@ -5,9 +5,9 @@ pure-ε event can be certified by the exact conditional test on Poisson counts
 (:func:`~htdp_verify.stats.epsilon_lower_bound_poisson`); Clopper–Pearson bounds with the realised ``N`` stay
 valid for the rest.  Releases are counted in fixed blocks, each from its own child generator
 (:mod:`.streaming`): memory stays bounded whatever ``N``, and the counts are the same for a seed whatever the memory
-budget or the backend (serial, or a Dask cluster).  Each main event is certified at ``a_event`` (Bonferroni over ``n_certify``); the profile
-events at ``a_profile / n_profile`` each.  :func:`certification_stage` returns the raw counts
-(:class:`Counts`), :func:`bounds_stage` the certified statements (:class:`Bounds`).
+budget or the backend (serial, or a Dask cluster).  Each main event is certified at ``a_event`` (Bonferroni over
+``n_certify``); the profile events at ``a_profile / n_profile`` each.  :func:`certification_stage` returns the raw
+counts (:class:`Counts`), :func:`bounds_stage` the certified statements (:class:`Bounds`).
 """
 from __future__ import annotations
 

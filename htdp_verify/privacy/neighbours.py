@@ -255,7 +255,8 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
         which = "D" if na < nb else "D'"
         rows_txt = f"rows {_list_rows(missing)}" if len(missing) > 1 else f"row {missing[0]}"
         raise ValueError(
-            f"pair {pair.label!r} is not an add/remove pair: besides the added record, {rows_txt} of the smaller dataset ({which}) are not in the larger one "
+            f"pair {pair.label!r} is not an add/remove pair: besides the added record, {rows_txt} of the smaller "
+            f"dataset ({which}) are not in the larger one "
             f"({len(missing) + 1} records differ; add/remove-one allows 1){_LABEL_HINT}"
         )
 

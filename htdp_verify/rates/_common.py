@@ -128,7 +128,8 @@ def _extract(data, errors, variable: str | None, output: str | None):
             raise ValueError(f"errors need >= 2 replications per grid value (got {c.size} at {variable or 'x'}={xi:g})")
         if not np.all(np.isfinite(c)) or np.any(c < 0):
             raise ValueError(
-                f"errors must be finite and >= 0 (take a norm or absolute value first); bad value at {variable or 'x'}={xi:g}"
+                "errors must be finite and >= 0 (take a norm or absolute value first); "
+                f"bad value at {variable or 'x'}={xi:g}"
             )
     return x, cells, seed, (variable or "x")
 
@@ -207,7 +208,8 @@ def _boot_summary(e: np.ndarray, kind: str, q, n_boot: int, rng) -> np.ndarray:
 # Three-outcome verdict
 # ---------------------------------------------------------------------------------------------------------
 def three_outcome_verdict(interval, target: float, tolerance: float) -> str:
-    """``consistent`` if ``interval ⊂ [target − tol, target + tol]``, ``violated`` if disjoint, else ``inconclusive``."""
+    """``consistent`` if ``interval ⊂ [target − tol, target + tol]``, ``violated`` if disjoint, else
+    ``inconclusive``."""
     lo, hi = interval
     b0, b1 = target - tolerance, target + tolerance
     if b0 <= lo and hi <= b1:

@@ -308,7 +308,8 @@ def fit_rate(
     if crossover and warn:
         warnings.warn(
             f"the local slope of the {summary} error against {variable} changes from {loc[0]:.3f} to {loc[-1]:.3f} "
-            f"across [{x[0]:g}, {x[-1]:g}] (quadratic-fit change {change:+.3f}, {100 * (1 - crossover_alpha):g}% CI [{ch_int[0]:+.3f}, {ch_int[1]:+.3f}]): "
+            f"across [{x[0]:g}, {x[-1]:g}] (quadratic-fit change {change:+.3f}, "
+            f"{100 * (1 - crossover_alpha):g}% CI [{ch_int[0]:+.3f}, {ch_int[1]:+.3f}]): "
             "the grid may straddle a crossover between regimes; restrict the grid to one regime or use fit_terms()",
             CrossoverWarning,
             stacklevel=2,

@@ -121,7 +121,8 @@ def _shape_inputs(errors, betas):
             raise ValueError(f"errors for beta={b:g} must be a non-empty finite sample")
         if e.size * b < 1:
             raise ValueError(
-                f"errors for beta={b:g} has {e.size} values; the (1-beta)-quantile needs >= {math.ceil(1 / b)} (better 10/beta)"
+                f"errors for beta={b:g} has {e.size} values; the (1-beta)-quantile needs >= {math.ceil(1 / b)} "
+                "(better 10/beta)"
             )
     return betas, samples, shared
 

@@ -69,7 +69,8 @@ class TermFit:
             lines.append(f"crossover of {tname(self.terms[cr['terms'][0]])} and {tname(self.terms[cr['terms'][1]])} "
                          f"at {self.variable} ≈ {cr['x']:.4g} ({where} the grid)")
         lines.append(
-            f"max |relative residual| {np.max(np.abs(self.rel_residuals)):.3g}; lack-of-fit p ≈ {self.lack_of_fit_pvalue:.3g}"
+            f"max |relative residual| {np.max(np.abs(self.rel_residuals)):.3g}; "
+            f"lack-of-fit p ≈ {self.lack_of_fit_pvalue:.3g}"
         )
         return "\n".join(lines)
 

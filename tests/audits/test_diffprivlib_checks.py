@@ -2,9 +2,9 @@
 
 Statistical design: an audit at level α reports "violated" for a mechanism that satisfies its claim with probability
 <= α over the seed (a false alarm; α = 0.05 unless stated, the suite's per-check α for the Laplace test); with the
-fixed seeds below the outcome is deterministic.  The broken wrappers leak far beyond their claims (true ε = 10x the claim, or unbounded), which these
-sample sizes detect with overwhelming power (the certified bound is capped near ln(n / 3.7) for n releases per side,
-e.g. ~6.3 at n = 2000, well above the claims).
+fixed seeds below the outcome is deterministic.  The broken wrappers leak far beyond their claims (true ε = 10x the
+claim, or unbounded), which these sample sizes detect with overwhelming power (the certified bound is capped near ln(n /
+3.7) for n releases per side, e.g. ~6.3 at n = 2000, well above the claims).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Audits of the papers' mean estimators (audits/hu2022.py, audits/dpem.py, audits/zhao2024.py) and the IterativeUpdatingMean step rule.
+"""Audits of the papers' mean estimators (audits/hu2022.py, audits/dpem.py, audits/zhao2024.py) and the
+IterativeUpdatingMean step rule.
 
 All seeds are fixed, so every outcome below is deterministic; the statistical design of each assertion is stated
 in its docstring (the α it would have over seeds, and the effect it detects).

@@ -5,8 +5,8 @@ Design of the statistical checks (all seeds fixed, so the suite is deterministic
 
 * Moments (univariate and multivariate): for a moment order k with 3k < tail_index (so |X - c|^k has a finite third
   moment and the Berry-Esseen bound makes the normal approximation accurate), the sample mean of |X - c|^k over
-  n = 200,000 i.i.d. draws has exact variance E|X - c|^{2k} - (E|X - c|^k)^2 (from the law itself). The check accepts when
-  |mean - stated| <= z_{1 - a/2} * sd / sqrt(n), with the per-law alpha = 1e-3 split (Bonferroni) over the law's
+  n = 200,000 i.i.d. draws has exact variance E|X - c|^{2k} - (E|X - c|^k)^2 (from the law itself). The check accepts
+  when |mean - stated| <= z_{1 - a/2} * sd / sqrt(n), with the per-law alpha = 1e-3 split (Bonferroni) over the law's
   checks. Each check also asserts its own power: the tolerance is below MAX_REL_TOL = 5% of the stated value, so a
   formula wrong by 5% or more is detected.
 * Spike laws: the sample moment is a monotone function of the atom count N ~ Binomial(n, p); the acceptance interval is

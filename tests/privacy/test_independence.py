@@ -144,7 +144,8 @@ def test_shipped_estimators_release_iid(case):
 
 
 def test_every_shipped_estimator_is_covered():
-    """A new estimator class (or diffprivlib adapter) must be added to CASES: the table is checked against the package."""
+    """A new estimator class (or diffprivlib adapter) must be added to CASES: the table is checked against the
+    package."""
     found = set()
     for info in pkgutil.walk_packages(estimators.__path__, "estimators."):
         mod = importlib.import_module(info.name)

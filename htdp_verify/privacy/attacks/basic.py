@@ -150,7 +150,8 @@ class ProjectionAttack(Attack):
             if how == "declared":  # declared directions act on raw outputs
                 f = Projection(
                     w,
-                    label=f"declared projection w·output (w={np.array2string(w, precision=3, separator=', ', threshold=6)})",
+                    label="declared projection w·output "
+                    f"(w={np.array2string(w, precision=3, separator=', ', threshold=6)})",
                 )
             else:
                 f = Projection(w, centre, scale)
