@@ -108,9 +108,10 @@ class WangCentralMean(_WangBase, NoisyStatistic):
     probability used by the scale choice; ``tuning`` "theorem2" (default: λ = √ln(1/ζ),
     s = √(nετ)/(ln(1/ζ)·ln^{1/4}(1/δ))) or "holland" (Lemma 1/2 = Wang et al. 2020: λ = 2 ln(1/ζ),
     s = √(nτ/(2 ln(1/ζ)))); ``scale``/``lam`` override; ``calibration`` "zcdp" (default: ρ = ε̃², the route of the
-    Thm 4 proof, exact (ε, δ)) or "classic" (σ = Δ√(2 ln(1.25/δ))/ε, the paper's Def. 7; needs ε < 1); ``variant`` "proof" (default) or "as_printed"
-    (ε̃ = ε as literally printed in Alg. 2 line 1: under-noised; the declared privacy stays the claimed (ε, δ) so an
-    audit can show the gap). σ² is only given as O(s² ln(1/δ)/(ε²n²)) in (18); both calibrations are of that order.
+    Thm 4 proof, exact (ε, δ)) or "classic" (σ = Δ√(2 ln(1.25/δ))/ε, the paper's Def. 7; needs ε < 1); ``variant``
+    "proof" (default) or "as_printed" (ε̃ = ε as literally printed in Alg. 2 line 1: under-noised; the declared privacy
+    stays the claimed (ε, δ) so an audit can show the gap). σ² is only given as O(s² ln(1/δ)/(ε²n²)) in (18); both
+    calibrations are of that order.
     """
 
     reference = "Wang et al. (DP-EM), eq. (18), Theorem 2; Lemma 2 for tuning='holland'"
