@@ -62,6 +62,8 @@ class Setting:
     d_private: int | None = None  # panel (c): the d of the private vs non-private comparison
     compare_alg1: bool = False  # Fig 5: also run Alg. 1 on the same data (Fig 5 vs Fig 1 ordering)
     title: str = ""
+    scale_rule: str = "paper"  # Alg. 1's s: "paper" ⌊nε⌋ as printed, "sqrt" √(nε) (Q7's suspected intended reading)
+    variant: int = 0  # 0: the paper's set-up; 1: an alternative reading (its own seed stream)
 
     @property
     def sparse(self) -> bool:
@@ -69,24 +71,27 @@ class Setting:
 
 
 SETTINGS = {
-    1: Setting(1, "alg1", "linear", "lognormal0.6", "normal0.1", ("eps", "n", "private"), 400,
+    "1": Setting(1, "alg1", "linear", "lognormal0.6", "normal0.1", ("eps", "n", "private"), 400,
                title="Alg 1, linear, x ~ Lognormal(0, 0.6), noise N(0, 0.1)"),
-    2: Setting(2, "alg1", "logistic", "lognormal0.6", "none", ("d", "n", "eps"),
+    "2": Setting(2, "alg1", "logistic", "lognormal0.6", "none", ("d", "n", "eps"),
                title="Alg 1, logistic, x ~ Lognormal(0, 0.6), no noise"),
-    5: Setting(5, "alg2", "linear", "lognormal0.6", "normal0.1", ("eps", "n", "private"), 200, compare_alg1=True,
+    "5": Setting(5, "alg2", "linear", "lognormal0.6", "normal0.1", ("eps", "n", "private"), 200, compare_alg1=True,
                title="Alg 2, linear, x ~ Lognormal(0, 0.6), noise N(0, 0.1)"),
-    6: Setting(6, "alg2", "linear", "t10", "normal0.1", ("d", "n", "private"), 200,
+    "6": Setting(6, "alg2", "linear", "t10", "normal0.1", ("d", "n", "private"), 200,
                title="Alg 2, linear, x ~ t10, noise N(0, 0.1)"),
-    7: Setting(7, "alg3", "linear", "normal5", "lognormal0.5", ("eps", "n", "s"),
+    "7": Setting(7, "alg3", "linear", "normal5", "lognormal0.5", ("eps", "n", "s"),
                title="Alg 3, sparse linear, x ~ N(0, 5), noise Lognormal(0, 0.5)"),
-    8: Setting(8, "alg3", "linear", "normal5", "fisk0.1", ("eps", "n", "s"),
+    "8": Setting(8, "alg3", "linear", "normal5", "fisk0.1", ("eps", "n", "s"),
                title="Alg 3, sparse linear, x ~ N(0, 5), noise log-logistic c = 0.1"),
-    9: Setting(9, "alg3", "linear", "normal5", "loggamma0.5", ("eps", "n", "s"),
+    "9": Setting(9, "alg3", "linear", "normal5", "loggamma0.5", ("eps", "n", "s"),
                title="Alg 3, sparse linear, x ~ N(0, 5), noise log-gamma c = 0.5"),
-    10: Setting(10, "alg5", "logistic", "normal5", "logistic0.5", ("eps", "n", "s", "d"),
+    "10": Setting(10, "alg5", "logistic", "normal5", "logistic0.5", ("eps", "n", "s", "d"),
                 title="Alg 5, regularised logistic, x ~ N(0, 5), noise logistic(0, 0.5)"),
-    11: Setting(11, "alg5", "logistic", "laplace5", "loggamma0.5", ("eps", "n", "s", "d"),
+    "11": Setting(11, "alg5", "logistic", "laplace5", "loggamma0.5", ("eps", "n", "s", "d"),
                 title="Alg 5, regularised logistic, x ~ Laplace(5), noise log-gamma c = 0.5"),
+    "1_sqrt_scale": Setting(1, "alg1", "linear", "lognormal0.6", "normal0.1", ("eps", "n", "private"), 400,
+                            title="Alg 1 with s = √(nε) (Q7), linear, x ~ Lognormal(0, 0.6), noise N(0, 0.1)",
+                            scale_rule="sqrt", variant=1),
 }
 
 # sizes per algorithm family and profile ("tiny": tests only). ds: dimensions; ns: the n-sweep at ε = 1; n_eps: the
@@ -283,7 +288,7 @@ def estimator(setting: Setting, n: int, d: int, eps: float, *, s_star=None, priv
     kw: dict[str, Any] = {}
     if alg == "alg1":
         return alg1_experiment(n, d, eps, loss="squared" if setting.task == "linear" else "logistic", w0="random",
-                               noise=private, **kw)
+                               scale_rule=setting.scale_rule, noise=private, **kw)
     if alg == "alg2":
         return alg2_experiment(n, d, eps, noise=private, **kw)
     if alg == "alg3":
@@ -308,8 +313,8 @@ def _release(setting, data, n, d, eps, cell, rng, *, s_star=None, private=True, 
 # the sweep of one figure
 # ---------------------------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=8)
-def run_figure(fig: int, profile: str, seed: int, inflate: float = 0.0) -> dict:
-    """All panels of figure ``fig`` at ``profile`` sizes, reproducible from ``seed``.
+def run_figure(fig: str, profile: str, seed: int, inflate: float = 0.0) -> dict:
+    """All panels of figure ``fig`` (a key of :data:`SETTINGS`) at ``profile`` sizes, reproducible from ``seed``.
 
     Returns arrays indexed [replication, d, grid point]: ``"eps"`` (at n_eps, ε over :data:`EPS_GRID`), ``"n"`` (ε =
     1 over ``ns``), ``"s"`` (sparse: at n_eps, ε = 1, over ``s_grid``); ``"nonprivate"`` [rep, n] at ``d_private``;
@@ -329,7 +334,7 @@ def run_figure(fig: int, profile: str, seed: int, inflate: float = 0.0) -> dict:
     s_star = sz.get("s_star")
     s_grid = sz.get("s_grid", ())
     n_max = max(max(ns), n_eps)
-    ss = np.random.SeedSequence([int(seed), fig])
+    ss = np.random.SeedSequence([int(seed), setting.fig] + ([setting.variant] if setting.variant else []))
     cell_ss, rep_ss = ss.spawn(2)
     cell_rng = np.random.default_rng(cell_ss)
     cells = {(d, s_star): make_cell(setting, d, s_star, sz["n_eval"], cell_rng) for d in ds}

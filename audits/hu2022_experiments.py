@@ -1,8 +1,11 @@
 """Hu, Ni, Xiao & Wang 2022 (arXiv 2107.11136 §6): the synthetic figures 1, 2 and 5–11 reproduced, with the paper's
 stated observations (spec §7.3) as registered claims.
 
-One registered check per figure, ``hu2022.experiment.fig1``, ``.fig2``, ``.fig5`` … ``.fig11``
-(``htdp-verify run hu2022.experiment``). Each returns
+One registered check per figure, ``hu2022.experiment.fig1``, ``.fig2``, ``.fig5`` … ``.fig11``, and
+``hu2022.experiment.fig1_sqrt_scale``: Fig 1 again with Alg. 1's robust scale s = √(nε) instead of the printed
+s = ⌊nε⌋ (spec Q7: "implement both … report both"; the printed rule makes the exponential mechanism's inverse
+temperature 3/(16√2 T) ≈ 0.007–0.013, a near-uniform vertex choice). ``htdp-verify run hu2022.experiment`` runs all
+ten. Each returns
 
 * ``hu2022.experiment.figN`` (verdict ``info``): the figure (same axes and curves as the paper's panels: error vs
   ε for several d, vs n for several d, vs s* for several d, vs d for several ε, private vs non-private vs n), the
@@ -95,7 +98,7 @@ from .hu2022_experiment_sweeps import EPS_GRID, SETTINGS, estimator, run_figure
 __all__ = ["figure_check", "FIGURES", "observation_results"]
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (arXiv 2107.11136)"
-FIGURES = tuple(sorted(SETTINGS))
+FIGURES = tuple(SETTINGS)  # "1", "2", "5", …, "11", "1_sqrt_scale"
 SECTION = {1: "§6.3", 2: "§6.3", 5: "§6.4", 6: "§6.4", 7: "§6.5", 8: "§6.5", 9: "§6.5", 10: "§6.5", 11: "§6.5"}
 THEOREM = {"alg1": "Thm 2", "alg2": "Thm 5", "alg3": "Thm 7", "alg5": "Thm 8"}
 READINGS = ("laws: Lognormal σ = sd of log x, N(0, v) with v the variance, Laplace(0, scale 5); w*: Gaussian on the "
@@ -106,9 +109,10 @@ READINGS = ("laws: Lognormal σ = sd of log x, N(0, v) with v the variance, Lapl
             "data within a replication (spec §9 Q7, Q12, Q17)")
 
 
-def _prov(fig: int, what: str) -> Provenance:
+def _prov(fig: str, what: str) -> Provenance:
     s = SETTINGS[fig]
-    return Provenance(PAPER, f"{SECTION[fig]}, Fig {fig} ({s.alg.replace('alg', 'Alg ')})", "", what)
+    note = what + ("" if not s.variant else f"; alternative reading: {s.title}")
+    return Provenance(PAPER, f"{SECTION[s.fig]}, Fig {s.fig} ({s.alg.replace('alg', 'Alg ')})", "", note)
 
 
 def _log_factor(alg: str, d_lo: int, d_hi: int) -> float:
@@ -119,7 +123,7 @@ def _log_factor(alg: str, d_lo: int, d_hi: int) -> float:
     return {"alg2": r ** 0.4, "alg3": r ** 2, "alg5": r}[alg]
 
 
-def _noise_scales(fig: int, design: dict) -> dict:
+def _noise_scales(fig: str, design: dict) -> dict:
     """Noise of each n of the n-sweep at ε = 1 and the largest d: Alg 1/2 inverse temperature of the exponential
     mechanism (larger = less noise), Alg 3/5 the Laplace scale of Peeling (larger = more noise)."""
     s = SETTINGS[fig]
@@ -132,21 +136,23 @@ def _noise_scales(fig: int, design: dict) -> dict:
     return {key: out}
 
 
-def observation_results(fig: int, E: dict, *, prefix: str, seed: int) -> list[CheckResult]:
-    """The observation claims of figure ``fig`` on the sweep ``E`` (:func:`run_figure`'s output)."""
-    s, dz = SETTINGS[fig], E["design"]
+def observation_results(key: str, E: dict, *, prefix: str, seed: int) -> list[CheckResult]:
+    """The observation claims of figure ``key`` on the sweep ``E`` (:func:`run_figure`'s output)."""
+    s, dz = SETTINGS[key], E["design"]
+    fig = s.fig
+    label = f"Fig {fig}" + (" [s = √(nε)]" if s.scale_rule == "sqrt" else "")
     ds, ns = dz["ds"], dz["ns"]
     common = {"readings": READINGS, "figure": f"{prefix}"}
     res = [
         O.trend_result(f"{prefix}.error_decreases_with_n", O.per_rep_slopes(E["n"], ns), -1,
-                       claim=f"Fig {fig}: the error decreases as n grows (ε = 1, d ∈ {ds})",
+                       claim=f"{label}: the error decreases as n grows (ε = 1, d ∈ {ds})",
                        statistic="share_of_replications_decreasing", seed=seed,
-                       provenance=_prov(fig, "\"when the sample size is larger, the error becomes smaller\""),
+                       provenance=_prov(key, "\"when the sample size is larger, the error becomes smaller\""),
                        extra={**common, "x": list(ns)}),
         O.trend_result(f"{prefix}.error_decreases_with_eps", O.per_rep_slopes(E["eps"], EPS_GRID), -1,
-                       claim=f"Fig {fig}: the error decreases as ε grows (n = {dz['n_eps']}, d ∈ {ds})",
+                       claim=f"{label}: the error decreases as ε grows (n = {dz['n_eps']}, d ∈ {ds})",
                        statistic="share_of_replications_decreasing", seed=seed,
-                       provenance=_prov(fig, "\"when the sample size or the privacy parameter increases, the error "
+                       provenance=_prov(key, "\"when the sample size or the privacy parameter increases, the error "
                                              "will decrease\""), extra={**common, "x": list(EPS_GRID)}),
     ]
     lo_i, hi_i = 0, len(ds) - 1
@@ -154,18 +160,18 @@ def observation_results(fig: int, E: dict, *, prefix: str, seed: int) -> list[Ch
     L = _log_factor(s.alg, ds[lo_i], ds[hi_i])
     res.append(O.band_result(
         f"{prefix}.weak_dependence_on_d", per_rep(hi_i), per_rep(lo_i), 1.3 * L,
-        claim=f"Fig {fig}: the error is almost the same for d = {ds[lo_i]} and d = {ds[hi_i]} (within 1.3 × the "
+        claim=f"{label}: the error is almost the same for d = {ds[lo_i]} and d = {ds[hi_i]} (within 1.3 × the "
               f"{THEOREM[s.alg]} log-d factor {L:.3g})", seed=seed,
-        provenance=_prov(fig, "\"the dimension does not affect too much on the error\""),
+        provenance=_prov(key, "\"the dimension does not affect too much on the error\""),
         extra={**common, "log_factor": L}))
     if "nonprivate" in E:
         di = ds.index(dz["d_private"])
         gap = E["n"][:, di, :] - E["nonprivate"]
         res.append(O.trend_result(
             f"{prefix}.private_approaches_nonprivate", O.per_rep_slopes(gap, ns), -1,
-            claim=f"Fig {fig}(c): the gap private − non-private shrinks as n grows (d = {dz['d_private']}, ε = 1)",
+            claim=f"{label}(c): the gap private − non-private shrinks as n grows (d = {dz['d_private']}, ε = 1)",
             statistic="share_of_replications_decreasing", seed=seed,
-            provenance=_prov(fig, "\"when the sample size is large enough, the private estimator is close to the "
+            provenance=_prov(key, "\"when the sample size is large enough, the private estimator is close to the "
                                   "optimal parameter\""),
             extra={**common, "x": list(ns), "mean_gap": gap.mean(axis=0).tolist(),
                    "share_private_worse": float(np.mean(gap > 0))}))
@@ -173,14 +179,14 @@ def observation_results(fig: int, E: dict, *, prefix: str, seed: int) -> list[Ch
         sg = dz["s_grid"]
         res.append(O.trend_result(
             f"{prefix}.error_increases_with_s", O.per_rep_slopes(E["s"], sg), +1,
-            claim=f"Fig {fig}: the error increases with s* (n = {dz['n_eps']}, ε = 1, s* ∈ {sg})",
+            claim=f"{label}: the error increases with s* (n = {dz['n_eps']}, ε = 1, s* ∈ {sg})",
             statistic="share_of_replications_increasing", seed=seed,
-            provenance=_prov(fig, "\"when the underlying sparsity s* is larger, the error will become larger\""),
+            provenance=_prov(key, "\"when the underlying sparsity s* is larger, the error will become larger\""),
             extra={**common, "x": list(sg)}))
         res.append(O.exponent_result(
             f"{prefix}.s_dependence_not_logarithmic", E["s"], sg, seed=seed,
-            claim=f"Fig {fig}: the growth of the error in s* is faster than logarithmic",
-            provenance=_prov(fig, "\"the dependence with the sparsity is not logarithmic\""), extra=common))
+            claim=f"{label}: the growth of the error in s* is faster than logarithmic",
+            provenance=_prov(key, "\"the dependence with the sparsity is not logarithmic\""), extra=common))
     if "alg1" in E:
         diff = (E["n"][:, :, -1] - E["alg1"][:, :, -1]).mean(axis=1)
         by_n = []
@@ -192,7 +198,7 @@ def observation_results(fig: int, E: dict, *, prefix: str, seed: int) -> list[Ch
             f"{prefix}.alg2_worse_than_alg1", diff, +1,
             claim=f"Fig 5 vs Fig 1: Alg 2's error exceeds Alg 1's on the same data (n = {ns[-1]}, mean over d)",
             statistic="share_of_replications_alg2_worse", seed=seed,
-            provenance=_prov(fig, "\"the errors of Figure 5 are greater than the errors in Figure 1 under the same "
+            provenance=_prov(key, "\"the errors of Figure 5 are greater than the errors in Figure 1 under the same "
                                   "setting\" (the paper calls this a contradiction of Thms 2 and 5)"),
             extra={**common, "by_n": by_n}))
     if fig in (5, 6):
@@ -202,10 +208,10 @@ def observation_results(fig: int, E: dict, *, prefix: str, seed: int) -> list[Ch
             rough["alg1_n_curves_same_data"] = O.roughness(E["alg1"].mean(axis=0))
         text = ", ".join(f"{k} {v:.2f}" for k, v in rough.items())
         res.append(CheckResult(f"{prefix}.unstable_trends", "info", "share_of_rising_steps",
-                               rough["alg2_n_curves"], summary=f"Fig {fig}: share of grid steps where a mean curve "
+                               rough["alg2_n_curves"], summary=f"{label}: share of grid steps where a mean curve "
                                f"rises (the paper: Alg 2's trends are \"unstable and non-smooth\"): {text}",
                                details={**common, "roughness": rough}, seed=seed,
-                               provenance=_prov(fig, "\"the trends in Figure 5 and 6 are unstable and non-smooth\"")))
+                               provenance=_prov(key, "\"the trends in Figure 5 and 6 are unstable and non-smooth\"")))
     if fig == 1:
         m = E["n"].mean(axis=0)  # (d, n)
         ratio = (m[:, -1] / m[:, 0]).tolist()
@@ -218,7 +224,7 @@ def observation_results(fig: int, E: dict, *, prefix: str, seed: int) -> list[Ch
                      "constants, so this is a description, not a test."),
             details={**common, "ratio": ratio, "slope": slope, "paper_ratio": 0.03 / 0.14,
                      "paper_slope": math.log(0.03 / 0.14) / math.log(9.0), "ns": [ns[0], ns[-1]]},
-            seed=seed, provenance=_prov(1, "\"the error decreases from 0.14 to 0.03 when the sample size increases "
+            seed=seed, provenance=_prov(key, "\"the error decreases from 0.14 to 0.03 when the sample size increases "
                                            "from 10^4 to 9×10^4\"")))
     return res
 
@@ -226,8 +232,8 @@ def observation_results(fig: int, E: dict, *, prefix: str, seed: int) -> list[Ch
 # ---------------------------------------------------------------------------------------------------------------
 # figure
 # ---------------------------------------------------------------------------------------------------------------
-def _draw(fig: int, E: dict, name: str, out_dir) -> list:
-    s, dz = SETTINGS[fig], E["design"]
+def _draw(key: str, E: dict, name: str, out_dir) -> list:
+    s, dz = SETTINGS[key], E["design"]
     plt = C._plt()
     panels = s.panels
     f, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6))
@@ -275,45 +281,46 @@ def _draw(fig: int, E: dict, name: str, out_dir) -> list:
             ax.minorticks_off()
         ax.set_ylabel("excess risk")
         ax.legend(fontsize=6)
-    f.suptitle(f"Fig {fig} reproduced ({dz['profile']}, {R} reps): {s.title}", fontsize=9)
+    f.suptitle(f"Fig {s.fig} reproduced ({dz['profile']}, {R} reps): {s.title}", fontsize=9)
     return [C._save(f, out_dir, name)]
 
 
-def figure_check(fig: int, ctx, *, inflate: float = 0.0, seed: int | None = None) -> list[CheckResult]:
+def figure_check(fig, ctx, *, inflate: float = 0.0, seed: int | None = None) -> list[CheckResult]:
     """Run the sweep of figure ``fig`` (profile of ``ctx``; ``seed`` None = the context's seed) and return the
     figure result followed by its observation claims. ``inflate`` > 0 runs a deliberately broken estimator (for the
     tests): every release's first coordinate shifted by ``inflate``·log₂(n/n_min), an error that grows with n."""
-    if fig not in SETTINGS:
+    key = str(fig)
+    if key not in SETTINGS:
         raise ValueError(f"fig must be one of {FIGURES} (Figs 3-4 use real data and are not reproduced), got {fig!r}")
     t0 = time.perf_counter()
     seed = int(ctx.seed if seed is None else seed)
-    name = f"hu2022.experiment.fig{fig}"
-    E = run_figure(fig, C.profile_of(ctx), seed, float(inflate))
+    name = f"hu2022.experiment.fig{key}"
+    E = run_figure(key, C.profile_of(ctx), seed, float(inflate))
     dz = E["design"]
     table = {"eps": E["eps"].mean(axis=0).tolist(), "n": E["n"].mean(axis=0).tolist()}
     for k in ("s", "nonprivate", "alg1"):
         if k in E:
             table[k] = E[k].mean(axis=0).tolist()
     info = CheckResult(name, "info", "mean_excess_risk_at_largest_n", float(E["n"][:, :, -1].mean()),
-                       n_samples=dz["reps"], seed=seed, provenance=_prov(fig, "synthetic reproduction"),
-                       summary=f"Fig {fig} reproduced ({SETTINGS[fig].title}); {dz['reps']} replications, "
+                       n_samples=dz["reps"], seed=seed, provenance=_prov(key, "synthetic reproduction"),
+                       summary=f"Fig {SETTINGS[key].fig} reproduced ({SETTINGS[key].title}); {dz['reps']} reps, "
                                f"d ∈ {dz['ds']}, n ∈ {dz['ns']}, ε ∈ {list(EPS_GRID)}; sweep {dz['seconds']:.1f} s.",
                        details={"design": dz, "mean_errors": table, "zero_estimator_error": E["zero"].tolist(),
-                                "noise": _noise_scales(fig, dz), "readings": READINGS,
-                                "panels": list(SETTINGS[fig].panels)})
+                                "noise": _noise_scales(key, dz), "readings": READINGS,
+                                "panels": list(SETTINGS[key].panels)})
     try:
-        info.figures = _draw(fig, E, name, ctx.out_dir)
+        info.figures = _draw(key, E, name, ctx.out_dir)
     except Exception as exc:  # a figure must not break the verdicts
         info.details["figure_error"] = repr(exc)
-    obs = observation_results(fig, E, prefix=name, seed=seed)
+    obs = observation_results(key, E, prefix=name, seed=seed)
     info.seconds = time.perf_counter() - t0
     return [info] + obs
 
 
-def _register(fig: int):
+def _register(fig: str):
     s = SETTINGS[fig]
 
-    @register(f"hu2022.experiment.fig{fig}", description=f"Fig {fig} reproduced ({s.title}) with the paper's "
+    @register(f"hu2022.experiment.fig{fig}", description=f"Fig {s.fig} reproduced ({s.title}) with the paper's "
               "observations as claims", provenance=_prov(fig, "synthetic figure"), tags=("hu2022", "experiment"))
     def _check(ctx):
         return figure_check(fig, ctx)

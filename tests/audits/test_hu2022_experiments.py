@@ -38,7 +38,7 @@ def _trend(R, x, slope, rng, sd=1.0):
 
 def test_all_figures_registered():
     names = {c.name for c in get_checks(["hu2022.experiment"])}
-    assert names == {f"hu2022.experiment.fig{f}" for f in (1, 2, 5, 6, 7, 8, 9, 10, 11)}
+    assert names == {f"hu2022.experiment.fig{f}" for f in (1, 2, 5, 6, 7, 8, 9, 10, 11, "1_sqrt_scale")}
 
 
 def test_real_data_figures_rejected(tmp_path):
