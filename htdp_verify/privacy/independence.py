@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -147,9 +148,10 @@ def check_independent_releases(mechanism, data, *, n_batches: int = 30, batch_si
             if thr is not None:
                 counts[e, j] = np.count_nonzero(v > thr[0] if thr[1] == ">" else v >= thr[0])
 
-    rows, usable = [], []
+    rows: list[dict[str, Any]] = []
+    usable: list[dict[str, Any]] = []
     for e, (nm, thr) in enumerate(events):
-        row = {
+        row: dict[str, Any] = {
             "event": nm if thr is None else f"{nm} {thr[1]} {thr[0]:.6g}",
             "threshold": None if thr is None else thr[0],
         }
@@ -164,7 +166,7 @@ def check_independent_releases(mechanism, data, *, n_batches: int = 30, batch_si
         rows.append(row)
     seconds = time.perf_counter() - t0
     m = len(usable)
-    common = dict(name=f"independence.{label}", statistic="dispersion_ratio", alpha=alpha, n_samples=(k + 1) * b,
+    common: dict[str, Any] = dict(name=f"independence.{label}", statistic="dispersion_ratio", alpha=alpha, n_samples=(k + 1) * b,
                   seconds=seconds)
     if m == 0:
         return CheckResult(verdict="consistent", estimate=1.0, summary=(

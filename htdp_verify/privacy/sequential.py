@@ -82,7 +82,8 @@ def checkpoints(max_samples: int, first: int = 100, growth: float = 2.0) -> np.n
     first = check_int("first", first, minimum=1)
     if not (isinstance(growth, (int, float)) and math.isfinite(growth) and growth > 1.0):
         raise ValueError(f"growth must be a finite number > 1, got {growth!r}")
-    out, n = [], float(min(first, max_samples))
+    out: list[int] = []
+    n = float(min(first, max_samples))
     while int(math.ceil(n)) < max_samples:
         v = int(math.ceil(n))
         if not out or v > out[-1]:
@@ -322,6 +323,7 @@ def sequential_bounds_stage(plan: AuditPlan, sel: Selection, c: SequentialCounts
     intervals at ``alpha_at_stop``, which are among those the union bound covers, so they hold together with it;
     the betting method certifies only ε (the others are ``None``)."""
     o = c.outcome
+    assert o is not None, "sequential counts always carry the test's outcome"
     i = int(np.argmax(o.eps_lb))
     kn, kd, n, a = int(o.k_num[i]), int(o.k_den[i]), max(o.n_per_side, 1), o.alpha_at_stop
     eps_lb = float(o.eps_lb[i])
@@ -338,6 +340,7 @@ def annotate_result(result, c: SequentialCounts):
     """Mark an :class:`~.result.AuditResult` as sequential: ``details["sequential"]`` (stop reason, releases used,
     schedule, history) and the per-side sizes and method that the fixed-n assembly filled in."""
     o = c.outcome
+    assert o is not None, "sequential counts always carry the test's outcome"
     d = result.details
     d["sequential"] = o.to_dict()
     d.setdefault("counts", {})["n_per_side"] = int(o.n_per_side)
