@@ -8,7 +8,8 @@ rates arise), §8.2 checks R7/R8, §9 (Q4, Q6, Q12).
 MEASURED PRE-ASYMPTOTICS, AND THE REGIME THESE CHECKS USE (read this first).  At ε ≤ 1 the theorems' regime is out of
 reach: Thm 7 needs n ≥ Õ(s² M log²(d/ζ) log(1/δ)/ε) so that the error is small against ‖w*‖² (the projection
 inactive).  With the printed Peeling scale 2λ√(3s log(1/δ))/ε the value noise alone is ≈ s·2b² ≈ 10⁴·s²/(nε).
-Measured (Alg 3 with Thm 7's rules, c_s = 2, t₅ design, ε = 1, d = 100, 20 reps): the mean of ‖w − w*‖² is 1.0 at
+Measured (``benchmarks/sparse_rates_saturation.py``: Alg 3 with Thm 7's rules, c_s = 2, t₅ design and
+response noise of unit variance, ε = 1, δ = 10⁻⁶, d = 100, 20 reps): the mean of ‖w − w*‖² is 1.0 at
 s* = 1 and 1.22–1.25 for s* = 2…16 at n = 2·10⁴, and 0.60, 0.86, 1.26, 1.27, 1.26 at n = 2·10⁵ (s* = 1, 2, 4, 8,
 16): saturated at the error of a random unit vector (‖w*‖² + 1 = 1.25), i.e. no s* exponent exists to fit; the
 regime starts near nε ≈ 10⁸ at s* = 8.  Each replication costs O(nd) (Alg 5: ≈ 1 µs per record and coordinate for
@@ -55,13 +56,13 @@ Tolerances (``details['tolerance']``):
   test that the log factor is *exactly* log² d: the fit against log d is reported in ``details['log_d_fit']`` for
   information.
 
-Measured (quick profile, this module's fixed sweep seeds, a loaded 2-core machine; fitted exponent of the mean
-error, 95 % bootstrap CI): Alg 3 s*: 1.68 [1.53, 1.85] vs 2 ± 0.5, consistent (24 s); Alg 5 s*: 1.40 [1.22, 1.58]
-vs 1.5 ± 0.4, consistent (17 s); Alg 3 d: 0.06 [−0.07, 0.18] vs 0 ± 0.6, consistent (19 s); Alg 5 d: −0.02 [−0.13,
-0.09], consistent (16 s).  Largest mean error on any grid 0.026 (< 1/16: inside the regime).  The full profile was
-not run when this module was written.
+Measured (``htdp-verify run hu2022.sparse --profile quick``; the sweeps use this module's fixed seeds, so any run
+seed gives these numbers; fitted exponent of the mean error, 95 % bootstrap CI; seconds on the shared 2-core machine
+at load ≈ 11): Alg 3 s*: 1.68 [1.53, 1.85] vs 2 ± 0.5, consistent (11 s); Alg 5 s*: 1.40 [1.22, 1.58] vs 1.5 ± 0.4,
+consistent (11 s); Alg 3 d: 0.06 [−0.07, 0.18] vs 0 ± 0.6, consistent (14 s); Alg 5 d: −0.02 [−0.12, 0.09],
+consistent (17 s).  Largest mean error on any grid 0.026 (< 1/16: inside the regime).
 
-Profiles: ``quick`` ≈ 75 s for the four checks together (measured above); ``full``: s* ∈ {1, 2, 3, 4, 6, 8, 12}, a
+Profiles: ``quick`` ≈ 55 s for the four checks together (measured above); ``full``: s* ∈ {1, 2, 3, 4, 6, 8, 12}, a
 factor 12 only: a factor 30 would need d ≥ 60·s*_min and an error range of 30² ≈ 900 between the ends of the grid,
 i.e. either saturation at the top (error > ‖w*‖²/4) or the statistical floor at the bottom; d ∈ {16, …, 512} (6
 values, a factor 32); 200 replications.
