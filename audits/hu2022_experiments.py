@@ -313,6 +313,8 @@ def figure_check(fig, ctx, *, inflate: float = 0.0, seed: int | None = None) -> 
     except Exception as exc:  # a figure must not break the verdicts
         info.details["figure_error"] = repr(exc)
     obs = observation_results(key, E, prefix=name, seed=seed)
+    for r in obs:  # every claim shows the figure its data come from
+        r.figures = list(info.figures)
     info.seconds = time.perf_counter() - t0
     return [info] + obs
 

@@ -104,6 +104,7 @@ def test_figure_check_runs_and_broken_estimator_fails(tmp_path):
     bad = {r.name: r for r in X.figure_check(6, ctx, seed=11, inflate=0.5)}
     info = good["hu2022.experiment.fig6"]
     assert info.verdict == "info" and info.figures and (tmp_path / info.figures[0]).is_file()
+    assert all(r.figures == info.figures for r in good.values())
     expected = {"hu2022.experiment.fig6" + s for s in ("", ".error_decreases_with_n", ".error_decreases_with_eps",
                                                        ".weak_dependence_on_d", ".private_approaches_nonprivate",
                                                        ".unstable_trends")}
