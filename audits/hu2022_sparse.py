@@ -53,6 +53,8 @@ from htdp_verify.claims import Provenance
 from htdp_verify.privacy import Pair, audit, peeling_epsilon
 from htdp_verify.registry import register
 
+from . import _mean_common as C
+
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
 PROV_IHT3 = Provenance(PAPER, "Alg 3 (truncated DP-IHT), Thm 6 ((ε, δ) by Peeling per block, parallel composition)",
                        "", "worst pair of spec §4.3 (check P4): T = 1, w1 on the unit sphere with ||w1||_1 = sqrt(s), "
@@ -68,7 +70,7 @@ CONTROL_DIVISOR = {"iht3": 20.0, "iht5": 60.0}
 
 
 def _n(ctx) -> int:
-    return SIZES[ctx.profile if ctx.profile in SIZES else "quick"]
+    return SIZES[C.profile_of(ctx)]
 
 
 # ---------------------------------------------------------------------------------------------------------------
