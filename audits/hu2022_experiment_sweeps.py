@@ -99,22 +99,22 @@ SETTINGS = {
 # evaluation sample of the logistic metrics. The paper: n = 10⁴ (Figs 1, 5 (a)), n = 5·10⁴, s* = 20 (Figs 7–9).
 SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "polytope": {
-        "tiny": dict(ds=(20, 60), ns=(500, 1000, 2000), n_eps=1000, reps=10, n_eval=3000),
+        "tiny": dict(ds=(20, 40), ns=(400, 800, 1600), n_eps=800, reps=8, n_eval=2000),
         "quick": dict(ds=(50, 200), ns=(1000, 2000, 4000, 8000), n_eps=4000, reps=20, n_eval=10000),
         "full": dict(ds=(100, 200, 400, 800), ns=(5000, 10000, 20000, 45000, 90000), n_eps=10000, reps=50,
                      n_eval=100000),
     },
     "sparse": {
-        "tiny": dict(ds=(40, 80), ns=(1000, 2000, 4000), n_eps=2000, s_star=4, s_grid=(2, 4, 8), reps=10,
-                     n_eval=3000),
+        "tiny": dict(ds=(30, 60), ns=(800, 1600, 3200), n_eps=1600, s_star=3, s_grid=(1, 3, 6), reps=8,
+                     n_eval=2000),
         "quick": dict(ds=(100, 200), ns=(2000, 4000, 8000), n_eps=8000, s_star=10, s_grid=(5, 10, 20, 40),
                       reps=20, n_eval=10000),
         "full": dict(ds=(100, 200, 400, 800), ns=(6250, 12500, 25000, 50000), n_eps=50000, s_star=20,
                      s_grid=(5, 10, 20, 30, 40), reps=50, n_eval=100000),
     },
     "robust": {  # Alg. 5: the robust gradient costs ~0.1 µs per record × coordinate × iteration, so smaller
-        "tiny": dict(ds=(20, 40), ns=(400, 800, 1600), n_eps=800, s_star=2, s_grid=(1, 2, 4), reps=10,
-                     n_eval=3000),
+        "tiny": dict(ds=(16, 32), ns=(300, 600, 1200), n_eps=600, s_star=2, s_grid=(1, 2, 4), reps=8,
+                     n_eval=2000),
         "quick": dict(ds=(30, 60), ns=(500, 1000, 2000), n_eps=2000, s_star=3, s_grid=(2, 4, 8, 12), reps=20,
                       n_eval=10000),
         "full": dict(ds=(100, 200), ns=(4000, 8000, 16000), n_eps=16000, s_star=10, s_grid=(5, 10, 20, 40),
