@@ -35,6 +35,7 @@ results table), :mod:`.repro` (reproduction scripts). Importing this package reg
 from __future__ import annotations
 
 from . import ledger  # noqa: F401  (registers the white-box budget checks)
+from . import search  # noqa: F401  (registers the configuration-search checks)
 from .checks import audit_component, check_alpha, results_table
 from .components import (  # noqa: F401 - constants re-exported for tests and repro scripts
     ALPHA,

@@ -33,7 +33,7 @@ from htdp_verify.privacy import Pair
 from .pairs import box_pairs
 
 __all__ = ["Space", "Config", "SPACE", "FAMILIES", "LEFT_OUT_COMPONENTS", "signature_gaps", "build_adapter",
-           "base_dataset", "config_pairs", "sample_configs", "config_strategy", "WeightedHistogram"]
+           "base_dataset", "config_pairs", "sample_configs", "make_config", "config_strategy", "WeightedHistogram"]
 
 _EPS = (0.1, 0.5, 1.0, 2.0)
 _EPS_LE1 = (0.1, 0.5, 1.0)  # Gaussian rejects ε > 1
@@ -286,16 +286,19 @@ def _valid(key: str, args: dict, data: dict) -> bool:
 
 
 def sample_configs(keys, rng: np.random.Generator, n: int) -> list[Config]:
-    """``n`` distinct configurations drawn uniformly over the table of the components ``keys`` (round-robin over
-    the components, then every argument and data parameter uniform over its values); invalid combinations are
-    redrawn.  Deterministic given ``rng``."""
+    """``n`` distinct configurations drawn uniformly over the table of the components ``keys`` (rounds over the
+    components in a random order, then every argument and data parameter uniform over its values); invalid
+    combinations are redrawn.  Deterministic given ``rng``."""
     keys = list(keys)
     for k in keys:
         if k not in SPACE:
             raise ValueError(f"keys: unknown component {k!r}")
     out, seen, tries = [], set(), 0
+    order: list = []
     while len(out) < n and tries < 50 * n:
-        key = keys[len(out) % len(keys)] if tries < 20 * n else keys[int(rng.integers(len(keys)))]
+        if not order:  # a fresh random order of the components each round
+            order = [keys[i] for i in rng.permutation(len(keys))]
+        key = order[0] if tries < 20 * n else keys[int(rng.integers(len(keys)))]
         tries += 1
         sp = SPACE[key]
         pick = lambda vals: vals[int(rng.integers(len(vals)))]  # noqa: E731
@@ -308,6 +311,7 @@ def sample_configs(keys, rng: np.random.Generator, n: int) -> list[Config]:
         if c not in seen:
             seen.add(c)
             out.append(c)
+            order.pop(0)
     return out
 
 

@@ -1,0 +1,147 @@
+"""The diffprivlib configuration search (audits/diffprivlib/space.py, search.py, rootcause.py).
+
+Design: every search runs with a fixed seed and a small budget.  The GaussianNB search must certify a violation
+without being told the configuration (an absent class is released without noise: the certified bound is limited
+only by the sample size, ln(n / 3.7) ≈ 3.3 at 100 releases per side, above every ε of the table); the Laplace
+search must certify none (Laplace is exactly ε-DP: each certification errs with probability <= α / K).  The
+α accounting is checked on the results, the space table against diffprivlib's signatures (and shown to fail
+on a table with an argument removed), the root-cause rules on pairs built to match and not to match them, and
+the reproduction script by running it and comparing its counts with the in-process recount.
+"""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from audits.diffprivlib import rootcause, search, space
+from audits.diffprivlib.space import SPACE, make_config, sample_configs, signature_gaps
+from htdp_verify.privacy import Pair
+
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+TINY = dict(n_samples=30, n_select=30, n_search=20, max_pairs=2)
+
+
+def test_space_covers_every_signature_argument_and_detects_a_missing_one(monkeypatch):
+    assert signature_gaps() == {}
+    sp = SPACE["models.GaussianNB"]
+    broken = space.Space(sp.key, {k: v for k, v in sp.args.items() if k != "var_smoothing"}, sp.data, sp.left_out)
+    monkeypatch.setitem(SPACE, "models.GaussianNB", broken)
+    assert signature_gaps() == {"models.GaussianNB": ["var_smoothing"]}
+
+
+def test_space_has_edge_values():
+    bounds = SPACE["models.LinearRegression"].args["bounds_X"]
+    assert any(lo == 0 for lo, _ in bounds) and any(hi <= 0 for _, hi in bounds)
+    assert 1 in SPACE["tools.mean"].data["n"] and 50 in SPACE["models.KMeans"].data["d"]
+    assert "absent_class" in SPACE["models.GaussianNB"].data["shape"]
+    assert SPACE["tools.histogram"].args["weights"] == (None, 1.0, 2.0)
+
+
+def test_sampler_is_seeded_valid_and_builds():
+    keys = [k for k in SPACE if k.startswith("models.")]
+    a = sample_configs(keys, np.random.default_rng(5), 14)
+    b = sample_configs(keys, np.random.default_rng(5), 14)
+    assert a == b and len(set(a)) == 14
+    assert {c.key for c in a} == set(keys)  # two full rounds over the components
+    for c in a[:7]:
+        assert space._valid(c.key, c.kw, c.dat)
+        assert space.config_pairs(c), c.label()
+
+
+def test_hypothesis_strategy_draws_valid_configs():
+    from hypothesis import given, settings
+
+    @settings(max_examples=10, deadline=None, database=None, derandomize=True)
+    @given(space.config_strategy(["tools.quantile", "models.KMeans"]))
+    def check(c):
+        assert space._valid(c.key, c.kw, c.dat)
+        assert c.key in SPACE
+
+    check()
+
+
+@pytest.fixture(scope="module")
+def gnb_search(tmp_path_factory):
+    out_dir = tmp_path_factory.mktemp("gnb")
+    out = search.run_search(["models.GaussianNB"], np.random.default_rng(2026), n_configs=3, screen_sizes=TINY,
+                            k=1, certify_sizes=dict(n_samples=100, n_select=40), alpha=0.05, shrink=0,
+                            repro_n=25, out_dir=out_dir)
+    return out, out_dir
+
+
+def test_search_finds_gaussian_nb_leak_without_being_told(gnb_search):
+    out, _ = gnb_search
+    assert len(out.screened) == 3 and len(out.certified) == 1
+    (s, res), = out.violations
+    assert res.epsilon_lb > s.config.epsilon
+    cause = out.causes[0]
+    assert cause["rule"] in ("gnb_absent", "gnb_budget")
+    assert "naive_bayes" in cause["step"] and cause["upstream"]
+    assert cause["smallest"]["config"]["key"] == "models.GaussianNB"
+
+
+def test_reproduction_script_recounts_the_certified_event(gnb_search):
+    out, out_dir = gnb_search
+    rep = out.causes[0]["reproduction"]
+    assert rep.get("script"), rep
+    assert rep["counts"] is not None and rep["event_is_certified_event"]
+    run = subprocess.run([sys.executable, str(out_dir / rep["script"]), "25"], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().splitlines()[-1] == rep["output"]
+
+
+def test_alpha_accounting(gnb_search):
+    out, _ = gnb_search
+    res = search._result(out, "diffprivlib.search.models", seed=1)
+    acc = res.details["alpha_accounting"]
+    assert acc["alpha_search"] == 0.05 and acc["k_certified"] == 1 and acc["alpha_per_certification"] == 0.05
+    assert all(r.alpha == pytest.approx(out.alpha / out.k) for _, r in out.certified)
+    assert res.verdict == "violated" and res.details["cause"] and res.details["root_causes"]
+    # registered checks split SEARCH_ALPHA over the three families
+    assert search.SEARCH_ALPHA / len(space.FAMILIES) == pytest.approx(0.05 / 3)
+
+
+def test_search_does_not_flag_laplace():
+    out = search.run_search(["mechanisms.Laplace"], np.random.default_rng(7), n_configs=4,
+                            screen_sizes=dict(n_samples=800, n_select=400, n_search=200, max_pairs=1), k=2,
+                            certify_sizes=dict(n_samples=6000, n_select=1500), alpha=0.05)
+    assert len(out.certified) == 2
+    assert [r.verdict for _, r in out.certified] == ["consistent", "consistent"]
+    assert all(r.alpha == pytest.approx(0.025) for _, r in out.certified)
+    assert not out.causes
+
+
+def test_known_cause_rules_match_only_their_configurations():
+    lin0 = make_config("models.LinearRegression", 1.0, dict(bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0),
+                                                            fit_intercept=True), dict(n=3, d=1, shape="spread"))
+    lin_sym = lin0.replace(bounds_X=(-1.0, 1.0))
+    p = space.config_pairs(lin0)[0]
+    rules = [r["rule"] for r in rootcause.known_causes(lin0, p)]
+    assert rules == ["linreg_bounds"]
+    assert "#105" in rootcause.known_causes(lin0, p)[0]["upstream"]
+    assert rootcause.known_causes(lin_sym, space.config_pairs(lin_sym)[0]) == []
+    gnb = make_config("models.GaussianNB", 1.0, dict(bounds=(0.0, 1.0), classes=2, priors=None, var_smoothing=1e-9),
+                      dict(n=3, d=1, shape="spread"))
+    absent = Pair(np.array([[0.0, 0.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]]), "x", "replace")
+    present = Pair(np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([[1.0, 0.0], [1.0, 1.0]]), "y", "replace")
+    assert [r["rule"] for r in rootcause.known_causes(gnb, absent)] == ["gnb_absent"]
+    assert rootcause.known_causes(gnb, present) == []
+
+
+def test_coordinate_names_follow_the_release_layout():
+    c = make_config("models.GaussianNB", 1.0, dict(bounds=(0.0, 1.0), classes=2, priors=None, var_smoothing=1e-9),
+                    dict(n=4, d=2, shape="spread"))
+    y = space.build_adapter(c).release(space.base_dataset(c), 3)
+    names = rootcause.coordinate_names(c, y.size)
+    assert names[:2] == ["theta_[0,0]", "theta_[0,1]"] and names[-1] == "class_count_[1]"
+    assert y[-2:].sum() == pytest.approx(4)  # the class counts sum to n
+
+
+def test_registered_checks():
+    from htdp_verify.registry import get_checks
+
+    names = {c.name for c in get_checks(["diffprivlib.search"])}
+    assert names == {f"diffprivlib.search.{f}" for f in space.FAMILIES}
