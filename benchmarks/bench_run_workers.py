@@ -11,12 +11,15 @@ Parts
 3. ``audit``: ``htdp_verify.privacy.audit(..., backend="dask", client=...)`` on a Dask ``LocalCluster`` of two
    single-threaded workers vs ``backend="serial"``, on two expensive mechanisms: a numpy-heavy one (each release is
    the median of 100 noisy values) and a sleep-bound one (20 µs per release; the clean case of a slow estimator),
-   8 blocks of 65 536 releases per side.  The certification stage is timed alone (``count_streamed``) and inside the whole audit (whose search
-   and selection stages are not distributed).  ``max_memory="2MiB"`` makes one block one task (with the default
+   8 blocks of 65 536 releases per side.  The certification stage is timed alone (``count_streamed``) and inside
+   the whole audit (whose search and selection stages are not distributed).  ``max_memory="2MiB"`` makes one block one task (with the default
    2 GiB and scalar releases all blocks of a side would go into one call, i.e. one task: no parallelism).
 
-The machine is shared: the 1-, 5- and 15-minute load averages are sampled every 2 s during each measurement and
-printed with it.  Writes ``benchmarks/results/bench_run_workers.json``.
+The machine is shared: the 1-minute load average is sampled every 2 s during each measurement and printed with
+it, and before each part the *capacity* is measured: 2 x (time of a fixed CPU-bound task alone) / (time of two
+such tasks on two processes at once), 2.0 on an idle 2-core machine, ~1.0 when other work leaves one core.  A
+CPU-bound ratio can only be judged against the capacity measured next to it.
+Writes ``benchmarks/results/bench_run_workers.json``.
 """
 from __future__ import annotations
 
@@ -79,11 +82,39 @@ def _results(out: Path):
     return rs
 
 
+# ------------------------------------------------------------------------------------------------- capacity
+def _spin(_=None):
+    x = 0.0
+    for _ in range(8_000_000):
+        x = x * 0.999999 + 1.0
+    return x
+
+
+def capacity():
+    """How many cores this process can have now: 2 x (one task alone) / (two tasks on two processes).  2.0 on an
+    idle 2-core machine; about 1.0 when other work leaves room for one CPU-bound process only."""
+    import multiprocessing as mp
+
+    t = time.perf_counter()
+    _spin()
+    t1 = time.perf_counter() - t
+    with mp.get_context("spawn").Pool(2) as pool:
+        pool.map(_spin, [0, 0])  # start-up outside the timing
+        t = time.perf_counter()
+        pool.map(_spin, [0, 1], chunksize=1)
+        t2 = time.perf_counter() - t
+    row = {"part": "capacity", "one_alone_s": round(t1, 2), "two_parallel_s": round(t2, 2),
+           "capacity": round(2 * t1 / t2, 2), "load1": round(os.getloadavg()[0], 2)}
+    print(row, flush=True)
+    return row
+
+
 # ------------------------------------------------------------------------------------------------- part 1
 def real_subset(names, seed, repeats):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for rep in range(repeats):
+            rows.append({**capacity(), "before": "real", "repeat": rep})
             for w in (1, 2) if rep % 2 == 0 else (2, 1):
                 out = Path(tmp) / f"w{w}_{rep}"
                 cmd = [sys.executable, "-m", "htdp_verify.cli", "run", *names, "--profile", "quick", "--seed",
@@ -124,6 +155,7 @@ def synthetic(repeats, n_checks=8):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for rep in range(repeats):
+            rows.append({**capacity(), "before": "synthetic", "repeat": rep})
             for w in (1, 2) if rep % 2 == 0 else (2, 1):
                 out = Path(tmp) / f"s{w}_{rep}"
                 with LoadSampler() as ls:
@@ -173,6 +205,7 @@ def audit_backend(repeats):
     client = Client(cluster)
     try:
         for label, mech, n in (("median_of_100", median_mech, N_CERT), ("sleep_20us", sleepy_mech, N_CERT)):
+            rows.append({**capacity(), "before": label})
             kw = {"max_memory": "2MiB"}  # one block per call: 65 536 releases x 8 bytes x 4
             for rep in range(repeats):
                 for backend in ("serial", "dask") if rep % 2 == 0 else ("dask", "serial"):
@@ -253,8 +286,9 @@ def main():
     print("serial / parallel time ratio (median over repeats):", ratios(rows), flush=True)
     # keep the rows of parts not run this time (each part can be rerun alone)
     ran = {r["part"] for r in rows} | ({"certification"} if "audit" in parts else set())
+    ran_before = set(parts) | ({"median_of_100", "sleep_20us"} if "audit" in parts else set())
     old = json.loads(OUT.read_text())["rows"] if OUT.exists() else []
-    rows = [r for r in old if r.get("part") not in ran] + rows
+    rows = [r for r in old if r.get("part") not in ran - {"capacity"} and r.get("before") not in ran_before] + rows
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"info": info, "names": a.names, "ratios": ratios(rows), "rows": rows}, indent=1))
     print(f"wrote {OUT}")
