@@ -111,6 +111,8 @@ def count_streamed(mechanism, data, n: int, events, rng: np.random.Generator, *,
     block = block_size(release_nbytes)
     n_blocks = math.ceil(n / block)
     per_call = max(1, parse_memory(max_memory) // max(block * int(release_nbytes) * 4, 1))
+    if backend == "dask" and client is not None:  # two calls per worker thread at least, so every worker gets work
+        per_call = min(per_call, max(1, n_blocks // (2 * max(1, sum(client.nthreads().values())))))
     groups = [(s, min(per_call, n_blocks - s)) for s in range(0, n_blocks, per_call)]
     if backend == "dask":
         if client is None:
