@@ -24,7 +24,9 @@ small (a valid instance: the bounds depend on them only through M or τ).  Measu
 private error is ≥ 11× (Alg 3) and ≥ 27× (Alg 5) the mean error of the same configuration without noise
 (``private=False``) at every grid point.
 **Saturation guard**: if the summary error exceeds ‖w*‖²/4 = 1/16 anywhere on the grid, the run is outside the
-theorem's regime and the verdict is set to *inconclusive* (whatever the fit says), with the reason.
+theorem's regime: a 'consistent' verdict, or a slope *below* the band, becomes *inconclusive*, with the reason; a
+slope *above* the band is kept as 'violated' (saturation can only flatten the curve: Alg 3 projects onto the unit
+ball, and Alg 5's error there is ‖μ‖² plus the noise term).
 
 Readings (spec §9).  Alg 3: Thm 7's rules with constants 1 (Q12) except the sparsity multiplier c_s = 2 (Thm 7's
 s ≥ 72 s* would need d ≥ 72 s*; the s*² arises from s ∝ s* whatever the multiplier); T = ⌊ln n⌋, η₀ = 2/(3γ) = 2/3
@@ -175,7 +177,7 @@ def sparse_errors(n_reps, rng, *, alg, vary, n, eps_eff, s_star=None, d=None, br
     """``n_reps`` squared errors ‖w − w*‖² of Alg 3 / Alg 5, each on a fresh dataset (one release each).
 
     ``vary`` names the swept variable (``"s_star"`` or ``"d"``, passed by the sweep); ``broken`` > 0 builds the
-    deliberately broken estimator of the tests: Peeling's noise × (swept value / first grid value)^broken."""
+    deliberately broken estimator of the tests: Peeling's noise × (swept value)^broken."""
     from threadpoolctl import threadpool_limits
 
     s_star, d = int(s_star), int(d)
