@@ -27,8 +27,19 @@ NEIGHBOUR_RELATIONS = ("replace", "add_remove")
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a claim comes from: ``paper`` (short citation), ``location`` (theorem/algorithm/lemma),
-    ``equation`` (equation number or label) and free ``notes`` (e.g. "reconstructed", "as printed")."""
+    """Where a claim comes from, and which reading of the text it rests on.
+
+    Parameters
+    ----------
+    paper : str, default ""
+        Short citation of the source (``"Hu, Ni, Xiao & Wang 2022"``).
+    location : str, default ""
+        Theorem, algorithm or lemma (``"Thm 1"``, ``"Alg. 2"``).
+    equation : str, default ""
+        Equation number or label.
+    notes : str, default ""
+        Free notes, e.g. ``"reconstructed"`` or ``"as printed"``: the reading a verdict rests on.
+    """
 
     paper: str = ""
     location: str = ""
@@ -53,7 +64,19 @@ def _prov(p) -> Provenance:
 
 @dataclass(frozen=True)
 class PrivacyClaim:
-    """(ε, δ)-DP under a neighbouring relation (``"replace"``: replace one record; ``"add_remove"``)."""
+    """(ε, δ)-DP under a neighbouring relation.
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε (> 0).
+    delta : float, default 0.0
+        The claimed δ, in [0, 1).
+    neighbours : str, default "replace"
+        The neighbouring relation: ``"replace"`` (replace one record) or ``"add_remove"`` (add or remove one).
+    provenance : Provenance, optional
+        Where the claim comes from (paper, location, equation, notes).
+    """
 
     epsilon: float
     delta: float = 0.0
@@ -77,8 +100,21 @@ class PrivacyClaim:
 class RateClaim:
     """Error ≍ C · ``variable``^``exponent`` in a stated regime, tested within ``tolerance`` on the exponent.
 
-    ``summary`` is the statistic of the error across replications the theorem speaks of (``"median"``,
-    ``"mean"``, or ``"q0.9"`` for a quantile).
+    Parameters
+    ----------
+    variable : str
+        The swept variable (``"n"``, ``"epsilon"``, ...).
+    exponent : float
+        The claimed exponent r₀ of the error in ``variable``.
+    tolerance : float, default 0.1
+        Half-width of the band ``[r0 - tolerance, r0 + tolerance]`` the fitted exponent must lie in.
+    summary : str, default "median"
+        The statistic of the error across replications the theorem speaks of (``"median"``, ``"mean"``, or
+        ``"q0.9"`` for a quantile).
+    regime : str, default ""
+        The regime in which the rate is claimed, in words.
+    provenance : Provenance, optional
+        Where the claim comes from (paper, location, equation, notes).
     """
 
     variable: str
@@ -100,7 +136,17 @@ class RateClaim:
 
 @dataclass(frozen=True)
 class TailBoundClaim:
-    """P[error > bound] ≤ ``beta``, where the bound is given by an expression (text) evaluated by the check."""
+    """P[error > bound] ≤ ``beta``, where the bound is given by an expression (text) evaluated by the check.
+
+    Parameters
+    ----------
+    beta : float
+        The claimed failure probability, in (0, 1).
+    bound : str, default ""
+        The bound as an expression, in words or symbols.
+    provenance : Provenance, optional
+        Where the claim comes from (paper, location, equation, notes).
+    """
 
     beta: float
     bound: str = ""
@@ -114,7 +160,19 @@ class TailBoundClaim:
 
 @dataclass(frozen=True)
 class LowerBoundClaim:
-    """A minimax lower bound: no (private) estimator has worst-case risk below ``value`` on the instance."""
+    """A minimax lower bound: no (private) estimator has worst-case risk below ``value`` on the instance.
+
+    Parameters
+    ----------
+    value : float
+        The value of the bound.
+    risk : str, default "squared error"
+        The risk the bound is stated for.
+    assumption : str, default ""
+        The assumption on the data (moments, geometry), in words.
+    provenance : Provenance, optional
+        Where the claim comes from (paper, location, equation, notes).
+    """
 
     value: float
     risk: str = "squared error"
@@ -135,7 +193,19 @@ def claim_to_dict(claim) -> dict[str, Any]:
 
 
 def claim_from_dict(d: dict[str, Any]):
-    """Inverse of ``dataclasses.asdict`` for the four claim types."""
+    """Inverse of ``dataclasses.asdict`` for the four claim types.
+
+    Parameters
+    ----------
+    d : dict
+        A dict with a ``"kind"`` key (``"privacy"``, ``"rate"``, ``"tail_bound"`` or ``"lower_bound"``), as
+        written to ``results.json``; ``ValueError`` otherwise.
+
+    Returns
+    -------
+    PrivacyClaim, RateClaim, TailBoundClaim or LowerBoundClaim
+        The claim.
+    """
     if not isinstance(d, dict) or d.get("kind") not in _KINDS:
         raise ValueError(f"d must be a dict with 'kind' in {sorted(_KINDS)}, got {d!r}")
     d = dict(d)

@@ -297,23 +297,33 @@ def sweep(
 
     Parameters
     ----------
-    fn: ``fn(**params, rng=Generator)`` returning a real scalar or a dict of real scalars for one replication;
+    fn
+        ``fn(**params, rng=Generator)`` returning a real scalar or a dict of real scalars for one replication;
         with ``vectorised=True``, ``fn(**params, n_reps=m, rng=Generator)`` returning an array of shape ``(m,)``
         (or a dict of such) for ``m`` replications at once.  For the ``"processes"`` and ``"dask"`` backends
         ``fn`` must be picklable (module-level functions always are; cloudpickle handles most closures).
-    grid: ``{name: list of values}``; an empty dict runs one cell.
-    n_reps: replications per cell (≥ 1).
-    seed: non-negative integer; reproduces the whole run on any backend.
-    backend: ``"serial"``, ``"processes"`` (joblib/loky, ``n_jobs`` workers) or ``"dask"`` (``client``: a
+    grid
+        ``{name: list of values}``; an empty dict runs one cell.
+    n_reps
+        replications per cell (≥ 1).
+    seed
+        non-negative integer; reproduces the whole run on any backend.
+    backend
+        ``"serial"``, ``"processes"`` (joblib/loky, ``n_jobs`` workers) or ``"dask"`` (``client``: a
         ``dask.distributed.Client``; if ``None`` a ``LocalCluster`` with ``n_jobs`` single-threaded worker
         processes is started for this call and closed afterwards).
-    n_jobs: workers for ``"processes"`` (joblib convention: -1 = all cores) and for a self-started Dask cluster.
-    progress: show a ``tqdm`` progress bar (counts replications).
-    vectorised: see ``fn``.
-    chunk_size: vectorised mode: replications per call (default: all ``n_reps`` of a cell in one call); it is
+    n_jobs
+        workers for ``"processes"`` (joblib convention: -1 = all cores) and for a self-started Dask cluster.
+    progress
+        show a ``tqdm`` progress bar (counts replications).
+    vectorised
+        see ``fn``.
+    chunk_size
+        vectorised mode: replications per call (default: all ``n_reps`` of a cell in one call); it is
         part of the seeding (results depend on it, never on the backend).  Non-vectorised mode: replications
         per task sent to a worker (a pure scheduling knob; results do not depend on it).
-    fixed: extra keyword arguments passed unchanged to every call (recorded in the result's ``meta``).
+    fixed
+        extra keyword arguments passed unchanged to every call (recorded in the result's ``meta``).
     """
     t0 = time.perf_counter()
     if not callable(fn):

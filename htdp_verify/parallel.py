@@ -254,17 +254,26 @@ def iter_checks(checks, *, profile: str, seed: int, out_dir, workers: int | None
 
     Parameters
     ----------
-    checks: registered :class:`~htdp_verify.registry.Check` objects.
-    profile, seed: the run's profile and seed; check ``c`` gets ``derive_seed(seed, c.name)`` as in a serial run.
-    out_dir: the report folder: files the checks write (figures) are copied there as each check finishes.
-    workers: ``"processes"``: pool size; ``"dask"``: size of the ``LocalCluster`` started when neither
+    checks
+        registered :class:`~htdp_verify.registry.Check` objects.
+    profile, seed
+        the run's profile and seed; check ``c`` gets ``derive_seed(seed, c.name)`` as in a serial run.
+    out_dir
+        the report folder: files the checks write (figures) are copied there as each check finishes.
+    workers
+        ``"processes"``: pool size; ``"dask"``: size of the ``LocalCluster`` started when neither
         ``scheduler`` nor ``client`` is given.  An integer in ``[1, max_workers()]``.
-    backend: one of :data:`BACKENDS`.
-    scheduler: address of a running Dask scheduler (``"tcp://host:8786"``; with ``backend="dask"``).
-    client: an existing ``distributed.Client`` (``backend="dask"``; not closed here).
-    start_method: ``multiprocessing`` start method of the process pool (default ``"forkserver"`` where available,
+    backend
+        one of :data:`BACKENDS`.
+    scheduler
+        address of a running Dask scheduler (``"tcp://host:8786"``; with ``backend="dask"``).
+    client
+        an existing ``distributed.Client`` (``backend="dask"``; not closed here).
+    start_method
+        ``multiprocessing`` start method of the process pool (default ``"forkserver"`` where available,
         else ``"spawn"``).
-    status: called as ``status(running_names, seconds_of_the_oldest)`` about once a second (progress display).
+    status
+        called as ``status(running_names, seconds_of_the_oldest)`` about once a second (progress display).
 
     At most as many checks as there are workers (Dask: worker threads) are in flight, submitted in the order
     given.  A check that raises gives an ``"error"`` result, as in a serial run.  A worker process that dies (a crash,

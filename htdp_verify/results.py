@@ -113,21 +113,36 @@ class CheckResult:
 
     Parameters
     ----------
-    name: registered name of the check (``"hu2022.privacy.smoothed_mean"``).
-    verdict: one of :data:`VERDICTS`.
-    statistic: the name of the estimated quantity (``"epsilon_lb"``, ``"exponent"``, ``"exceedance_rate"``).
-    estimate: its value (for a privacy audit: the certified ε lower bound).
-    interval: confidence interval ``(lo, hi)`` at level ``1 - alpha`` (one side may be ±inf).
-    alpha: the error probability spent on this verdict.
-    claim: the claim under test (a claims dataclass) or ``None``.
-    n_samples: samples / replications used.
-    seconds: wall-clock time of the check.
-    seed: the integer seed that reproduces the check.
-    provenance: paper, theorem, equation.
-    summary: one sentence a user reads first.
-    details: anything else (JSON-serialisable).
-    figures: paths of figures produced (relative to the report folder).
-    expected: ``None`` for an ordinary check; for a canary or control, the verdict it is built to produce
+    name
+        registered name of the check (``"hu2022.privacy.smoothed_mean"``).
+    verdict
+        one of :data:`VERDICTS`.
+    statistic
+        the name of the estimated quantity (``"epsilon_lb"``, ``"exponent"``, ``"exceedance_rate"``).
+    estimate
+        its value (for a privacy audit: the certified ε lower bound).
+    interval
+        confidence interval ``(lo, hi)`` at level ``1 - alpha`` (one side may be ±inf).
+    alpha
+        the error probability spent on this verdict.
+    claim
+        the claim under test (a claims dataclass) or ``None``.
+    n_samples
+        samples / replications used.
+    seconds
+        wall-clock time of the check.
+    seed
+        the integer seed that reproduces the check.
+    provenance
+        paper, theorem, equation.
+    summary
+        one sentence a user reads first.
+    details
+        anything else (JSON-serialisable).
+    figures
+        paths of figures produced (relative to the report folder).
+    expected
+        ``None`` for an ordinary check; for a canary or control, the verdict it is built to produce
         (one of :data:`CLAIM_VERDICTS`, e.g. ``"violated"`` for a deliberately under-noised mechanism).
     """
 
@@ -160,7 +175,7 @@ class CheckResult:
 
     @property
     def as_expected(self) -> bool | None:
-        """``None`` when nothing is expected of this check; otherwise whether the verdict equals :attr:`expected`
+        """``None`` when nothing is expected of this check; otherwise whether the verdict equals ``expected``
         (a check that could not run never meets an expectation)."""
         return None if self.expected is None else self.verdict == self.expected
 

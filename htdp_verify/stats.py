@@ -58,6 +58,20 @@ def cp_lower(k, n, alpha):
 
     ``P_p[cp_lower(K, n, alpha) > p] <= alpha`` for every p.  Equals ``Beta^{-1}(alpha; k, n-k+1)`` and 0 at k=0.
     Vectorised over ``k`` and ``n``.
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        Number of successes, ``0 <= k <= n``.
+    n : int or array_like of int
+        Number of trials, ``n >= 1``.
+    alpha : float
+        Error probability in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The lower bound (an array when ``k`` or ``n`` is an array).
     """
     alpha = check_prob("alpha", alpha)
     k, n = check_counts("k", k, "n", n)
@@ -71,6 +85,20 @@ def cp_upper(k, n, alpha):
     """One-sided Clopper–Pearson upper bound for p at confidence ``1 - alpha``.
 
     Equals ``Beta^{-1}(1-alpha; k+1, n-k)`` and 1 at k=n.  Vectorised over ``k`` and ``n``.
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        Number of successes, ``0 <= k <= n``.
+    n : int or array_like of int
+        Number of trials, ``n >= 1``.
+    alpha : float
+        Error probability in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The upper bound (an array when ``k`` or ``n`` is an array).
     """
     alpha = check_prob("alpha", alpha)
     k, n = check_counts("k", k, "n", n)
@@ -82,7 +110,22 @@ def cp_upper(k, n, alpha):
 
 
 def cp_interval(k, n, alpha):
-    """Two-sided Clopper–Pearson interval at confidence ``1 - alpha`` (``alpha/2`` on each side)."""
+    """Two-sided Clopper–Pearson interval at confidence ``1 - alpha`` (``alpha/2`` on each side).
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        Number of successes, ``0 <= k <= n``.
+    n : int or array_like of int
+        Number of trials, ``n >= 1``.
+    alpha : float
+        Total error probability in (0, 1).
+
+    Returns
+    -------
+    tuple
+        ``(lower, upper)``, each a float or an array like :func:`cp_lower`.
+    """
     alpha = check_prob("alpha", alpha)
     return cp_lower(k, n, alpha / 2), cp_upper(k, n, alpha / 2)
 
@@ -98,6 +141,22 @@ def epsilon_lower_bound(k1, n1, k2, n2, alpha, delta=0.0):
     ``ln((lo - delta) / hi)`` (``delta = 0`` gives the pure-ε bound ``ln(lo/hi)``), valid at confidence
     ``1 - alpha`` for any mechanism that is (ε, δ)-DP: it holds because P[M(D)∈S] ≤ e^ε P[M(D')∈S] + δ.
     The result is clipped at 0 (a negative bound says nothing).  Vectorised over counts.
+
+    Parameters
+    ----------
+    k1, n1 : int or array_like of int
+        Count of the event and number of releases on D.
+    k2, n2 : int or array_like of int
+        Count of the event and number of releases on D'.
+    alpha : float
+        Total error probability in (0, 1), split evenly over the two sides.
+    delta : float, default 0.0
+        The δ of the claim, in [0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The ε lower bound (≥ 0).
     """
     alpha = check_prob("alpha", alpha)
     delta = check_prob("delta", delta, open_low=False)
@@ -120,6 +179,20 @@ def epsilon_lower_bound_poisson(k1, k2, alpha, lam1=1.0, lam2=1.0):
     ≥ 1 - α (the CP bound is valid conditionally on every s).  Compared with :func:`epsilon_lower_bound` it
     spends α once instead of α/2 twice and its error term is about √(1/k1 + 1/k2) instead of the sum of two
     one-sided margins: roughly half the margin for balanced events.  Clipped at 0; vectorised.
+
+    Parameters
+    ----------
+    k1, k2 : int or array_like of int
+        Event counts on D and on D' (non-negative integers).
+    alpha : float
+        Error probability in (0, 1).
+    lam1, lam2 : float, default 1.0
+        Means (> 0) of the Poisson numbers of releases on D and on D'.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The ε lower bound (≥ 0).
     """
     alpha = check_prob("alpha", alpha)
     lam1 = check_positive("lam1", lam1)
@@ -142,13 +215,43 @@ def epsilon_lower_bound_poisson(k1, k2, alpha, lam1=1.0, lam2=1.0):
 
 
 def max_certifiable_epsilon_poisson(n, alpha=0.05) -> float:
-    """Largest ε the Poissonised bound certifies with ``n`` expected releases per side (counts n vs 0)."""
+    """Largest ε the Poissonised bound certifies with ``n`` expected releases per side (counts n vs 0).
+
+    Parameters
+    ----------
+    n : int
+        Expected releases per side, ``n >= 1``.
+    alpha : float, default 0.05
+        Error probability in (0, 1).
+
+    Returns
+    -------
+    float
+        The largest certifiable ε.
+    """
     n = check_int("n", n, minimum=1)
     return float(epsilon_lower_bound_poisson(n, 0, alpha))
 
 
 def delta_lower_bound(k1, n1, k2, n2, epsilon, alpha):
-    """Lower confidence bound on δ at a given ε: ``max(0, lo - e^ε · hi)`` (α split over the two sides)."""
+    """Lower confidence bound on δ at a given ε: ``max(0, lo - e^ε · hi)`` (α split over the two sides).
+
+    Parameters
+    ----------
+    k1, n1 : int or array_like of int
+        Count of the event and number of releases on D.
+    k2, n2 : int or array_like of int
+        Count of the event and number of releases on D'.
+    epsilon : float
+        The ε (≥ 0) at which δ is bounded.
+    alpha : float
+        Total error probability in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The δ lower bound (≥ 0).
+    """
     alpha = check_prob("alpha", alpha)
     epsilon = check_positive("epsilon", epsilon, allow_zero=True)
     lo = np.asarray(cp_lower(k1, n1, alpha / 2))
@@ -190,6 +293,24 @@ def exceedance_test(k, n, beta, alpha=0.05, *, power=0.8) -> ExceedanceResult:
     ``pvalue = P[Bin(n, beta) >= k]``; H0 is rejected (verdict ``"violated"``) when ``pvalue <= alpha``.
     Otherwise the verdict is ``"consistent"``.  ``min_detectable_rate`` is the smallest true failure rate that
     this test rejects with probability ≥ ``power`` (a design statement: smaller violations can pass).
+
+    Parameters
+    ----------
+    k : int
+        Number of failures (exceedances), ``0 <= k <= n``.
+    n : int
+        Number of replications, ``n >= 1``.
+    beta : float
+        The claimed failure probability, in (0, 1).
+    alpha : float, default 0.05
+        Level of the test.
+    power : float, default 0.8
+        Power at which ``min_detectable_rate`` is stated.
+
+    Returns
+    -------
+    ExceedanceResult
+        The counts, p-value, rate with its upper bound, verdict and smallest detectable rate.
     """
     k = check_int("k", k, minimum=0)
     n = check_int("n", n, minimum=1)
@@ -234,8 +355,29 @@ def _min_detectable_exceedance_rate(n: int, beta: float, alpha: float, power: fl
 
 
 def samples_needed_for_exceedance(beta, true_rate, alpha=0.05, power=0.8, *, n_max=10**8) -> int:
-    """Replications needed so the exceedance test rejects H0: rate ≤ ``beta`` with probability ≥ ``power``
-    when the true failure rate is ``true_rate`` (> beta)."""
+    """Replications needed so that the exceedance test detects a failure rate above ``beta``.
+
+    The test of H0: rate ≤ ``beta`` must reject with probability ≥ ``power`` when the true failure rate is
+    ``true_rate`` (> ``beta``).
+
+    Parameters
+    ----------
+    beta : float
+        The claimed failure probability, in (0, 1).
+    true_rate : float
+        The failure rate to detect, in (``beta``, 1).
+    alpha : float, default 0.05
+        Level of the test.
+    power : float, default 0.8
+        Required probability of detection.
+    n_max : int, default 10**8
+        Largest number of replications searched; ``ValueError`` beyond it.
+
+    Returns
+    -------
+    int
+        The smallest number of replications with the required power.
+    """
     beta = check_prob("beta", beta)
     true_rate = check_prob("true_rate", true_rate)
     alpha = check_prob("alpha", alpha)
@@ -256,6 +398,20 @@ def quantile_upper_bound(x, q, alpha=0.05) -> float:
     Returns the order statistic ``x_(j)`` with the smallest j such that ``P[Bin(n, q) <= j-1] >= 1 - alpha``;
     then ``P[x_(j) >= xi_q] >= 1 - alpha``.  Raises ``ValueError`` if n is too small for this (then no order
     statistic qualifies: the message says how many samples are needed).
+
+    Parameters
+    ----------
+    x : array_like
+        Finite sample (flattened).
+    q : float
+        Quantile level in (0, 1).
+    alpha : float, default 0.05
+        Error probability in (0, 1).
+
+    Returns
+    -------
+    float
+        The upper confidence bound.
     """
     x = _as_sample("x", x)
     q = check_prob("q", q)
@@ -271,7 +427,22 @@ def quantile_upper_bound(x, q, alpha=0.05) -> float:
 
 
 def quantile_lower_bound(x, q, alpha=0.05) -> float:
-    """Exact distribution-free lower confidence bound for the ``q``-quantile (mirror of the upper bound)."""
+    """Exact distribution-free lower confidence bound for the ``q``-quantile (mirror of the upper bound).
+
+    Parameters
+    ----------
+    x : array_like
+        Finite sample (flattened).
+    q : float
+        Quantile level in (0, 1).
+    alpha : float, default 0.05
+        Error probability in (0, 1).
+
+    Returns
+    -------
+    float
+        The lower confidence bound.
+    """
     x = _as_sample("x", x)
     return -quantile_upper_bound(-x, 1 - check_prob("q", q), alpha)
 
@@ -286,7 +457,20 @@ def _as_sample(name, x) -> np.ndarray:
 
 
 def dkw_halfwidth(n, alpha=0.05) -> float:
-    """Half-width of the two-sided DKW(M) band: ``sqrt(ln(2/alpha) / (2n))``; uniform over all thresholds."""
+    """Half-width of the two-sided DKW(M) band: ``sqrt(ln(2/alpha) / (2n))``; uniform over all thresholds.
+
+    Parameters
+    ----------
+    n : int
+        Sample size, ``n >= 1``.
+    alpha : float, default 0.05
+        Error probability in (0, 1).
+
+    Returns
+    -------
+    float
+        The half-width of the band.
+    """
     n = check_int("n", n, minimum=1)
     alpha = check_prob("alpha", alpha)
     return math.sqrt(math.log(2 / alpha) / (2 * n))
@@ -367,6 +551,20 @@ def max_certifiable_epsilon(n, alpha=0.05, delta=0.0) -> float:
     """Largest ε lower bound any event can certify with ``n`` samples per side (counts n vs 0) at level α.
 
     No audit with these sample sizes can report more; e.g. n = 10⁴ at α = 0.05 caps ε_lb at about 7.9.
+
+    Parameters
+    ----------
+    n : int
+        Samples per side, ``n >= 1``.
+    alpha : float, default 0.05
+        Error probability in (0, 1).
+    delta : float, default 0.0
+        The δ of the claim, in [0, 1).
+
+    Returns
+    -------
+    float
+        The largest certifiable ε.
     """
     n = check_int("n", n, minimum=1)
     return float(epsilon_lower_bound(n, n, 0, n, alpha, delta))
@@ -389,11 +587,31 @@ def _smallest_n(ok, n_max: int, what: str) -> int:
 
 
 def samples_needed_for_epsilon(epsilon_target, p1, p2, alpha=0.05, power=0.5, *, n_max=10**10) -> int:
-    """Samples per side needed to certify ``ε_lb ≥ epsilon_target`` with probability ≥ ``power`` when the
-    event has probabilities ``p1`` on D and ``p2`` on D' (so ``ln(p1/p2)`` must exceed the target).
+    """Samples per side needed to certify ``ε_lb ≥ epsilon_target`` with probability ≥ ``power``.
 
+    The event has probabilities ``p1`` on D and ``p2`` on D' (so ``ln(p1/p2)`` must exceed the target).
     Exact in the counts: each side's count is taken at its ``sqrt(power)``-adverse binomial quantile (the two
     sides are independent, so both are at least that good with probability ≥ power).
+
+    Parameters
+    ----------
+    epsilon_target : float
+        The ε (> 0) to certify.
+    p1 : float
+        Probability of the event on D, in (0, 1].
+    p2 : float
+        Probability of the event on D', in [0, 1).
+    alpha : float, default 0.05
+        Error probability of the certification.
+    power : float, default 0.5
+        Required probability of certifying the target.
+    n_max : int, default 10**10
+        Largest sample size searched; ``ValueError`` beyond it.
+
+    Returns
+    -------
+    int
+        The smallest number of samples per side with the required power.
     """
     epsilon_target = check_positive("epsilon_target", epsilon_target)
     p1 = check_prob("p1", p1, open_high=False)

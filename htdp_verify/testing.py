@@ -75,7 +75,18 @@ _ON_INCONCLUSIVE = ("fail", "warn", "pass")
 
 
 def seed_from_text(text: str) -> int:
-    """A stable 63-bit seed derived from ``text`` (e.g. a test id or a check name)."""
+    """A stable 63-bit seed derived from ``text`` (e.g. a test id or a check name).
+
+    Parameters
+    ----------
+    text : str
+        The text to derive the seed from.
+
+    Returns
+    -------
+    int
+        A non-negative seed, the same for the same text on every platform.
+    """
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
 
 
@@ -136,11 +147,48 @@ def assert_rate(
 ) -> CheckResult:
     """Assert that the error's exponent in ``variable`` lies within ``tolerance`` of the claimed exponent.
 
-    Give either a :class:`~htdp_verify.claims.RateClaim` or ``exponent=`` (with ``variable``, ``tolerance``,
-    ``summary``).  ``data``: a :class:`~htdp_verify.montecarlo.MonteCarloResult`, a tidy DataFrame, ``(x, errors)``
-    or x values with ``errors=``.  Passes on *consistent*; raises ``AssertionError`` on *violated* and (by default,
+    Passes on *consistent*; raises ``AssertionError`` on *violated* and (by default,
     ``on_inconclusive="fail"``) on *inconclusive* – an undecided check means the test needs more replications
     (the message says how many).  False-failure rate ≤ ``alpha`` when the true exponent is within the tolerance.
+
+    Parameters
+    ----------
+    data : MonteCarloResult, DataFrame, tuple or array_like
+        A :class:`~htdp_verify.montecarlo.MonteCarloResult`, a tidy DataFrame, ``(x, errors)``, or x values with
+        ``errors=``.
+    claim : RateClaim, optional
+        The claim; give either this or ``exponent=`` (with ``variable``, ``tolerance``, ``summary``).
+    exponent : float, optional
+        The claimed exponent when no ``claim`` is given.
+    variable : str, default "n"
+        The swept variable.
+    tolerance : float, default 0.1
+        Half-width of the band around the claimed exponent.
+    summary : str, default "median"
+        Statistic of the error per grid value: ``"median"``, ``"mean"`` or a quantile ``"q0.9"``.
+    alpha : float, default 0.05
+        Error probability of the test.
+    errors : array_like, optional
+        The errors, when ``data`` holds only the x values.
+    output : str, optional
+        The output column of a Monte Carlo result to use, when it has several.
+    method : str, default "bootstrap"
+        How the interval of the exponent is obtained: ``"bootstrap"`` or ``"theilsen"``.
+    n_boot : int, default 2000
+        Bootstrap resamples.
+    rng : numpy.random.Generator, optional
+        Generator of the bootstrap (default: seeded from the data, so the check is a function of its input).
+    on_inconclusive : str, default "fail"
+        What an inconclusive result does: ``"fail"``, ``"warn"`` or ``"pass"``.
+    name : str, default ""
+        Name of the result.
+    provenance : Provenance or dict, optional
+        Source of the claim, when no ``claim`` is given.
+
+    Returns
+    -------
+    CheckResult
+        The result of the equivalence test (when the assertion passes).
     """
     from .rates import check_rate
 
@@ -189,8 +237,33 @@ def assert_tail_bound(
 ) -> CheckResult:
     """Assert ``P[error > bound] ≤ beta`` by an exact binomial test on the exceedances (false failure ≤ ``alpha``).
 
-    Give either a :class:`~htdp_verify.claims.TailBoundClaim` or ``beta=``.  With ``detect_rate`` the assertion
-    also fails (``on_inconclusive="fail"``) when the run is too small to detect that failure rate.
+    Parameters
+    ----------
+    errors : array_like
+        The errors, one per replication (or one row of replications per cell).
+    bound_values : float or array_like
+        The bound: a scalar, one value per cell, or one value per replication.
+    claim : TailBoundClaim, optional
+        The claim; give either this or ``beta=``.
+    beta : float, optional
+        The claimed failure probability when no ``claim`` is given.
+    alpha : float, default 0.05
+        Error probability of the test.
+    power : float, default 0.8
+        Power at which the detectable failure rate is stated.
+    detect_rate : float, optional
+        A failure rate the run must be able to detect; when it cannot, the result is inconclusive.
+    per_cell : bool, default False
+        Test every cell separately (Bonferroni over cells) instead of pooling.
+    on_inconclusive : str, default "fail"
+        What an inconclusive result does: ``"fail"``, ``"warn"`` or ``"pass"``.
+    name : str, default ""
+        Name of the result.
+
+    Returns
+    -------
+    CheckResult
+        The result of the exceedance test (when the assertion passes).
     """
     from .rates import check_tail_bound
 
@@ -247,9 +320,30 @@ def private_sample_size(epsilon: float, *, alpha: float = 0.05, detect_ratio: fl
     ``event_probability`` on D (so ``event_probability · e^{-detect_ratio·ε}`` on D') is refuted with probability
     ≥ ``power`` at level ``alpha`` once the audit has found that event
     (:func:`htdp_verify.stats.samples_needed_for_epsilon`). The ``full`` profile uses four times as many releases
-    (a smaller detectable ratio). At least 2 000; capped at 200 000 (quick) / 2 000 000 (full). ``profile``
-    defaults to the ``--htdp-profile`` option under pytest, else ``$HTDP_PROFILE``, else "quick".
-    E.g. ε = 1, α = 0.05: 3 651 (quick), 14 604 (full)."""
+    (a smaller detectable ratio). At least 2 000; capped at 200 000 (quick) / 2 000 000 (full).
+    E.g. ε = 1, α = 0.05: 3 651 (quick), 14 604 (full).
+
+    Parameters
+    ----------
+    epsilon : float
+        The claimed ε.
+    alpha : float, default 0.05
+        Error probability of the audit.
+    detect_ratio : float, default 1.5
+        The ratio true ε / claimed ε to detect.
+    event_probability : float, default 0.1
+        Probability on D of the event that shows the leak.
+    power : float, default 0.8
+        Required probability of detection.
+    profile : str, optional
+        ``"quick"`` or ``"full"``; defaults to the ``--htdp-profile`` option under pytest, else ``$HTDP_PROFILE``,
+        else ``"quick"``.
+
+    Returns
+    -------
+    int
+        Releases per side.
+    """
     from ._validate import check_positive, check_prob
     from .stats import samples_needed_for_epsilon
 
@@ -322,7 +416,13 @@ def assert_private(
 # ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Profile:
-    """The run profile chosen with ``--htdp-profile``: ``quick`` (CI on every push) or ``full`` (scheduled)."""
+    """The run profile chosen with ``--htdp-profile``: ``quick`` (CI on every push) or ``full`` (scheduled).
+
+    Parameters
+    ----------
+    name : str
+        ``"quick"`` or ``"full"``.
+    """
 
     name: str
 
@@ -331,7 +431,20 @@ class Profile:
         return self.name == "full"
 
     def pick(self, quick, full):
-        """``quick`` under the quick profile, ``full`` under the full one (e.g. replications, grid sizes)."""
+        """``quick`` under the quick profile, ``full`` under the full one (e.g. replications, grid sizes).
+
+        Parameters
+        ----------
+        quick : object
+            The value for the quick profile.
+        full : object
+            The value for the full profile.
+
+        Returns
+        -------
+        object
+            One of the two.
+        """
         return full if self.full else quick
 
     def __str__(self) -> str:

@@ -154,15 +154,33 @@ class _Check:
 
 def check_dp_estimator(estimator, *, data=None, profile=None, on_fail: str = "raise",
                        seed: int | None = None) -> list[CheckResult]:
-    """Run every selected check on ``estimator`` (``profile`` "quick"/"full"; default the pytest option or
-    ``$HTDP_PROFILE`` or "quick") and return their :class:`CheckResult` s.
+    """Run every selected check on ``estimator`` and return their :class:`~htdp_verify.CheckResult` s.
 
     Each check draws from its own seed, derived from the estimator's id and the check's name, or from ``seed`` and
     the check's name when ``seed`` is given (to re-draw every check, e.g. when measuring false-failure rates).
 
     Declared expected failures get ``expected="violated"``: they must fail (an error counts as failing), and pass
-    if they do. With ``on_fail="raise"`` (default) an ``AssertionError`` lists every check that did not meet its
-    expectation; ``on_fail="return"`` only returns the results."""
+    if they do.
+
+    Parameters
+    ----------
+    estimator : object
+        A DP estimator: a ``privacy`` guarantee, ``__call__(data, *, rng)`` and ``sample(data, size, *, rng)``.
+    data : array_like, optional
+        The dataset the checks run on (default: one generated from the estimator's declared tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"``; default the pytest option, else ``$HTDP_PROFILE``, else ``"quick"``.
+    on_fail : str, default "raise"
+        ``"raise"``: an ``AssertionError`` lists every check that did not meet its expectation; ``"return"``: only
+        return the results.
+    seed : int, optional
+        Run seed from which every check's seed is derived.
+
+    Returns
+    -------
+    list of CheckResult
+        One result per selected check.
+    """
     if on_fail not in ("raise", "return"):
         raise ValueError(f"on_fail must be 'raise' or 'return', got {on_fail!r}")
     xf = xfail_checks(estimator)
@@ -192,6 +210,20 @@ def parametrize_with_dp_checks(estimators, *, data=None, profile=None):
         @parametrize_with_dp_checks([MyEstimator(epsilon=1.0)])
         def test_dp_contract(estimator, check):
             check(estimator)
+
+    Parameters
+    ----------
+    estimators : sequence
+        The estimators to check.
+    data : array_like, optional
+        The dataset the checks run on (default: one generated per estimator from its tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option).
+
+    Returns
+    -------
+    pytest.MarkDecorator
+        The parametrize mark to decorate a test function with.
     """
     import pytest
 

@@ -209,7 +209,20 @@ class HardInstance:
           direction for the finite family) is ≤ M up to a one-sided CLT allowance at level ``alpha``;
         * coupling: the simulated mean Hamming distance of the coupling matches n·q (two-sided exact binomial
           test: H is a sum of n·reps Bernoulli(q) indicators).
-        Returns a dict of booleans and numbers; ``ok`` is their conjunction.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The generator of the simulated datasets.
+        reps : int, default 2000
+            Simulated datasets per member.
+        alpha : float, default 1e-3
+            Level of the moment and coupling tests.
+
+        Returns
+        -------
+        dict
+            Booleans and numbers for each part; ``ok`` is their conjunction.
         """
         check_rng(rng)
         out: dict = {}

@@ -70,17 +70,28 @@ class Calibration:
 
     Parameters
     ----------
-    mechanism: one of :data:`MECHANISMS`.
-    sensitivity: Δ between neighbours under ``neighbours`` (ℓ2 for Gaussian, ℓ1 for Laplace; integer for discrete).
-    sigma: noise standard deviation (``"gaussian"``, ``"discrete_gaussian"``).
-    scale: Laplace scale b (``"laplace"``; ``"discrete_laplace"``: P(k) ∝ exp(−|k|/b)).
-    step_epsilon, step_delta: per-step (ε0, δ0) of a black-box step (``"pure_dp"``: δ0 = 0; ``"approx_dp"``).
-    rho: per-step ρ of a black-box ρ-zCDP step (``"zcdp"``).
-    steps: number of steps T ≥ 1.
-    sampling: Poisson subsampling rate q ∈ (0, 1] per step (1 = none; Gaussian / Laplace and discrete ones).
-    composition: ``"sequential"`` (each record meets every step) or ``"parallel"`` (disjoint records per step).
-    neighbours: ``"replace"`` or ``"add_remove"``.
-    label: free text (where the calibration comes from).
+    mechanism
+        one of :data:`MECHANISMS`.
+    sensitivity
+        Δ between neighbours under ``neighbours`` (ℓ2 for Gaussian, ℓ1 for Laplace; integer for discrete).
+    sigma
+        noise standard deviation (``"gaussian"``, ``"discrete_gaussian"``).
+    scale
+        Laplace scale b (``"laplace"``; ``"discrete_laplace"``: P(k) ∝ exp(−|k|/b)).
+    step_epsilon, step_delta
+        per-step (ε0, δ0) of a black-box step (``"pure_dp"``: δ0 = 0; ``"approx_dp"``).
+    rho
+        per-step ρ of a black-box ρ-zCDP step (``"zcdp"``).
+    steps
+        number of steps T ≥ 1.
+    sampling
+        Poisson subsampling rate q ∈ (0, 1] per step (1 = none; Gaussian / Laplace and discrete ones).
+    composition
+        ``"sequential"`` (each record meets every step) or ``"parallel"`` (disjoint records per step).
+    neighbours
+        ``"replace"`` or ``"add_remove"``.
+    label
+        free text (where the calibration comes from).
     """
 
     mechanism: str

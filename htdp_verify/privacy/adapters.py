@@ -41,11 +41,16 @@ class Mechanism:
 
     Parameters
     ----------
-    fn: the batched release function ``fn(data, size, rng)``.
-    name: a short label used in reports.
-    guarantee: the declared privacy guarantee (``PrivacyGuarantee``) or ``None``.
-    vectorised: whether ``fn`` draws all releases in one call (informational; shown in reports).
-    reproducible: whether the releases are a function of ``rng`` alone (default ``True``). ``False`` for code that
+    fn
+        the batched release function ``fn(data, size, rng)``.
+    name
+        a short label used in reports.
+    guarantee
+        the declared privacy guarantee (``PrivacyGuarantee``) or ``None``.
+    vectorised
+        whether ``fn`` draws all releases in one call (informational; shown in reports).
+    reproducible
+        whether the releases are a function of ``rng`` alone (default ``True``). ``False`` for code that
         draws from its own unseedable secure generator (OpenDP, python-dp): ``rng`` is then not the source of the
         releases and a run cannot be replayed from its seed.
     """

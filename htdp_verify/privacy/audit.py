@@ -66,39 +66,61 @@ def audit(
 
     Parameters
     ----------
-    mechanism: a batched ``mechanism(data, size, rng) -> (size, ...)``, a :class:`Mechanism` from the adapters,
+    mechanism
+        a batched ``mechanism(data, size, rng) -> (size, ...)``, a :class:`Mechanism` from the adapters,
         or an estimator with ``sample``.
-    claim: :class:`PrivacyClaim` or :class:`PrivacyGuarantee`; ``None`` uses the mechanism's declared guarantee.
-    pairs: neighbouring inputs: a ``(D, D')`` tuple, a :class:`Pair`, or a list of them (searched).  Two arrays
+    claim
+        :class:`PrivacyClaim` or :class:`PrivacyGuarantee`; ``None`` uses the mechanism's declared guarantee.
+    pairs
+        neighbouring inputs: a ``(D, D')`` tuple, a :class:`Pair`, or a list of them (searched).  Two arrays
         in a plain tuple are datasets (rows = records; a 1-d array holds scalar records) and must be neighbours
         under the claim's relation (``ValueError`` otherwise); two scalars are query answers.  Label vectors of
         query answers: ``Pair(q, q2, relation="N1" | "Ninf")``.
-    neighbours: instead of ``pairs``: a dataset (``dataset_patterns`` under the claim's relation), a dict of
+    neighbours
+        instead of ``pairs``: a dataset (``dataset_patterns`` under the claim's relation), a dict of
         ``dataset_patterns`` arguments (e.g. ``{"data": x, "lower": 0, "upper": 1}``: a declared data domain),
         or a callable ``relation -> pairs``.
-    n_samples: fresh releases **per side** used for certification.
-    alpha: family-wise error probability of every statement in the result (default 0.05).
-    attacks: ``"auto"``, an attack name / :class:`~htdp_verify.privacy.attacks.Attack`, or a list of them.
-    rng: the ``numpy.random.Generator`` every release is drawn from.
-    n_select: releases per side for event selection (default ``max(2000, n_samples // 4)``, lowered to what fits in
+    n_samples
+        fresh releases **per side** used for certification.
+    alpha
+        family-wise error probability of every statement in the result (default 0.05).
+    attacks
+        ``"auto"``, an attack name / :class:`~htdp_verify.privacy.attacks.Attack`, or a list of them.
+    rng
+        the ``numpy.random.Generator`` every release is drawn from.
+    n_select
+        releases per side for event selection (default ``max(2000, n_samples // 4)``, lowered to what fits in
         ``max_memory`` when the releases are large; an explicit value that does not fit raises ``ValueError``).
-    n_search: releases per side for the whole pair search (successive halving over the pairs, held-out and
+    n_search
+        releases per side for the whole pair search (successive halving over the pairs, held-out and
         cross-fitted scores; default ``max(1000 * #pairs, n_samples // 2)``); unused with a single pair.
-    n_certify: number of (event) candidates certified with Bonferroni (default 1: the best predicted).
-    log_density: ``log_density(Y, data) -> (n,)`` enables the likelihood-ratio attack.
-    directions: declared projection directions for vector releases.
-    profile: ``True`` or an array of δ values: also certify an (ε, δ) profile and a GDP μ lower bound.
-    profile_epsilons: ε grid for the δ-at-ε curve (default 0..2·claim ε).
-    profile_share: fraction of α spent on the profile events (only when ``profile`` is set).
-    max_candidates: thresholds per scan; chunk_size: releases per mechanism call in search and selection.
-    max_memory: memory budget (bytes or ``"2GiB"``).  Certification generates and counts releases in fixed blocks
+    n_certify
+        number of (event) candidates certified with Bonferroni (default 1: the best predicted).
+    log_density
+        ``log_density(Y, data) -> (n,)`` enables the likelihood-ratio attack.
+    directions
+        declared projection directions for vector releases.
+    profile
+        ``True`` or an array of δ values: also certify an (ε, δ) profile and a GDP μ lower bound.
+    profile_epsilons
+        ε grid for the δ-at-ε curve (default 0..2·claim ε).
+    profile_share
+        fraction of α spent on the profile events (only when ``profile`` is set).
+    max_candidates
+        thresholds per scan.
+    chunk_size
+        releases per mechanism call in search and selection.
+    max_memory
+        memory budget (bytes or ``"2GiB"``).  Certification generates and counts releases in fixed blocks
         (:mod:`~htdp_verify.privacy.streaming`) and keeps none; its counts do not depend on the budget.  Search and
         selection hold their releases, at most what fits in the budget (``HELD_OVERHEAD`` bytes of working memory
         per byte held): when the default ``n_select`` does not fit it is lowered (``details["samples"]`` says so),
         so the result depends on the budget only when the budget binds.
-    backend, client: ``"serial"`` (default) or ``"dask"`` with a ``dask.distributed`` ``Client``: the
+    backend, client
+        ``"serial"`` (default) or ``"dask"`` with a ``dask.distributed`` ``Client``: the
         certification's blocks are counted on the cluster's workers; the result is the same for a seed.
-    sequential: certify in rounds with an anytime-valid test (:mod:`~htdp_verify.privacy.sequential`): stop as soon
+    sequential
+        certify in rounds with an anytime-valid test (:mod:`~htdp_verify.privacy.sequential`): stop as soon
         as the bound exceeds the claim, or for futility; ``details["sequential"]`` says why and after how many
         releases.  ``True`` or ``"betting"``: betting e-processes; ``"union"``: Clopper–Pearson at checkpoints with
         a union bound (more conservative).  ``max_samples``: releases per side at most (default ``n_samples``).

@@ -106,8 +106,10 @@ def one_run_p_value(r: int, v: int, epsilon: float, *, delta: float = 0.0, m: in
 
     Parameters
     ----------
-    r: number of guesses (abstentions excluded); v: number of correct guesses, 0 ≤ v ≤ r.
-    epsilon: the ε under test (≥ 0).  delta: its δ in [0, 1).  m: number of canaries (default r); the δ-term
+    r
+        number of guesses (abstentions excluded); v: number of correct guesses, 0 ≤ v ≤ r.
+    epsilon
+        the ε under test (≥ 0).  delta: its δ in [0, 1).  m: number of canaries (default r); the δ-term
         is 2mδ·max_i (f(v−i) − f(v))/i (Steinke et al. 2023, approximate-DP theorem).
     """
     r, v, m = _check_rv(r, v, m)
@@ -189,14 +191,21 @@ class CanaryDesign:
 
     Parameters
     ----------
-    records: ``(m, p)`` rows inserted when a canary is included.
-    out_records: ``(m, p)`` rows that fill an excluded canary's slot under ``"replace"`` neighbours.
-    directions: ``(m, q)`` unit vectors in the coordinates of the release part scored.
-    kind: ``"projection"`` (score = ⟨release[sl] − offset, u_i⟩) or ``"max_projection"`` (release[sl] reshaped to
+    records
+        ``(m, p)`` rows inserted when a canary is included.
+    out_records
+        ``(m, p)`` rows that fill an excluded canary's slot under ``"replace"`` neighbours.
+    directions
+        ``(m, q)`` unit vectors in the coordinates of the release part scored.
+    kind
+        ``"projection"`` (score = ⟨release[sl] − offset, u_i⟩) or ``"max_projection"`` (release[sl] reshaped to
         ``(k, q)`` centres; score = max_j ⟨c_j − offset, u_i⟩).
-    release_slice: ``(start, stop)`` of the flattened release that holds the estimate (None: all of it).
-    offset: ``(q,)`` subtracted before projecting (the domain centre).
-    description, domain: for reports.
+    release_slice
+        ``(start, stop)`` of the flattened release that holds the estimate (None: all of it).
+    offset
+        ``(q,)`` subtracted before projecting (the domain centre).
+    description, domain
+        for reports.
     """
 
     records: np.ndarray
@@ -393,20 +402,29 @@ def audit_one_run(estimator, data, claim=None, *, canaries: CanaryDesign, runs: 
 
     Parameters
     ----------
-    estimator: anything :func:`~htdp_verify.privacy.adapters.as_mechanism` accepts (an estimator with ``sample``,
+    estimator
+        anything :func:`~htdp_verify.privacy.adapters.as_mechanism` accepts (an estimator with ``sample``,
         a :class:`Mechanism`, or a batched callable ``(data, size, rng)``); it is called once per run.
-    data: ``(n, p)`` records the canaries are added to (n may be 0); each canary record has p columns.
-    claim: :class:`PrivacyClaim` / :class:`PrivacyGuarantee` (default: the estimator's declared guarantee).  Its
+    data
+        ``(n, p)`` records the canaries are added to (n may be 0); each canary record has p columns.
+    claim
+        :class:`PrivacyClaim` / :class:`PrivacyGuarantee` (default: the estimator's declared guarantee).  Its
         neighbouring relation decides how an excluded canary is represented (module docstring).
-    canaries: a :class:`CanaryDesign` (:func:`mean_canaries`, :func:`regression_canaries`, :func:`cluster_canaries`).
-    runs: independent runs, each with its own inclusion draw; their guesses are pooled (module docstring).
-    rng: the generator of the inclusion draws and of the estimator's noise.
-    alpha: error probability of the reported bound (split over the guess plans).
-    k_guesses: guess plans (:func:`guess_plans`; default a grid of five shares of the canaries).
+    canaries
+        a :class:`CanaryDesign` (:func:`mean_canaries`, :func:`regression_canaries`, :func:`cluster_canaries`).
+    runs
+        independent runs, each with its own inclusion draw; their guesses are pooled (module docstring).
+    rng
+        the generator of the inclusion draws and of the estimator's noise.
+    alpha
+        error probability of the reported bound (split over the guess plans).
+    k_guesses
+        guess plans (:func:`guess_plans`; default a grid of five shares of the canaries).
 
     Returns
     -------
-    AuditResult: ``estimate`` = ε lower bound at confidence 1 − α at the claim's δ; verdict ``"violated"`` iff it
+    AuditResult
+        ``estimate`` = ε lower bound at confidence 1 − α at the claim's δ; verdict ``"violated"`` iff it
     exceeds the claimed ε, ``"inconclusive"`` when even all-correct guesses could not certify the claimed ε, else
     ``"consistent"``.  ``details`` holds the guesses made and correct per plan and the detectability ceiling.
     """

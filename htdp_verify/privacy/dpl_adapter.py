@@ -93,12 +93,18 @@ class DPLAdapter:
 
     Attributes
     ----------
-    name: short label (``"tools.mean"``).
-    privacy: the :class:`~htdp_verify.privacy.PrivacyGuarantee` diffprivlib claims for this configuration (or None).
-    relation_note: why that neighbouring relation (diffprivlib does not document one).
-    n_jobs: worker processes (``1``: serial).
-    strict: turn diffprivlib's privacy-leak warnings into errors.
-    output_dtype: dtype of the stacked releases.
+    name
+        short label (``"tools.mean"``).
+    privacy
+        the :class:`~htdp_verify.privacy.PrivacyGuarantee` diffprivlib claims for this configuration (or None).
+    relation_note
+        why that neighbouring relation (diffprivlib does not document one).
+    n_jobs
+        worker processes (``1``: serial).
+    strict
+        turn diffprivlib's privacy-leak warnings into errors.
+    output_dtype
+        dtype of the stacked releases.
     """
 
     name: str = ""

@@ -113,13 +113,20 @@ def check_independent_releases(mechanism, data, *, n_batches: int = 30, batch_si
 
     Parameters
     ----------
-    mechanism: a mechanism ``(data, size, rng) -> (size, ...)``, an estimator with ``sample``, or a ``Mechanism``.
-    data: the dataset passed to every call.
-    n_batches, batch_size: k calls of b releases each (after one pilot call of b releases).
-    alpha: family-wise error of the verdict (Bonferroni over the events).
-    max_coordinates: how many leading coordinates of the flattened release get their own event.
-    power: the power at which ``details["min_detectable_ratio"]`` is stated.
-    rng: the generator every call draws from.
+    mechanism
+        a mechanism ``(data, size, rng) -> (size, ...)``, an estimator with ``sample``, or a ``Mechanism``.
+    data
+        the dataset passed to every call.
+    n_batches, batch_size
+        k calls of b releases each (after one pilot call of b releases).
+    alpha
+        family-wise error of the verdict (Bonferroni over the events).
+    max_coordinates
+        how many leading coordinates of the flattened release get their own event.
+    power
+        the power at which ``details["min_detectable_ratio"]`` is stated.
+    rng
+        the generator every call draws from.
 
     Returns a :class:`~htdp_verify.results.CheckResult` with ``statistic="dispersion_ratio"`` (the event ratio
     farthest from 1 on the log scale), verdict ``"violated"`` (releases are

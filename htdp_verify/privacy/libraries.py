@@ -103,12 +103,16 @@ def opendp_guarantee(measurement, *, d_in=None, delta: float | None = None, neig
 
     Parameters
     ----------
-    measurement: an ``opendp.mod.Measurement``.
-    d_in: input distance (default: 1 add/remove or change-one; 2 for replace under ``SymmetricDistance``; required
+    measurement
+        an ``opendp.mod.Measurement``.
+    d_in
+        input distance (default: 1 add/remove or change-one; 2 for replace under ``SymmetricDistance``; required
         for query-level metrics).
-    delta: the δ at which a zCDP ρ or an (ε, δ) curve is read (required for those measures; ignored for pure ε and
+    delta
+        the δ at which a zCDP ρ or an (ε, δ) curve is read (required for those measures; ignored for pure ε and
         for ``Approximate(MaxDivergence)``, whose δ is the map's).
-    neighbours: ``"replace"`` or ``"add_remove"`` (default: from the input metric).
+    neighbours
+        ``"replace"`` or ``"add_remove"`` (default: from the input metric).
     """
     if not _is_opendp_measurement(measurement):
         raise ValueError(f"measurement must be an opendp Measurement, got {type(measurement).__name__}")

@@ -406,7 +406,7 @@ def dataset_patterns(data, *, relation: str = "replace", bound: float | None = N
 
     A declared data domain ``[lower, upper]`` (scalars, or arrays of the records' shape, per column; either end
     may be omitted) bounds every generated record: replacement and added rows are the domain's ends and corners
-    (:func:`_domain_targets`), the data's own coordinate-wise max/min, and copies of existing rows -- never
+    (``_domain_targets``), the data's own coordinate-wise max/min, and copies of existing rows -- never
     outside the domain (``data`` itself must lie in it).  ``bound=b`` is the symmetric domain ``[-b, b]``, read
     as a clipping bound: ``multiples`` (default ``(1, 2)``, only with ``bound``) adds rows at ``±c·b``, so a
     ``c > 1`` deliberately probes beyond the bound (for a mechanism that clips and claims privacy for every

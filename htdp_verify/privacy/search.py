@@ -97,16 +97,24 @@ def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: 
 
     Parameters
     ----------
-    mechanism: the auditor mechanism ``(data, size, rng) -> (size, ...)``.
-    pairs: the candidate pairs (``Pair`` objects or ``(D, D')`` tuples).
-    attacks: what the audit will use (``"auto"``, names or ``Attack`` objects).
-    ctx: the audit's :class:`~htdp_verify.privacy.attacks.SelectionContext` (final size, per-event α, δ).
-    n_search: releases **per side** for the whole search (all pairs, all rounds); every pair scored in a round
+    mechanism
+        the auditor mechanism ``(data, size, rng) -> (size, ...)``.
+    pairs
+        the candidate pairs (``Pair`` objects or ``(D, D')`` tuples).
+    attacks
+        what the audit will use (``"auto"``, names or ``Attack`` objects).
+    ctx
+        the audit's :class:`~htdp_verify.privacy.attacks.SelectionContext` (final size, per-event α, δ).
+    n_search
+        releases **per side** for the whole search (all pairs, all rounds); every pair scored in a round
         gets at least ``MIN_PER_PAIR`` per side.  With at most three pairs, or a budget too thin for two rounds, there is
         one round only (so the search spends at most ``max(n_search, MIN_PER_PAIR * #pairs)``).
-    rng: the generator every release is drawn from.
-    chunk_size: releases per mechanism call.
-    max_per_pair: most releases per side one pair may be scored on in a round (the memory budget's cap, see
+    rng
+        the generator every release is drawn from.
+    chunk_size
+        releases per mechanism call.
+    max_per_pair
+        most releases per side one pair may be scored on in a round (the memory budget's cap, see
         :func:`~htdp_verify.privacy.streaming.held_releases_cap`; never below ``MIN_PER_PAIR``).
 
     Returns every pair as a :class:`SearchResult`, the survivors of the last round best first, then the pairs

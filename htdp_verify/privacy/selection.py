@@ -159,7 +159,7 @@ def selection_size(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> tup
 
 def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Selection:
     """Choose the main and profile events on ``n_select`` fresh releases per side of ``pair`` (fewer when the
-    default does not fit ``max_memory``: :func:`selection_size`)."""
+    default does not fit ``max_memory``: ``selection_size``)."""
     ts = time.perf_counter()
     n, capped = selection_size(plan, pair, rng)
     Y1 = draw(plan.mechanism, pair.d, n, rng, chunk_size=plan.chunk_size)

@@ -6,7 +6,7 @@ and after each round an anytime-valid lower bound on each event's privacy loss i
 ``p_num ≤ e^ε p_den + δ`` for the event's two release probabilities; two constructions certify a violation of it:
 
 * ``method="betting"`` (default): for every ε of a grid (:func:`epsilon_grid`) a betting e-process for
-  H0(ε): ``p_num ≤ e^ε p_den + δ`` on randomly paired releases (:class:`_Betting`): a non-negative
+  H0(ε): ``p_num ≤ e^ε p_den + δ`` on randomly paired releases (``_Betting``): a non-negative
   supermartingale under H0, so by Ville's inequality it reaches ``1/α`` with probability at most α *over the
   whole run* (Waudby-Smith & Ramdas 2024, "Estimating means of bounded random variables by betting", JRSS-B 86;
   the approach of González Lara, Dulce, Ramdas & Ribero 2025, "Sequentially auditing differential privacy").  The
@@ -215,7 +215,7 @@ def run_sequential(count, n_events: int, *, epsilon: float, delta: float, alpha:
     """Run the anytime-valid test on a stream; ``count(m) -> (k_num_new, k_den_new)`` draws ``m`` fresh releases
     per side and returns how many fall in each of the ``n_events`` events (oriented: numerator first).
 
-    ``method``: ``"betting"`` (default; e-processes over an ε grid, :class:`_Betting`; needs ``rng`` for the random
+    ``method``: ``"betting"`` (default; e-processes over an ε grid, ``_Betting``; needs ``rng`` for the random
     pairing) or ``"union"`` (Clopper–Pearson at α·6/(π² j²) at checkpoint j).  ``first`` / ``growth``: the
     checkpoint schedule (defaults 50 / 1.5 for betting, where looking costs nothing, 100 / 2 for the union bound).
     ``alpha`` is the level of each event (Bonferroni over events is the caller's); see the module docstring.

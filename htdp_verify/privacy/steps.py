@@ -235,20 +235,29 @@ def audit_steps(estimator, data_pair, states, *, n_samples: int, rng: np.random.
 
     Parameters
     ----------
-    estimator: a :class:`SteppedEstimator` (``n_steps``, ``step_mechanism(state, t)``; optionally
+    estimator
+        a :class:`SteppedEstimator` (``n_steps``, ``step_mechanism(state, t)``; optionally
         ``step_calibration``, ``composition``, ``step_homogeneous``, ``privacy``).
-    data_pair: the neighbouring datasets ``(D, D')`` (or a :class:`~.neighbours.Pair`) every step is audited on.
-    states: ``{t: state}`` or a sequence of ``(t, state)``: which steps to audit and at which state.
-    n_samples: certification releases per side for each step audit (see :func:`~.audit.audit`).
-    rng: the generator every release is drawn from.
-    alpha: family-wise error of every statement in the result (split as in the module docstring).
-    claim: the run's claim (default ``estimator.privacy``); delta: the δ of the run-level lower bound (default the
+    data_pair
+        the neighbouring datasets ``(D, D')`` (or a :class:`~.neighbours.Pair`) every step is audited on.
+    states
+        ``{t: state}`` or a sequence of ``(t, state)``: which steps to audit and at which state.
+    n_samples
+        certification releases per side for each step audit (see :func:`~.audit.audit`).
+    rng
+        the generator every release is drawn from.
+    alpha
+        family-wise error of every statement in the result (split as in the module docstring).
+    claim
+        the run's claim (default ``estimator.privacy``); delta: the δ of the run-level lower bound (default the
         run claim's δ, else 0).
-    audit_kwargs: passed to every :func:`~.audit.audit` (``attacks``, ``n_select``, ``directions`` ...).
+    audit_kwargs
+        passed to every :func:`~.audit.audit` (``attacks``, ``n_select``, ``directions`` ...).
 
     Returns
     -------
-    :class:`StepAuditResult`: ``"violated"`` if some step's claim is rejected or the stated calibration does not
+    StepAuditResult
+        ``"violated"`` if some step's claim is rejected or the stated calibration does not
     give the run's claim; ``"inconclusive"`` if a step audit or the accounting could not decide and nothing is
     violated; else ``"consistent"``. ``details``: ``steps`` (one entry per audited step), ``accounting``,
     ``calibration_consequence`` and ``run_lower_bound`` (after a per-step violation; see the module docstring).

@@ -214,19 +214,26 @@ def fit_rate(
 
     Parameters
     ----------
-    data: a :class:`~htdp_verify.montecarlo.MonteCarloResult` (one swept variable), a tidy ``DataFrame`` (columns
+    data
+        a :class:`~htdp_verify.montecarlo.MonteCarloResult` (one swept variable), a tidy ``DataFrame`` (columns
         ``variable`` and ``output``), an array of x values (then ``errors`` has one row of replications per x),
         or a tuple ``(x, errors)``.  Errors must be ≥ 0 (a norm or absolute value).
-    variable, output: the grid variable and the error column (default ``"error"``, else the only output).
-    summary: ``"median"``, ``"mean"`` or ``"q<level>"`` (e.g. ``"q0.9"``), computed per grid value.
-    method: ``"bootstrap"`` – OLS slope of log summaries, percentile CI from ``n_boot`` resamples of the
+    variable, output
+        the grid variable and the error column (default ``"error"``, else the only output).
+    summary
+        ``"median"``, ``"mean"`` or ``"q<level>"`` (e.g. ``"q0.9"``), computed per grid value.
+    method
+        ``"bootstrap"`` – OLS slope of log summaries, percentile CI from ``n_boot`` resamples of the
         replications within each cell; ``"theilsen"`` – ``scipy.stats.theilslopes`` on all pooled
         ``(log x, log error)`` pairs (robust; assumes the error law at each x is a scaled copy of one law, so its
         slope is the exponent of every summary; at most ``theilsen_max_points`` pairs, subsampled evenly per cell).
         Both are always computed; the other is kept as a cross-check.
-    alpha: the CI has level ``1 − alpha`` (two-sided).
-    rng: generator for the bootstrap; default: one seeded from a hash of the data (deterministic result).
-    crossover_tol, crossover_alpha: a :class:`CrossoverWarning` is issued when the change of the local slope
+    alpha
+        the CI has level ``1 − alpha`` (two-sided).
+    rng
+        generator for the bootstrap; default: one seeded from a hash of the data (deterministic result).
+    crossover_tol, crossover_alpha
+        a :class:`CrossoverWarning` is issued when the change of the local slope
         across the grid (from a quadratic fit in log x, bootstrap interval at level ``crossover_alpha``) is
         significantly different from 0 and larger than ``crossover_tol`` in absolute value.  The stricter default
         level keeps false warnings on straight power laws rare (≤ 1%).

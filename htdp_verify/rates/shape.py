@@ -145,14 +145,20 @@ def quantile_shape(
 
     Parameters
     ----------
-    errors: one sample of replications used for every β, or a mapping ``{beta: sample}`` when the estimator's
+    errors
+        one sample of replications used for every β, or a mapping ``{beta: sample}`` when the estimator's
         tuning depends on β (e.g. ``m = C·log(1/β)`` batches, Zhao et al. 2024 Thm 5 / check H2).
-    betas: failure probabilities (≥ 4 distinct), e.g. ``[0.5, 0.1, 1e-2, 1e-3, 1e-4]``; each needs ≳ 10/β
+    betas
+        failure probabilities (≥ 4 distinct), e.g. ``[0.5, 0.1, 1e-2, 1e-3, 1e-4]``; each needs ≳ 10/β
         replications for a stable quantile.
-    alpha: level of the intervals (two-sided ``1 − alpha``).
-    n_boot: bootstrap resamples (order statistics are bootstrapped exactly; cost independent of the sample size).
-    rng: generator for the bootstrap; default: seeded from a hash of the data.
-    gammas: profile grid for γ (default 0.1 … 2.5 in steps of 0.005).
+    alpha
+        level of the intervals (two-sided ``1 − alpha``).
+    n_boot
+        bootstrap resamples (order statistics are bootstrapped exactly; cost independent of the sample size).
+    rng
+        generator for the bootstrap; default: seeded from a hash of the data.
+    gammas
+        profile grid for γ (default 0.1 … 2.5 in steps of 0.005).
 
     Sub-Gaussian errors give γ ≈ 1/2 (for |N(0,1)| over β ∈ [1e-4, 0.5] the fit gives γ ≈ 0.52); exponential tails
     (Laplace noise, a clipping bias that turns Poisson-like) give γ = 1.

@@ -75,17 +75,23 @@ def check_tail_bound(
 
     Parameters
     ----------
-    errors: replications of the error: 1-D (one configuration), 2-D ``(cells, reps)``, a list of 1-D arrays, or a
+    errors
+        replications of the error: 1-D (one configuration), 2-D ``(cells, reps)``, a list of 1-D arrays, or a
         :class:`~htdp_verify.montecarlo.MonteCarloResult` (its ``"error"`` output).
-    bound_values: the bound: a scalar, one value per cell, or one per replication.
-    alpha: false-failure probability of the verdict.
-    power, detect_rate: design.  ``details['min_detectable_rate']`` is the failure rate detected with probability
+    bound_values
+        the bound: a scalar, one value per cell, or one per replication.
+    alpha
+        false-failure probability of the verdict.
+    power, detect_rate
+        design.  ``details['min_detectable_rate']`` is the failure rate detected with probability
         ``power``; if ``detect_rate`` is given and the run cannot detect it, the verdict is ``inconclusive`` and
         ``details['reps_needed']`` says how many replications would.
-    per_cell: test every cell separately at ``alpha / cells`` (Bonferroni) instead of pooling the counts.
+    per_cell
+        test every cell separately at ``alpha / cells`` (Bonferroni) instead of pooling the counts.
         Pooling is valid because each cell's failure count is dominated by Binomial(reps, β) under the claim,
         and it has more power against violations spread over the grid.
-    alternatives: true failure rates (> β) at which the power of this very test (its replications, its α, pooled or
+    alternatives
+        true failure rates (> β) at which the power of this very test (its replications, its α, pooled or
         per cell) is computed exactly from the binomial; default ``(2β, 3β)``.  ``details['power_at']`` gives, per
         rate, the probability of a "violated" verdict when *every* cell fails at that rate and, with several cells,
         when only the *one* cell with the fewest replications does (the others at β); a consistent verdict's
