@@ -100,7 +100,7 @@ def sparse_vector(d: int, s: int, *, norm: float = 1.0, values: str = "gaussian"
                   signs: str = "random", rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """An s-sparse vector in R^d and its (sorted) support.
 
-    values: ``"gaussian"`` -- |N(0,1)| magnitudes rescaled to l2 norm ``norm``; ``"constant"`` -- every non-zero
+    values: ``"gaussian"`` -- ``|N(0,1)|`` magnitudes rescaled to l2 norm ``norm``; ``"constant"`` -- every non-zero
     equals ``norm/sqrt(s)``; ``"ramp"`` -- ``(10/s)(1, 2, ..., s)`` (a linear ramp;
     ``norm`` ignored).
     support: ``"random"`` (uniform s-subset) or ``"first"`` (coordinates 0..s-1).

@@ -21,7 +21,7 @@ class StudentT(Law):
     """Student-t with ``nu > 0`` degrees of freedom, shifted and scaled: X = loc + scale * T, T ~ t_nu.
 
     Density ``Gamma((nu+1)/2) / (sqrt(nu pi) Gamma(nu/2) scale) * (1 + z^2/nu)^{-(nu+1)/2}``, ``z = (x-loc)/scale``.
-    ``tail_index = nu`` (P(|T| > x) ~ C x^{-nu}); mean ``loc`` for ``nu > 1``.
+    ``tail_index = nu`` (``P(|T| > x) ~ C x^{-nu}``); mean ``loc`` for ``nu > 1``.
     Central (and, for ``loc = 0``, raw): ``E|X - loc|^k = scale^k nu^{k/2} Gamma((k+1)/2) Gamma((nu-k)/2)
     / (sqrt(pi) Gamma(nu/2))`` for ``k < nu``. Raw moments with ``loc != 0`` are computed by quadrature.
     Sampling: ``rng.standard_t``.

@@ -13,7 +13,7 @@ Prop. 4, with the sparse packing lemma of Raskutti, Wainwright & Yu 2011):
   fires, H ~ Bin(n, p).
 
 The private multi-point bound of :mod:`htdp_verify.lowerbounds` (group privacy along that coupling) then gives, for
-every (ε, δ)-DP estimator, with members 2r apart and drawn uniformly,
+every (ε, δ)-DP estimator, with members 2r apart and drawn uniformly::
 
     avg_v P_v(‖θ̂ - θ_v‖₂ ≥ r) ≥ L(p) = 1 - (1 - p + p e^ε)^n / |V| - δ n p (1 - p + p e^ε)^{n-1},
 
@@ -23,7 +23,7 @@ chosen to maximise r(p)² L(p) (a unimodal function of p, so the optimum is foun
 Differences from the proof as printed (all make the bound *valid*; none uses an unknown constant):
 
 * the packing is an explicit Reed–Solomon code (:class:`SparseSignCode`), not the existence statement of the
-  sparse Gilbert–Varshamov lemma: |V| = q^k and the block distance s - k + 1 ≥ s/2 are exact, so members can be
+  sparse Gilbert–Varshamov lemma: ``|V| = q^k`` and the block distance s - k + 1 ≥ s/2 are exact, so members can be
   drawn uniformly and the separation is guaranteed;
 * the separation is computed from the code (‖z - z'‖₂² ≥ D = 2(s - k + 1) ≥ s), and the test radius is *half* of
   it, r = pA√D/2 (the nearest-member test errs only when the error is ≥ half the separation);
@@ -31,8 +31,8 @@ Differences from the proof as printed (all make the bound *valid*; none uses an 
   uses v = z/√(2s) (a = 1/√(2s), E X_j² = τ/(2s)): pass that to reproduce it; it loses a factor 2s.
 
 :func:`sparse_mean_closed_form` states it in closed form for k = 2 (proof in its docstring; ≤ the exact value):
-a²τD·min{log(|V|/4), ½ log((e^ε-1)/(4δ))}/(8n(e^ε-1)), i.e. τ s min{s log(d/s), log(1/δ)}/(nε) with every constant
-explicit (log |V| ≈ (s/2 + 1) log(2d/s)).
+a²τD·min{log(``|V|``/4), ½ log((e^ε-1)/(4δ))}/(8n(e^ε-1)), i.e. τ s min{s log(d/s), log(1/δ)}/(nε) with every constant
+explicit (log ``|V|`` ≈ (s/2 + 1) log(2d/s)).
 
 Checks: :func:`packing_cannot_beat` (exact binomial test with a power design: consistent / violated /
 inconclusive) and :func:`packing_risk_ratio` (measured risk over the bound across a swept parameter; descriptive).
@@ -315,13 +315,13 @@ def sparse_mean_packing(d: int, s: int, n: int, epsilon: float, delta: float, *,
 
 def sparse_mean_closed_form(n: int, d: int, s: int, epsilon: float, delta: float, *, moment: float = 1.0,
                             amplitude: float = 1.0, message_length: int | None = None) -> dict:
-    """Closed-form lower bound (k = 2) on the worst-case E‖θ̂ - θ‖₂² over s-sparse means with E X_j² ≤ τ:
+    """Closed-form lower bound (k = 2) on the worst-case E‖θ̂ - θ‖₂² over s-sparse means with E X_j² ≤ τ::
 
         value = a² τ D u / (8 n (e^ε - 1)),   u = min{ log(|V|/4), ½ log((e^ε - 1)/(4δ)) },
 
-    D = min squared code distance (≥ s), |V| the code size (log |V| ≈ (s/2 + 1) log(2d/s)). So the rate is
+    D = min squared code distance (≥ s), ``|V|`` the code size (log ``|V|`` ≈ (s/2 + 1) log(2d/s)). So the rate is
     τ s min{s log(d/s), log(1/δ)}/(nε) with the constant stated. *Proof.* Take p = u/(n(e^ε - 1)) (≤ 1 is required).
-    With (1 + x)^m ≤ e^{mx}: (1 - p + pe^ε)^n/|V| ≤ e^u/|V| ≤ 1/4, and δ n p (1 - p + pe^ε)^{n-1} ≤
+    With (1 + x)^m ≤ e^{mx}: ``(1 - p + pe^ε)^n/|V| ≤ e^u/|V| ≤ 1/4``, and δ n p (1 - p + pe^ε)^{n-1} ≤
     δ u e^u/(e^ε - 1) ≤ δ e^{2u}/(e^ε - 1) ≤ 1/4; so L(p) ≥ 1/2 and r²L ≥ (pA)² D/8 = a² τ p D/8.  ∎
     It is ≤ the exact value of :func:`sparse_mean_packing` (which maximises over p). Returns the value and parts;
     ``value`` is 0 when u ≤ 0 (δ too large or the code too small) or p > 1.
