@@ -12,10 +12,11 @@ import importlib
 import time
 import traceback
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,9 @@ class Check:
 _REGISTRY: dict[str, Check] = {}
 
 
-def register(name: str, *, description: str, provenance: Provenance | dict | None = None, tags=()):
+def register(
+    name: str, *, description: str, provenance: Provenance | dict | None = None, tags: tuple[Any, ...] = ()
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: register ``func`` as the check ``name`` (dotted, e.g. ``"stats.cp_coverage"``)."""
     if not isinstance(name, str) or not name or " " in name:
         raise ValueError(f"name must be a non-empty string without spaces, got {name!r}")
@@ -97,7 +100,7 @@ def all_checks() -> list[Check]:
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
-def get_checks(selectors=None) -> list[Check]:
+def get_checks(selectors: Any=None) -> list[Check]:
     """Checks whose name equals a selector or starts with ``selector + "."`` (or a tag equals it).
 
     No selectors: every registered check.  An unknown selector raises ``ValueError`` listing what exists.

@@ -40,7 +40,7 @@ class RunLog:
     ``RunLog(out_dir, meta)`` starts a new stream (overwriting one left in ``out_dir``); ``RunLog(out_dir,
     resume=True)`` appends to the existing stream after dropping a cut-short last line."""
 
-    def __init__(self, out_dir, meta: dict | None = None, *, resume: bool = False):
+    def __init__(self, out_dir: str | os.PathLike[str], meta: dict | None = None, *, resume: bool = False):
         self.path = Path(out_dir) / STREAM_NAME
         if resume:
             content = self.path.read_text(encoding="utf-8")
@@ -71,7 +71,7 @@ class RunLog:
         self.close()
 
 
-def read_runlog(out_dir) -> RunLogContent:
+def read_runlog(out_dir: str | os.PathLike[str]) -> RunLogContent:
     """Read ``out_dir/results.jsonl``; raises ``ValueError`` (naming the file) when it is missing or not a stream."""
     path = Path(out_dir) / STREAM_NAME
     if not path.is_file():

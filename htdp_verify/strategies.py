@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from hypothesis import strategies as st
@@ -82,42 +82,42 @@ def _ti_window(min_tail_index: float, max_tail_index: float, floor: float = 0.2)
     return lo, hi
 
 
-def normal_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def normal_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     """N(loc, scale^2), loc in [-10, 10], scale in [0.1, 10] (tail index inf; excluded if max_tail_index is finite)."""
     if np.isfinite(max_tail_index):
         return st.nothing()
     return st.builds(D.Normal, _pos(-10, 10), _pos(0.1, 10))
 
 
-def student_t_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def student_t_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     """StudentT(nu, loc, scale) with nu in the tail-index window (within [0.2, 50])."""
     lo, hi = _ti_window(min_tail_index, max_tail_index)
     return st.builds(D.StudentT, _pos(lo, hi), _pos(-10, 10), _pos(0.1, 10))
 
 
-def cauchy_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def cauchy_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     """Cauchy(loc, scale) (tail index 1), when 1 lies in the window."""
     if not (min_tail_index < 1 <= max_tail_index):
         return st.nothing()
     return st.builds(D.Cauchy, _pos(-10, 10), _pos(0.1, 10))
 
 
-def pareto_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def pareto_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     lo, hi = _ti_window(min_tail_index, max_tail_index)
     return st.builds(D.Pareto, _pos(lo, hi), _pos(0.1, 10))
 
 
-def lomax_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def lomax_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     lo, hi = _ti_window(min_tail_index, max_tail_index)
     return st.builds(D.Lomax, _pos(lo, hi), _pos(0.1, 10))
 
 
-def symmetric_pareto_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def symmetric_pareto_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     lo, hi = _ti_window(min_tail_index, max_tail_index)
     return st.builds(D.SymmetricPareto, _pos(lo, hi), _pos(0.1, 10), st.sampled_from(["lomax", "pareto"]))
 
 
-def lognormal_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def lognormal_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     """LogNormal(mu, sigma), mu in [-2, 2], sigma in [0.1, 1.5] (tail index inf)."""
     if np.isfinite(max_tail_index):
         return st.nothing()
@@ -133,7 +133,7 @@ def burr_laws(draw, min_tail_index: float = 0.0, max_tail_index: float = np.inf)
     return D.BurrXII(c, ti / c, draw(_pos(0.1, 10)))
 
 
-def spike_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def spike_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     """Spike(p, a), p in [1e-4, 0.5], a in +-[1e-3, 1e6] (tail index inf)."""
     if np.isfinite(max_tail_index):
         return st.nothing()
@@ -167,7 +167,7 @@ def _simple_laws(min_tail_index, max_tail_index):
     )
 
 
-def contaminated_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def contaminated_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     """Huber contamination ``(1-eps) P + eps Q`` with eps in [0, 0.3]; both components respect the window
     from below, and at least the base does from above (so the mixture's tail index lies in the window)."""
     inner = _simple_laws(min_tail_index, max_tail_index)
@@ -185,7 +185,9 @@ def mixture_laws(draw, min_tail_index: float = 0.0, max_tail_index: float = np.i
     return D.Mixture(comps, raw / raw.sum())
 
 
-def univariate_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf, *, compound: bool = True):
+def univariate_laws(
+    min_tail_index: float = 0.0, max_tail_index: float = np.inf, *, compound: bool = True
+) -> st.SearchStrategy[Any]:
     """Any univariate law whose tail index lies in ``(min_tail_index, max_tail_index]`` (within [0.2, 50] or inf)."""
     base = _simple_laws(min_tail_index, max_tail_index)
     if not compound:
@@ -204,18 +206,18 @@ def multivariate_t_laws(draw, d: int, min_tail_index: float = 0.0, max_tail_inde
     return D.MultivariateT(nu, loc, a @ a.T + 0.1 * np.eye(d))
 
 
-def radial_pareto_laws(d: int, min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def radial_pareto_laws(d: int, min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     lo, hi = _ti_window(min_tail_index, max_tail_index)
     return st.builds(D.RadialPareto, st.just(d), _pos(lo, hi), _pos(0.1, 10))
 
 
-def multivariate_laws(d: int, min_tail_index: float = 0.0, max_tail_index: float = np.inf):
+def multivariate_laws(d: int, min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     return st.one_of(multivariate_t_laws(d, min_tail_index, max_tail_index),
                      radial_pareto_laws(d, min_tail_index, max_tail_index))
 
 
 def laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf, *, d: int | None = None,
-         compound: bool = True):
+         compound: bool = True) -> st.SearchStrategy[Any]:
     """Laws with tail index in ``(min_tail_index, max_tail_index]``; univariate if ``d`` is None, else d-variate."""
     if d is None:
         return univariate_laws(min_tail_index, max_tail_index, compound=compound)
@@ -225,13 +227,13 @@ def laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf, *, d: int 
 # ----------------------------------------------------------------------------------------------------------------
 # data sets
 # ----------------------------------------------------------------------------------------------------------------
-def seeds():
+def seeds() -> st.SearchStrategy[int]:
     """Seeds for ``numpy.random.default_rng`` (hypothesis-controlled, so examples are reproducible)."""
     return st.integers(min_value=0, max_value=2**32 - 1)
 
 
 @st.composite
-def arrays_from_laws(draw, n: int, d: int | None = None, law=None):
+def arrays_from_laws(draw, n: int, d: int | None = None, law: Any=None):
     """An ``(n,)`` (``d`` None) or ``(n, d)`` array drawn from a law (default: any univariate law, i.i.d. entries).
 
     ``law`` may be a Law or a strategy for laws. Non-finite draws (possible for tail indices near 0.2) are kept
@@ -246,7 +248,9 @@ def arrays_from_laws(draw, n: int, d: int | None = None, law=None):
     return the_law.sample(n if d is None else (n, d), rng=rng)
 
 
-def datasets(n: int | st.SearchStrategy = st.integers(2, 50), d: int | None | st.SearchStrategy = None, law=None):
+def datasets(
+    n: int | st.SearchStrategy = st.integers(2, 50), d: int | None | st.SearchStrategy = None, law: Any = None
+) -> st.SearchStrategy[np.ndarray]:
     """Data sets of shape ``(n,)`` or ``(n, d)``; ``n`` and ``d`` may be ints or strategies."""
 
     @st.composite
@@ -259,7 +263,7 @@ def datasets(n: int | st.SearchStrategy = st.integers(2, 50), d: int | None | st
 
 
 @st.composite
-def regression_datasets(draw, n: int, d: int, design=None, noise=None):
+def regression_datasets(draw, n: int, d: int, design: Any=None, noise: Any=None):
     """:class:`~htdp_verify.datasets.RegressionData` with ``n`` rows, ``d`` covariates, heavy-tailed design/noise.
 
     ``design`` / ``noise`` are Laws or strategies; defaults draw univariate laws with tail index > 2.
@@ -320,8 +324,13 @@ def _adversarial_row(draw, data: np.ndarray, index: int, kind: str, max_magnitud
     return row
 
 
-def neighbouring_pairs(data=None, *, relation: str | Sequence[str] = ("replace", "add_remove"),
-                       kinds: Sequence[str] | None = None, max_magnitude: float = 1e12):
+def neighbouring_pairs(
+    data: Any = None,
+    *,
+    relation: str | Sequence[str] = ("replace", "add_remove"),
+    kinds: Sequence[str] | None = None,
+    max_magnitude: float = 1e12,
+) -> st.SearchStrategy[Neighbours]:
     """Neighbouring pairs built from ``data`` (an array, or a strategy for arrays; default :func:`datasets`).
 
     ``relation``: ``"replace"`` (one row replaced by an adversarial value of kind ``huge`` (+-1e6, +-1e12 or

@@ -11,8 +11,10 @@ import math
 import numbers
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import integrate, special
 
 from .._validate import check_rng
@@ -105,7 +107,7 @@ class Law:
     multivariate: bool = False
 
     # -- sampling ------------------------------------------------------------------------------------------------
-    def sample(self, size, *, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, size: int, *, rng: np.random.Generator) -> np.ndarray:
         """Draw ``size`` independent copies (array of shape ``size``, or ``(*size, d)`` for multivariate laws)."""
         shape = _shape(size)
         check_rng(rng)
@@ -120,7 +122,7 @@ class Law:
         raise NotImplementedError
 
     @property
-    def mean(self):
+    def mean(self) -> Any:
         if not self.tail_index > 1:
             raise ValueError(f"{type(self).__name__} has no mean: tail_index={self.tail_index} <= 1")
         return self._mean()
@@ -128,7 +130,7 @@ class Law:
     def _mean(self):  # pragma: no cover
         raise NotImplementedError
 
-    def moment(self, k, central: bool = False):
+    def moment(self, k: float, central: bool = False) -> float:
         """Exact absolute moment: ``E|X|^k`` (raw) or ``E|X - mean|^k`` (central), for ``0 < k < tail_index``."""
         k = _check_order(k, self.tail_index)
         if central:
@@ -145,7 +147,7 @@ class Law:
     def _central_moment(self, k: float):
         return self.abs_moment_about(k, self._mean())
 
-    def abs_moment_about(self, k, c) -> float:
+    def abs_moment_about(self, k: float, c: float) -> float:
         """``E|X - c|^k`` for a real centre ``c``; numeric quadrature of the density unless overridden."""
         k = _check_order(k, self.tail_index)
         c = _check_real("c", c)
@@ -162,10 +164,10 @@ class Law:
     def _breaks(self) -> tuple[float, ...]:
         return ()
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__} has no density")
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         """Survival function P(X > x)."""
         raise NotImplementedError(f"{type(self).__name__} has no survival function")
 

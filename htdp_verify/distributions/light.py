@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from .._validate import check_positive, check_prob
@@ -34,7 +35,7 @@ class Normal(Law):
         return {"loc": self.loc, "scale": self.scale}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return np.inf
 
     def _mean(self):
@@ -50,15 +51,15 @@ class Normal(Law):
         zz = (x - self.loc) / self.scale
         return math.exp(-zz * zz / 2) / (self.scale * math.sqrt(2 * math.pi))
 
-    def abs_moment_about(self, k, c):
+    def abs_moment_about(self, k: float, c: float) -> float:
         k = _check_order(k, self.tail_index)
         m = (self.loc - _check_real("c", c)) / self.scale
         return float(self.scale**k * abs_normal_moment(k) * special.hyp1f1(-k / 2, 0.5, -(m**2) / 2))
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         return self._dist.pdf(x)
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         return self._dist.sf(x)
 
 
@@ -80,7 +81,7 @@ class LogNormal(Law):
         return {"mu": self.mu, "sigma": self.sigma}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return np.inf
 
     def _mean(self):
@@ -104,10 +105,10 @@ class LogNormal(Law):
         zz = (math.log(x) - self.mu) / self.sigma
         return math.exp(-zz * zz / 2) / (x * self.sigma * math.sqrt(2 * math.pi))
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         return self._dist.pdf(x)
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         return self._dist.sf(x)
 
 
@@ -146,7 +147,7 @@ class Spike(Law):
         return {"p": self.p, "a": self.a}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return np.inf
 
     def _mean(self):
@@ -162,11 +163,11 @@ class Spike(Law):
         p = self.p
         return abs(self.a) ** k * p * (1 - p) * (p ** (k - 1) + (1 - p) ** (k - 1))
 
-    def abs_moment_about(self, k, c):
+    def abs_moment_about(self, k: float, c: float) -> float:
         k = _check_order(k, self.tail_index)
         c = _check_real("c", c)
         return (1 - self.p) * abs(c) ** k + self.p * abs(self.a - c) ** k
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         return (1 - self.p) * (x < 0) + self.p * (x < self.a)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from .._validate import check_positive
@@ -34,7 +36,7 @@ class MultivariateT(Law):
 
     multivariate = True
 
-    def __init__(self, nu: float, loc=None, shape=None, d: int | None = None):
+    def __init__(self, nu: float, loc: Any = None, shape: Any = None, d: int | None = None):
         self.nu = check_positive("nu", nu)
         if loc is None and shape is None and d is None:
             raise ValueError("d must be given when neither loc nor shape is")
@@ -69,7 +71,7 @@ class MultivariateT(Law):
         return {"nu": self.nu, "loc": self.loc.tolist(), "shape": self.shape.tolist()}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return self.nu
 
     def _mean(self):
@@ -91,7 +93,7 @@ class MultivariateT(Law):
     def _central_moment(self, k):
         return np.array([self.marginal(j)._central_moment(k) for j in range(self.dim)])
 
-    def directional_moment(self, k) -> float:
+    def directional_moment(self, k: float) -> float:
         """``sup_{||u||=1} E|<u, X - loc>|^k = lambda_max(shape)^{k/2} E|T_nu|^k``."""
         k = _check_order(k, self.tail_index)
         lam = float(np.linalg.eigvalsh(self.shape)[-1])
@@ -107,7 +109,7 @@ class MultivariateT(Law):
             return math.sqrt(s2)
         return None
 
-    def norm_moment(self, k) -> float:
+    def norm_moment(self, k: float) -> float:
         k = _check_order(k, self.tail_index)
         s = self._isotropic_scale()
         if s is not None:
@@ -119,7 +121,7 @@ class MultivariateT(Law):
             return float(self.loc @ self.loc + np.trace(self.shape) * self.nu / (self.nu - 2))
         raise NotImplementedError("norm_moment(k) has a closed form only for loc = 0, shape = s^2 I, or k = 2")
 
-    def norm_sf(self, r):
+    def norm_sf(self, r: ArrayLike) -> np.ndarray:
         s = self._isotropic_scale()
         if s is None:
             raise NotImplementedError("norm_sf is available only for loc = 0 and shape = s^2 I")
@@ -151,7 +153,7 @@ class RadialPareto(Law):
         return {"d": self.dim, "alpha": self.alpha, "xm": self.xm}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return self.alpha
 
     def _mean(self):
@@ -166,7 +168,7 @@ class RadialPareto(Law):
         r = self.radius._draw((total,), rng)
         return (g * (r / norms)[:, None]).reshape(shape + (self.dim,))
 
-    def directional_moment(self, k) -> float:
+    def directional_moment(self, k: float) -> float:
         k = _check_order(k, self.tail_index)
         return self.radius._raw_moment(k) * sphere_coordinate_moment(k, self.dim)
 
@@ -176,9 +178,9 @@ class RadialPareto(Law):
     def _central_moment(self, k):
         return self._raw_moment(k)
 
-    def norm_moment(self, k) -> float:
+    def norm_moment(self, k: float) -> float:
         k = _check_order(k, self.tail_index)
         return self.radius._raw_moment(k)
 
-    def norm_sf(self, r):
+    def norm_sf(self, r: ArrayLike) -> np.ndarray:
         return self.radius.sf(r)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import check_positive, check_prob
 from .base import Law, _check_order, _check_real
@@ -35,7 +36,7 @@ class Scaled(Law):
         return {"law": self.law, "factor": self.factor}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return self.law.tail_index
 
     def _mean(self):
@@ -50,7 +51,7 @@ class Scaled(Law):
     def _central_moment(self, k):
         return abs(self.factor) ** k * self.law._central_moment(k)
 
-    def abs_moment_about(self, k, c):
+    def abs_moment_about(self, k: float, c: float) -> float:
         k = _check_order(k, self.tail_index)
         c = _check_real("c", c)
         return abs(self.factor) ** k * self.law.abs_moment_about(k, c / self.factor)
@@ -58,22 +59,22 @@ class Scaled(Law):
     def _pdf1(self, x):
         return self.law._pdf1(x / self.factor) / abs(self.factor)
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         return self.law.pdf(np.asarray(x, dtype=float) / self.factor) / abs(self.factor)
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         if self.factor > 0:
             return self.law.sf(x / self.factor)
         return 1.0 - self.law.sf(x / self.factor)  # exact when X has no atoms
 
-    def directional_moment(self, k):
+    def directional_moment(self, k: float) -> float:
         return abs(self.factor) ** k * self.law.directional_moment(k)
 
-    def norm_moment(self, k):
+    def norm_moment(self, k: float) -> float:
         return abs(self.factor) ** k * self.law.norm_moment(k)
 
-    def norm_sf(self, r):
+    def norm_sf(self, r: ArrayLike) -> np.ndarray:
         return self.law.norm_sf(np.asarray(r, dtype=float) / abs(self.factor))
 
 
@@ -110,7 +111,7 @@ class Mixture(Law):
         return [(w, c) for w, c in zip(self.weights, self.components) if w > 0]
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return min(c.tail_index for _, c in self._active())
 
     def _mean(self):
@@ -138,22 +139,22 @@ class Mixture(Law):
             raise NotImplementedError("central per-coordinate moments of multivariate mixtures are not implemented")
         return self.abs_moment_about(k, self._mean())
 
-    def abs_moment_about(self, k, c):
+    def abs_moment_about(self, k: float, c: float) -> float:
         k = _check_order(k, self.tail_index)
         c = _check_real("c", c)
         return float(sum(w * comp.abs_moment_about(k, c) for w, comp in self._active()))
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         return sum(w * c.pdf(x) for w, c in self._active())
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         return sum(w * c.sf(x) for w, c in self._active())
 
-    def norm_moment(self, k):
+    def norm_moment(self, k: float) -> float:
         k = _check_order(k, self.tail_index)
         return float(sum(w * c.norm_moment(k) for w, c in self._active()))
 
-    def directional_moment(self, k):
+    def directional_moment(self, k: float) -> float:
         raise NotImplementedError("the directional moment of a mixture has no closed form")
 
 

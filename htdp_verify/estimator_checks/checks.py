@@ -7,6 +7,7 @@ import random
 import time
 import warnings
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,9 @@ __all__ = [
 ]
 
 
-def check_guarantee_well_formed(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_guarantee_well_formed(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """``privacy`` is a PrivacyGuarantee: finite ε > 0, δ in [0, 1), a known neighbour relation; the ``pure`` and
     ``add_remove`` tags, when declared, agree with it."""
     from ..privacy import PrivacyGuarantee
@@ -70,7 +73,9 @@ def _features(y: np.ndarray) -> list[tuple[str, np.ndarray]]:
     return feats
 
 
-def check_call_matches_sample(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_call_matches_sample(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """``__call__`` and ``sample`` agree in distribution: two-sample Kolmogorov–Smirnov tests on up to five
     coordinates and the ℓ2 norm of m releases each, Bonferroni at α = 0.01 in all.
 
@@ -103,7 +108,9 @@ def check_call_matches_sample(estimator, *, data=None, profile=None, seed=None) 
                    estimate=worst["ks"], n_samples=2 * m, details={"features": rows, "min_detectable_gap": min_gap})
 
 
-def check_releases_independent(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_releases_independent(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """``sample`` releases are i.i.d.: :func:`htdp_verify.privacy.check_independent_releases` at α = 0.01."""
     from ..privacy.independence import check_independent_releases
 
@@ -124,7 +131,9 @@ def _draws(estimator, data, s, k=5):
     return a, b
 
 
-def check_reproducible(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_reproducible(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """Releases are a function of ``rng`` alone: the same seed gives identical ``sample`` and ``__call__`` output."""
     name, t0 = "check_reproducible", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
@@ -139,7 +148,9 @@ def check_reproducible(estimator, *, data=None, profile=None, seed=None) -> Chec
                    seed=seed)
 
 
-def check_seeds_differ(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_seeds_differ(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """Different seeds give different releases (the noise is drawn from ``rng``, not fixed): 20 releases of
     ``sample`` and 20 of ``__call__`` per seed, so that a release with few outcomes (a bit, an index, a count)
     repeats by chance with probability at most ``p_max**20`` (a bit at ε = 1: 0.73**20 ≈ 2e-3)."""
@@ -157,7 +168,9 @@ def check_seeds_differ(estimator, *, data=None, profile=None, seed=None) -> Chec
     return _result(name, estimator, "consistent", "different seeds, different releases", t0=t0, seed=seed)
 
 
-def check_no_global_rng(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_no_global_rng(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """Neither ``numpy.random``'s global state nor Python's ``random`` module is read or advanced."""
     name, t0 = "check_no_global_rng", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
@@ -209,7 +222,9 @@ def _both(estimator, x, rng):
     return run, run_call
 
 
-def check_rejects_nonfinite(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_rejects_nonfinite(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """NaN, +inf and −inf in one record raise ``ValueError`` in ``sample`` and ``__call__``."""
     name, t0 = "check_rejects_nonfinite", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
@@ -222,7 +237,9 @@ def check_rejects_nonfinite(estimator, *, data=None, profile=None, seed=None) ->
     return _expect_value_error(estimator, cases, name, t0, seed)
 
 
-def check_rejects_empty(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_rejects_empty(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """Data with no records raise ``ValueError``."""
     name, t0 = "check_rejects_empty", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
@@ -233,7 +250,9 @@ def check_rejects_empty(estimator, *, data=None, profile=None, seed=None) -> Che
     )
 
 
-def check_rejects_wrong_shape(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_rejects_wrong_shape(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """Data whose ``ndim`` is not in the ``input_ndim`` tag (a scalar, a 3-d array) raise ``ValueError``."""
     name, t0 = "check_rejects_wrong_shape", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
@@ -249,7 +268,9 @@ def check_rejects_wrong_shape(estimator, *, data=None, profile=None, seed=None) 
     return _expect_value_error(estimator, cases, name, t0, seed)
 
 
-def check_rejects_bad_parameters(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_rejects_bad_parameters(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """Rebuilding the estimator with an out-of-range ε, δ or ρ (those it has) or a declared ``invalid_params``
     value raises a ``ValueError`` whose message names the parameter."""
     name, t0 = "check_rejects_bad_parameters", time.perf_counter()
@@ -271,7 +292,9 @@ def check_rejects_bad_parameters(estimator, *, data=None, profile=None, seed=Non
     return _expect_value_error(estimator, cases, name, t0, seed)
 
 
-def check_extreme_inputs(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_extreme_inputs(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """Releases are finite and of the declared shape on heavy-tailed data (any law of tail index ≥ 0.5) with one
     record replaced by a huge (1e6, 1e12), tiny (0, subnormal) or negated value (hypothesis, derandomised)."""
     from hypothesis import HealthCheck, Phase, given, settings
@@ -347,7 +370,9 @@ def _expensive_sizes(profile, tags) -> dict:
     return {"n_search": _size("search_expensive", profile, tags), "n_select": _size("select_expensive", profile, tags)}
 
 
-def check_privacy_audit(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_privacy_audit(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """:func:`~htdp_verify.privacy.audit` at the declared claim on generated neighbours of the data (the engine's
     held-out pair search over ``dataset_patterns``: a record moved to the data's extremes / to ±c·bound,
     duplicated), α = 0.01; 20 000 certification releases per side under the quick profile."""
@@ -363,7 +388,9 @@ def check_privacy_audit(estimator, *, data=None, profile=None, seed=None) -> Che
     return _audit_result(name, estimator, res, t0, seed)
 
 
-def check_privacy_worst_case_pairs(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_privacy_worst_case_pairs(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """:func:`~htdp_verify.privacy.audit` at the declared claim on the pairs of the ``worst_case_pairs`` tag."""
     from ..privacy import audit
 
@@ -375,7 +402,9 @@ def check_privacy_worst_case_pairs(estimator, *, data=None, profile=None, seed=N
     return _audit_result(name, estimator, res, t0, seed)
 
 
-def check_noise_off_reference(estimator, *, data=None, profile=None, seed=None) -> CheckResult:
+def check_noise_off_reference(
+    estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
+) -> CheckResult:
     """With the noise switched off (tag ``noise_off``) every release equals the declared non-private reference
     (tag ``reference``) within ``reference_tol``, on the data and on two rescalings of it."""
     name, t0 = "check_noise_off_reference", time.perf_counter()

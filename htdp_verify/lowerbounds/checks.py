@@ -6,8 +6,10 @@ log-log slope), both returning a :class:`~htdp_verify.results.CheckResult`.
 from __future__ import annotations
 
 import math
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +32,7 @@ def _errors(estimate_fn, inst: HardInstance, v: int, reps: int, rng) -> np.ndarr
     return np.sqrt(((est - inst.thetas[v].reshape(1, -1)) ** 2).sum(1))
 
 
-def cannot_beat(estimate_fn, inst: HardInstance, *, reps: int = 2000, alpha: float = 0.05,
+def cannot_beat(estimate_fn: Callable[..., Any], inst: HardInstance, *, reps: int = 2000, alpha: float = 0.05,
                 rng: np.random.Generator, name: str = "lowerbound.cannot_beat") -> CheckResult:
     """Flag an estimator whose error is significantly *below* a valid private lower bound (a privacy bug).
 
@@ -71,9 +73,18 @@ def cannot_beat(estimate_fn, inst: HardInstance, *, reps: int = 2000, alpha: flo
     )
 
 
-def optimality_ratio(estimate_fn, make_instance: Callable[[int], HardInstance], ns, *, reps: int = 500,
-                     rng: np.random.Generator, name: str = "lowerbound.optimality_ratio",
-                     out_dir=None, label: str = "", tolerance: float = 0.1) -> CheckResult:
+def optimality_ratio(
+    estimate_fn: Callable[..., Any],
+    make_instance: Callable[[int], HardInstance],
+    ns: Sequence[int],
+    *,
+    reps: int = 500,
+    rng: np.random.Generator,
+    name: str = "lowerbound.optimality_ratio",
+    out_dir: str | os.PathLike[str] | None = None,
+    label: str = "",
+    tolerance: float = 0.1,
+) -> CheckResult:
     """Measured worst-case risk over the family / the bound, swept over n; the fitted log-log slope of the ratio
     near 0 means rate-optimal (a positive slope: the estimator's error decays slower than the bound).
 

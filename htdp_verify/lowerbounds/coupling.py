@@ -52,7 +52,7 @@ def private_multipoint_error(n: int, q: float, epsilon: float, M: int, delta: fl
     return max(1.0 - term, 0.0)
 
 
-def private_fano_reference_error(n: int, q: float, epsilon: float, M: int, delta: float = 0.0):
+def private_fano_reference_error(n: int, q: float, epsilon: float, M: int, delta: float = 0.0) -> tuple[float, int]:
     """Multi-point bound when each member is coupled with a reference *law* P_0 (not a fixed dataset).
 
     If H_v ~ Bin(n, q_v) with q_v ≤ q, then for every integer t ≥ 0 and ψ the nearest member,

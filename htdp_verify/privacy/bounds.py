@@ -37,22 +37,40 @@ __all__ = [
 ]
 
 
-def pure_epsilon_lb(k1, n1, k2, n2, alpha):
+def pure_epsilon_lb(
+    k1: float | np.ndarray, n1: float | np.ndarray, k2: float | np.ndarray, n2: float | np.ndarray, alpha: float
+) -> float | np.ndarray:
     """Pure-ε lower bound ``ln(CP_lo(k1,n1,α/2) / CP_hi(k2,n2,α/2))`` (clipped at 0), confidence ``1 - alpha``."""
     return epsilon_lower_bound(k1, n1, k2, n2, alpha, 0.0)
 
 
-def epsilon_lb_at_delta(k1, n1, k2, n2, alpha, delta):
+def epsilon_lb_at_delta(
+    k1: float | np.ndarray,
+    n1: float | np.ndarray,
+    k2: float | np.ndarray,
+    n2: float | np.ndarray,
+    alpha: float,
+    delta: float,
+) -> float | np.ndarray:
     """ε lower bound at a given δ: ``ln((lo - δ)/hi)``, 0 when ``lo <= δ``."""
     return epsilon_lower_bound(k1, n1, k2, n2, alpha, delta)
 
 
-def delta_lb_at_epsilon(k1, n1, k2, n2, alpha, epsilon):
+def delta_lb_at_epsilon(
+    k1: float | np.ndarray,
+    n1: float | np.ndarray,
+    k2: float | np.ndarray,
+    n2: float | np.ndarray,
+    alpha: float,
+    epsilon: float | np.ndarray,
+) -> float | np.ndarray:
     """δ lower bound at a given ε: ``max(0, lo - e^ε hi)``."""
     return delta_lower_bound(k1, n1, k2, n2, epsilon, alpha)
 
 
-def gdp_mu_lb(k1, n1, k2, n2, alpha):
+def gdp_mu_lb(
+    k1: float | np.ndarray, n1: float | np.ndarray, k2: float | np.ndarray, n2: float | np.ndarray, alpha: float
+) -> float | np.ndarray:
     """Gaussian-DP μ lower bound from one event: ``Φ⁻¹(1 - hi) - Φ⁻¹(1 - lo)`` clipped at 0 (vectorised).
 
     Valid (at confidence ``1 - alpha``) for any mechanism that is μ-GDP; says nothing about pure-ε mechanisms'
@@ -67,7 +85,7 @@ def gdp_mu_lb(k1, n1, k2, n2, alpha):
     return float(out) if out.ndim == 0 else out
 
 
-def gdp_delta(epsilon, mu):
+def gdp_delta(epsilon: float | np.ndarray, mu: float | np.ndarray) -> float | np.ndarray:
     """δ(ε) of μ-GDP: ``Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2)`` (Dong, Roth & Su 2022, Cor. 2.13). Vectorised in ε."""
     mu = check_positive("mu", mu, allow_inf=False)
     e = np.asarray(epsilon, float)
@@ -77,7 +95,7 @@ def gdp_delta(epsilon, mu):
     return float(out) if out.ndim == 0 else out
 
 
-def gdp_epsilon(delta, mu) -> float:
+def gdp_epsilon(delta: float, mu: float | np.ndarray) -> float:
     """Smallest ε with ``gdp_delta(ε, μ) <= δ`` (the (ε, δ) implied by μ-GDP; 0 if already δ(0) <= δ).
 
     Assumes a Gaussian trade-off curve: used to convert a μ lower bound to an ε lower bound only under that
@@ -95,7 +113,7 @@ def gdp_epsilon(delta, mu) -> float:
     return float(optimize.brentq(lambda e: gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-12))
 
 
-def smallest_resolvable_delta(n, alpha) -> float:
+def smallest_resolvable_delta(n: float | np.ndarray, alpha: float) -> float:
     """Smallest δ a two-sample event audit with ``n`` samples per side can resolve at level ``alpha``.
 
     A δ-violation needs an event with probability at least δ on D, and an event seen 0 times out of n is only
@@ -148,7 +166,16 @@ class PrivacyProfile:
         }
 
 
-def privacy_profile(k1, k2, n, alphas, *, n2=None, deltas=None, epsilons=None) -> PrivacyProfile:
+def privacy_profile(
+    k1: float | np.ndarray,
+    k2: float | np.ndarray,
+    n: float | np.ndarray,
+    alphas: float | np.ndarray,
+    *,
+    n2: float | np.ndarray | None = None,
+    deltas: float | np.ndarray | None = None,
+    epsilons: float | np.ndarray | None = None,
+) -> PrivacyProfile:
     """Profile lower curves from counts ``k1[j]`` (numerator side) and ``k2[j]`` (denominator side) of J fixed
     events, each certified at ``alphas[j]`` (which must sum to the total α), with ``n`` releases on the numerator
     side and ``n2`` (default ``n``) on the denominator side; ``n`` and ``n2`` may be per-event arrays."""
@@ -174,7 +201,7 @@ def privacy_profile(k1, k2, n, alphas, *, n2=None, deltas=None, epsilons=None) -
                           total, int(k1.size), int(n), mu_lb)
 
 
-def gaussian_profile_delta(epsilon, sensitivity: float, sigma: float):
+def gaussian_profile_delta(epsilon: float | np.ndarray, sensitivity: float, sigma: float) -> float | np.ndarray:
     """True δ(ε) of the Gaussian mechanism with noise σ and sensitivity Δ (μ = Δ/σ; Balle & Wang 2018)."""
     return gdp_delta(epsilon, check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma))
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from itertools import product
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.signal import fftconvolve
 from scipy.special import gammaln, logsumexp, stirling2
 
@@ -423,8 +424,19 @@ class PeelingProfile:
         return best
 
 
-def peeling_profile(v, v_prime, *, s, scale, argmax="remaining", release="set", values=True, absolute=True,
-                    grid=1e-4, group=True) -> PeelingProfile:
+def peeling_profile(
+    v: ArrayLike,
+    v_prime: ArrayLike,
+    *,
+    s: int,
+    scale: float,
+    argmax: str = "remaining",
+    release: str = "set",
+    values: ArrayLike = True,
+    absolute: bool = True,
+    grid: float = 1e-4,
+    group: bool = True,
+) -> PeelingProfile:
     """Exact privacy loss distribution of peeling (iterated report-noisy-max with Laplace noise) on ``v`` vs
     ``v_prime``. See the module docstring for the mechanism, method and accuracy.
 
@@ -447,8 +459,19 @@ def peeling_profile(v, v_prime, *, s, scale, argmax="remaining", release="set", 
                           total)
 
 
-def peeling_epsilon(v, v_prime, *, s, scale, delta, argmax="remaining", release="set", values=True,
-                    absolute=True, grid=1e-4) -> float:
+def peeling_epsilon(
+    v: ArrayLike,
+    v_prime: ArrayLike,
+    *,
+    s: int,
+    scale: float,
+    delta: float,
+    argmax: str = "remaining",
+    release: str = "set",
+    values: ArrayLike = True,
+    absolute: bool = True,
+    grid: float = 1e-4,
+) -> float:
     """Tight ε at ``delta`` of the peeling release on the pair (v, v'), both directions (upper end of the
     discretisation bracket, which is at most ``(s + 1) · grid`` wide). Arguments as in :func:`peeling_profile`."""
     delta = check_prob("delta", delta, open_low=False)
@@ -457,8 +480,19 @@ def peeling_epsilon(v, v_prime, *, s, scale, delta, argmax="remaining", release=
     return prof.epsilon(delta)
 
 
-def peeling_delta(v, v_prime, *, s, scale, epsilon, argmax="remaining", release="set", values=True,
-                  absolute=True, grid=1e-4):
+def peeling_delta(
+    v: ArrayLike,
+    v_prime: ArrayLike,
+    *,
+    s: int,
+    scale: float,
+    epsilon: float,
+    argmax: str = "remaining",
+    release: str = "set",
+    values: ArrayLike = True,
+    absolute: bool = True,
+    grid: float = 1e-4,
+) -> float | np.ndarray:
     """Tight δ(ε) of the peeling release on (v, v'); ``epsilon`` a float or an array (the δ(ε) curve)."""
     prof = peeling_profile(v, v_prime, s=s, scale=scale, argmax=argmax, release=release, values=values,
                            absolute=absolute, grid=grid)
@@ -468,7 +502,9 @@ def peeling_delta(v, v_prime, *, s, scale, epsilon, argmax="remaining", release=
     return np.array([prof.delta(float(e)) for e in eps])
 
 
-def peeling_outcome_probabilities(v, *, s, scale, argmax="remaining", release="set", absolute=True) -> dict:
+def peeling_outcome_probabilities(
+    v: ArrayLike, *, s: int, scale: float, argmax: str = "remaining", release: str = "set", absolute: bool = True
+) -> dict:
     """Probability of every index outcome under ``v`` (each coordinate its own group; small d only).
 
     Keys: a sorted index tuple for ``release="set"``; the ordered index tuple for ``release="sequence"`` with

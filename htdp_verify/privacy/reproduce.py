@@ -7,6 +7,8 @@ reader can check the counts' order of magnitude without trusting the printed tex
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .adapters import as_mechanism, count_events
@@ -22,7 +24,7 @@ def _details(result) -> dict:
     return d
 
 
-def rebuild_event(result):
+def rebuild_event(result: Any) -> Any:
     """The certified event of ``result`` (an ``AuditResult`` or its ``details``), rebuilt from its exact spec."""
     spec = _details(result)["event"].get("spec")
     if spec is None:
@@ -30,7 +32,7 @@ def rebuild_event(result):
     return event_from_spec(spec)
 
 
-def recount(result, mechanism, *, n: int, rng: np.random.Generator, pair=None) -> dict:
+def recount(result: Any, mechanism: Any, *, n: int, rng: np.random.Generator, pair: Any=None) -> dict:
     """Count the rebuilt event on ``n`` fresh releases per side of ``mechanism`` on the audit's pair (or ``pair``,
     needed when the stored pair was too large to keep).  Returns the counts and the plug-in log-ratio."""
     d = _details(result)

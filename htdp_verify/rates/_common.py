@@ -20,6 +20,7 @@ import hashlib
 import math
 import numbers
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -207,7 +208,7 @@ def _boot_summary(e: np.ndarray, kind: str, q, n_boot: int, rng) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------------
 # Three-outcome verdict
 # ---------------------------------------------------------------------------------------------------------
-def three_outcome_verdict(interval, target: float, tolerance: float) -> str:
+def three_outcome_verdict(interval: Any, target: float, tolerance: float) -> str:
     """``consistent`` if ``interval ⊂ [target − tol, target + tol]``, ``violated`` if disjoint, else
     ``inconclusive``."""
     lo, hi = interval

@@ -11,8 +11,10 @@ import math
 import numbers
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize
 from scipy import stats as _st
 
@@ -48,12 +50,12 @@ class TermFit:
     lack_of_fit_pvalue: float
     alpha: float
 
-    def term_values(self, x=None) -> np.ndarray:
+    def term_values(self, x: ArrayLike | None = None) -> np.ndarray:
         """Each term's value ``c_j x^{r_j} (log x)^{p_j}`` at ``x`` (default: the grid); shape (len(x), m)."""
         x = self.x if x is None else np.asarray(x, dtype=float)
         return _design(x, self.terms) * self.constants
 
-    def predict(self, x) -> np.ndarray:
+    def predict(self, x: ArrayLike) -> np.ndarray:
         return self.term_values(x).sum(axis=1)
 
     def describe(self) -> str:
@@ -110,10 +112,10 @@ def _nnls_rel(A, y):
 
 
 def fit_terms(
-    data,
-    exponents,
+    data: Any,
+    exponents: Any,
     *,
-    errors=None,
+    errors: ArrayLike | None=None,
     variable: str | None = None,
     output: str | None = None,
     summary: str = "median",

@@ -6,6 +6,7 @@ check gives one, the claim in words, the pair and event, the bound with its conf
 that reproduces it; then one section per suite (the prefix of the check names)."""
 from __future__ import annotations
 
+import os
 import platform
 from datetime import datetime, timezone
 from pathlib import Path
@@ -53,7 +54,9 @@ def overview_figure(results: list[CheckResult], out_dir: Path) -> str | None:
     return name
 
 
-def write_report(results: list[CheckResult], out_dir, run_info: dict | None = None) -> dict[str, Path]:
+def write_report(
+    results: list[CheckResult], out_dir: str | os.PathLike[str], run_info: dict | None = None
+) -> dict[str, Path]:
     """Write ``results.json``, ``report.md`` and ``report.html`` to ``out_dir`` (created if needed); returns their
     paths.  ``run_info``: profile, seed, version, seconds, checks (shown in the header and used for the
     reproduction commands)."""

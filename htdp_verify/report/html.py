@@ -3,6 +3,7 @@ embedded as base64 PNG and the table's sorting/filtering is plain JavaScript in 
 from __future__ import annotations
 
 import base64
+import os
 from pathlib import Path
 
 from .model import OUTCOME_COLOURS, ReportModel
@@ -20,7 +21,7 @@ def _environment():
     return env
 
 
-def render_html(m: ReportModel, out_dir) -> str:
+def render_html(m: ReportModel, out_dir: str | os.PathLike[str]) -> str:
     out_dir = Path(out_dir)
 
     def img(name: str) -> str:

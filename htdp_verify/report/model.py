@@ -5,8 +5,12 @@ Everything here is plain data (strings, numbers, lists) that the Markdown writer
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from numpy.typing import ArrayLike
 
 from ..results import CheckResult, pair_text, tally
 
@@ -22,7 +26,7 @@ OUTCOME_COLOURS = {"consistent": "#2e7d32", "violated": "#c62828", "inconclusive
                    "as expected": "#558b2f", "unexpected": "#ef6c00", "info": "#546e7a", "error": "#6a1b9a"}
 
 
-def fmt(x, digits: int = 4) -> str:
+def fmt(x: ArrayLike, digits: int = 4) -> str:
     """A number for people: 4 significant digits, ∞ for infinity, — for a missing value."""
     if x is None:
         return "—"
@@ -37,7 +41,7 @@ def fmt(x, digits: int = 4) -> str:
     return str(x)
 
 
-def claim_text(claim) -> str:
+def claim_text(claim: Any) -> str:
     """The claim in words (not a Python repr)."""
     if claim is None:
         return ""
@@ -197,7 +201,7 @@ def _alpha_text(results) -> str:
             "'violated'. Read each verdict at its own α; suites that split α themselves say so in their α column.")
 
 
-def build_model(results: list[CheckResult], meta: dict, out_dir) -> ReportModel:
+def build_model(results: list[CheckResult], meta: dict, out_dir: str | os.PathLike[str]) -> ReportModel:
     out_dir = Path(out_dir)
     entries = [_entry(r, meta, out_dir) for r in results]
     order = {k: i for i, k in enumerate(FINDING_OUTCOMES)}

@@ -1,6 +1,9 @@
 """Resolving ``attacks=`` (names, objects, ``"auto"``) into the event families an audit runs."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .basic import (
@@ -57,7 +60,9 @@ def _has_atoms(Y) -> bool:
     return any(a.size for a in column_atoms(np.asarray(Y)[:50_000]))
 
 
-def auto_attacks(Y_example, *, log_density=None, max_categories: int = MAX_CATEGORIES) -> list[Attack]:
+def auto_attacks(
+    Y_example: np.ndarray, *, log_density: Callable[..., Any] | None = None, max_categories: int = MAX_CATEGORIES
+) -> list[Attack]:
     """The ``"auto"`` families for releases like ``Y_example`` (the selection releases on D):
 
     * discrete (at most ``max_categories`` distinct releases, and ≤ 5 % of the sample): unions of outcomes, plus
@@ -91,7 +96,13 @@ def auto_attacks(Y_example, *, log_density=None, max_categories: int = MAX_CATEG
     return out
 
 
-def make_attacks(attacks, Y_example, *, log_density=None, max_categories: int = MAX_CATEGORIES) -> list[Attack]:
+def make_attacks(
+    attacks: Any,
+    Y_example: np.ndarray,
+    *,
+    log_density: Callable[..., Any] | None = None,
+    max_categories: int = MAX_CATEGORIES,
+) -> list[Attack]:
     """Resolve ``attacks`` (``"auto"``, a name, an :class:`Attack`, or a list of these) for releases like ``Y``;
     ``"auto"`` is :func:`auto_attacks`."""
     if isinstance(attacks, (str, Attack)):

@@ -21,10 +21,12 @@ class Attack:
     name = "attack"
     in_search = True  # whether the pair search (privacy/search.py) runs this family when ranking pairs
 
-    def applicable(self, Y) -> bool:
+    def applicable(self, Y: np.ndarray) -> bool:
         return True
 
-    def select(self, Y1, Y2, ctx: SelectionContext) -> list[Event]:  # pragma: no cover - abstract
+    def select(
+        self, Y1: np.ndarray, Y2: np.ndarray, ctx: SelectionContext
+    ) -> list[Event]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -41,10 +43,10 @@ class ThresholdAttack(Attack):
 
     name = "threshold"
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return _is_scalar(Y)
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: SelectionContext) -> list[Event]:
         f = Identity()
         return scan_thresholds(f(Y1), f(Y2), ctx, f, self.name)
 
@@ -54,10 +56,10 @@ class IntervalAttack(Attack):
 
     name = "interval"
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return _is_scalar(Y)
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: SelectionContext) -> list[Event]:
         f = Identity()
         return scan_intervals(f(Y1), f(Y2), ctx, f, self.name)
 
@@ -75,7 +77,7 @@ class DiscreteAttack(Attack):
 
     name = "discrete"
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: SelectionContext) -> list[Event]:
         Y1, Y2 = np.asarray(Y1), np.asarray(Y2)
         key = RowKey(Y1.shape[1:], np.result_type(Y1.dtype, Y2.dtype))
         k1, k2 = key(Y1), key(Y2)
@@ -98,7 +100,7 @@ class DiscreteAttack(Attack):
                                 float(pred[j]), (float(cn[j]), float(cd[j]))))
         return events
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return True
 
 
@@ -107,10 +109,10 @@ class CoordinateAttack(Attack):
 
     name = "coordinates"
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return not _is_scalar(Y)
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: SelectionContext) -> list[Event]:
         X1, X2 = _as_2d(Y1), _as_2d(Y2)
         events = []
         for j in range(X1.shape[1]):
@@ -124,10 +126,10 @@ class ProjectionAttack(Attack):
 
     name = "projection"
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return not _is_scalar(Y)
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: SelectionContext) -> list[Event]:
         X1, X2 = _as_2d(Y1).astype(float), _as_2d(Y2).astype(float)
         d = X1.shape[1]
         pooled = np.concatenate([X1, X2])

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["Feature", "Identity", "Coordinate", "Projection", "LearnedScore", "LikelihoodRatio", "RowKey",
            "bit_features", "Event", "SelectionContext", "isin_nan"]
@@ -23,7 +24,7 @@ def _as_2d(Y: np.ndarray) -> np.ndarray:
     return Y.reshape(Y.shape[0], -1)
 
 
-def isin_nan(x, values) -> np.ndarray:
+def isin_nan(x: ArrayLike, values: ArrayLike) -> np.ndarray:
     """``np.isin`` in which NaN matches NaN: a NaN release is an outcome like any other."""
     x = np.asarray(x)
     values = np.asarray(values)
@@ -67,7 +68,7 @@ class Coordinate(Feature):
 class Projection(Feature):
     """``w · (y - centre) / scale`` for a fixed direction ``w`` (random or declared)."""
 
-    def __init__(self, w, centre=None, scale=None, label: str | None = None):
+    def __init__(self, w: Any, centre: Any = None, scale: float | None = None, label: str | None = None):
         self.w = np.asarray(w, dtype=float).ravel()
         self.centre = np.zeros_like(self.w) if centre is None else np.asarray(centre, dtype=float)
         self.scale = np.ones_like(self.w) if scale is None else np.asarray(scale, dtype=float)
@@ -82,7 +83,9 @@ class Projection(Feature):
 class LearnedScore(Feature):
     """Decision function of a fitted classifier on (optionally transformed, standardised) releases."""
 
-    def __init__(self, model, transform: Callable | None, centre, scale, label: str, n_threads: int | None = 1):
+    def __init__(
+        self, model: Any, transform: Callable | None, centre: Any, scale: float, label: str, n_threads: int | None = 1
+    ):
         self.model = model
         self.n_threads = n_threads
         self.transform = transform
@@ -90,7 +93,7 @@ class LearnedScore(Feature):
         self.scale = scale
         self.name = label
 
-    def features(self, Y):
+    def features(self, Y: np.ndarray) -> np.ndarray:
         X = _as_2d(Y).astype(float) if self.transform is None else self.transform(Y)
         return (X - self.centre) / self.scale
 
@@ -117,7 +120,7 @@ def _threads(n):
 class LikelihoodRatio(Feature):
     """``log p(y | D) - log p(y | D')`` from a user-supplied ``log_density(Y, data) -> (n,)``."""
 
-    def __init__(self, log_density: Callable, d1, d2):
+    def __init__(self, log_density: Callable, d1: Any, d2: Any):
         self.log_density, self.d1, self.d2 = log_density, d1, d2
         self.name = "log-likelihood ratio log p(y|D) - log p(y|D')"
 
@@ -130,7 +133,7 @@ class LikelihoodRatio(Feature):
 class RowKey:
     """Exact keys of releases for set events: the value for scalar releases, the raw bytes of each row otherwise."""
 
-    def __init__(self, shape_tail: tuple, dtype):
+    def __init__(self, shape_tail: tuple, dtype: Any):
         self.shape_tail = tuple(shape_tail)
         self.dtype = np.dtype(dtype)
         self.scalar = int(np.prod(self.shape_tail, dtype=int)) == 1
@@ -142,13 +145,13 @@ class RowKey:
         Y = np.ascontiguousarray(Y.reshape(Y.shape[0], -1).astype(self.dtype, copy=False))
         return Y.view(np.dtype((np.void, Y.dtype.itemsize * Y.shape[1]))).ravel()
 
-    def decode(self, keys) -> list:
+    def decode(self, keys: Any) -> list:
         if self.scalar:
             return [k.item() if hasattr(k, "item") else k for k in keys]
         return [np.frombuffer(k.tobytes(), dtype=self.dtype).tolist() for k in keys]
 
 
-def bit_features(Y) -> np.ndarray:
+def bit_features(Y: np.ndarray) -> np.ndarray:
     """Float bit-pattern feature map: each float64 output becomes its 64 IEEE-754 bits (0/1 features).
 
     Useful against floating-point leaks (Mironov 2012; DP-Sniper's bit-pattern transform): the low-order
@@ -182,7 +185,7 @@ class Event:
     sel_props: tuple = (float("nan"), float("nan"))
     extra: dict = field(default_factory=dict)
 
-    def indicator(self, Y) -> np.ndarray:
+    def indicator(self, Y: np.ndarray) -> np.ndarray:
         s = self.feature(Y)
         if self.kind == "threshold":
             t = self.params[0]

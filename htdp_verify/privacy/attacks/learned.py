@@ -4,6 +4,7 @@ likelihood ratio; events threshold the score."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,7 @@ class LogisticAttack(_ClassifierAttack):
 
     name = "logistic"
 
-    def make_model(self):
+    def make_model(self) -> Any:
         from sklearn.linear_model import LogisticRegression
 
         kw = {"max_iter": 300, "C": 1.0}
@@ -71,7 +72,7 @@ class GradientBoostingAttack(_ClassifierAttack):
     in_search = False  # a fit per pair and fold would dominate the pair search; it competes in the selection only
     train_cap = 50_000  # a fit per pair and fold in the pair search: keep it to seconds
 
-    def make_model(self):
+    def make_model(self) -> Any:
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         kw = {"max_iter": 60}
@@ -98,7 +99,7 @@ class MixedFeatures:
     comparison of the selection choose.  Nothing mechanism-specific is used.
     """
 
-    def __init__(self, X_train, *, trend: str | None = "linear", atom_share: float = 0.01, max_levels: int = 16,
+    def __init__(self, X_train: Any, *, trend: str | None = "linear", atom_share: float = 0.01, max_levels: int = 16,
                  max_rows: int = 50_000):
         _check_trend(trend)
         self.trend = trend
@@ -179,7 +180,7 @@ class MixedLogisticAttack(Attack):
     name = "mixed_logistic"
 
     def __init__(self, pre: Callable | None = None, *, trend: str | None = "linear", label: str | None = None,
-                 n_threads: int | None = 1, **model_kwargs):
+                 n_threads: int | None = 1, **model_kwargs: Any):
         _check_trend(trend)
         self.pre = pre
         self.trend = trend
@@ -188,10 +189,10 @@ class MixedLogisticAttack(Attack):
         tag = ", ".join(t for t in (label, f"trend={trend}") if t)
         self.name = f"mixed_logistic[{tag}]"
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return True
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> Any:
         Y1, Y2 = np.asarray(Y1), np.asarray(Y2)
         h = min(Y1.shape[0], Y2.shape[0]) // 2
         if h < 20:
@@ -226,7 +227,7 @@ class LikelihoodRatioAttack(Attack):
     def __init__(self, log_density: Callable | None = None):
         self.log_density = log_density
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> Any:
         ld = self.log_density or ctx.log_density
         if ld is None or ctx.pair is None:
             raise ValueError("log_density must be supplied (log_density(Y, data) -> log density per release) "

@@ -1,6 +1,8 @@
 """Threshold and interval scans (the workhorse): every candidate counted at once with ``searchsorted``."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .events import Event, Feature, SelectionContext
@@ -35,7 +37,7 @@ def _candidates(a1, a2, m: int) -> np.ndarray:
     return np.unique(np.concatenate(out))
 
 
-def scan_thresholds(s1, s2, ctx: SelectionContext, feature: Feature, attack: str) -> list[Event]:
+def scan_thresholds(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, attack: str) -> list[Event]:
     """Best threshold event for each side (``>=``, ``<=``) and orientation, by predicted certified bound.
 
     ``s1``/``s2`` are scores on the selection releases of D and D'.  All candidate thresholds (up to
@@ -64,7 +66,7 @@ def scan_thresholds(s1, s2, ctx: SelectionContext, feature: Feature, attack: str
     return events
 
 
-def scan_intervals(s1, s2, ctx: SelectionContext, feature: Feature, attack: str) -> list[Event]:
+def scan_intervals(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, attack: str) -> list[Event]:
     """Best interval ``[a, b]`` per orientation over a quantile grid of end points (vectorised over all pairs)."""
     a1, n1 = _sorted_valid(s1)
     a2, n2 = _sorted_valid(s2)

@@ -3,6 +3,7 @@ proportions (never reported as a bound), and the winner's-curse pessimism of uni
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -31,8 +32,18 @@ def _predicted_poisson(p_num, p_den, n_final: int, alpha: float):
     return np.maximum(eps, 0.0)
 
 
-def predicted_bound(p_num, p_den, n_final: int, alpha: float, delta: float = 0.0, objective: str = "epsilon",
-                    n_num=None, n_den=None, z: float = 3.0, method: str = "auto"):
+def predicted_bound(
+    p_num: float | np.ndarray,
+    p_den: float | np.ndarray,
+    n_final: int,
+    alpha: float,
+    delta: float = 0.0,
+    objective: str = "epsilon",
+    n_num: float | np.ndarray | None = None,
+    n_den: float | np.ndarray | None = None,
+    z: float = 3.0,
+    method: str = "auto",
+) -> float | np.ndarray:
     """Bound an event would certify with ``n_final`` samples per side, predicted from selection proportions.
 
     This is the selection objective (a prediction, never reported as a bound).  The selection proportions are
@@ -68,7 +79,7 @@ def predicted_bound(p_num, p_den, n_final: int, alpha: float, delta: float = 0.0
     return eps
 
 
-def union_pessimism(j, n_outcomes: int) -> np.ndarray:
+def union_pessimism(j: Any, n_outcomes: int) -> np.ndarray:
     """Selection pessimism (in standard errors) for the union of the ``j`` outcomes with the highest empirical
     ratio among ``n_outcomes`` = K: ``sqrt(j) * E[Z | Z > z_q] / sqrt(1 - q)`` with ``q = j / K``, ``Z`` standard
     normal (equivalently ``sqrt(K) * phi(z_q) / sqrt(q (1 - q))``; 0 for the whole space).

@@ -10,6 +10,8 @@ in-process.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .events import Coordinate, Event, Feature, Identity, LearnedScore, Projection, RowKey, _as_2d, bit_features
@@ -32,7 +34,16 @@ def _un(a) -> np.ndarray:
 class LinearScore(Feature):
     """``(transform(Y) - centre) / scale @ coef + intercept``: a logistic regression's decision function, rebuilt."""
 
-    def __init__(self, coef, intercept, centre, scale, transform=None, label="score", dtype="float64"):
+    def __init__(
+        self,
+        coef: Any,
+        intercept: Any,
+        centre: Any,
+        scale: float,
+        transform: Any = None,
+        label: str = "score",
+        dtype: str = "float64",
+    ):
         self.coef, self.intercept = np.asarray(coef, float).ravel(), float(intercept)
         # the standardisation runs in the dtype it was fitted in (float32 for 0/1 feature maps), bit for bit
         self.centre, self.scale = np.asarray(centre, dtype=dtype), np.asarray(scale, dtype=dtype)
@@ -66,7 +77,7 @@ def _transform_from_spec(d):
     raise ValueError(f"unknown transform type {d['type']!r}")
 
 
-def feature_spec(f) -> dict:
+def feature_spec(f: Any) -> dict:
     """Exact description of a feature (``{"exact": False, "type": ...}`` when it cannot be written down)."""
     if isinstance(f, Identity):
         return {"exact": True, "type": "identity", "name": f.name}
@@ -97,7 +108,7 @@ def feature_spec(f) -> dict:
     return {"exact": False, "type": type(f).__name__, "name": getattr(f, "name", "")}
 
 
-def feature_from_spec(d: dict):
+def feature_from_spec(d: dict) -> Feature:
     """Rebuild the feature of :func:`feature_spec` (``ValueError`` when the spec is not exact)."""
     if not d.get("exact", False):
         raise ValueError(f"feature {d.get('type')!r} ({d.get('name', '')}) was not recorded exactly; it can only be "

@@ -18,6 +18,8 @@ the rows or repeats (``min_repeats`` times) in a column whose other values are a
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .basic import Attack, DiscreteAttack, _is_scalar
@@ -28,7 +30,7 @@ __all__ = ["column_atoms", "isin_nan", "AtomKey", "PatternKey", "ExtremeCoordina
            "AtomAttack", "MaxStatisticAttack", "PatternAttack", "StratifiedAttack"]
 
 
-def column_atoms(X, *, atom_share: float = 0.01, max_levels: int = 16, min_repeats: int = 3,
+def column_atoms(X: Any, *, atom_share: float = 0.01, max_levels: int = 16, min_repeats: int = 3,
                  max_rows: int = 200_000) -> list[np.ndarray]:
     """Atoms of each column of ``X`` (rows = releases): see the module docstring.  Non-finite values are atoms."""
     X = _as_2d(np.asarray(X)).astype(float)[:max_rows]
@@ -49,7 +51,7 @@ def column_atoms(X, *, atom_share: float = 0.01, max_levels: int = 16, min_repea
 class AtomKey(Feature):
     """Index of the release's atom (``0..K-1``) or ``-1`` for a non-atom; scalar releases.  Decodes to the atoms."""
 
-    def __init__(self, atoms):
+    def __init__(self, atoms: Any):
         self.atoms = np.asarray(atoms, dtype=float)
         self.name = "output (atoms)"
 
@@ -68,7 +70,7 @@ class AtomKey(Feature):
             idx[np.isnan(y)] = nan_at[0]
         return idx
 
-    def decode(self, keys) -> list:
+    def decode(self, keys: Any) -> list:
         return ["other" if int(k) < 0 else float(self.atoms[int(k)]) for k in keys]
 
     def spec(self) -> dict:
@@ -79,7 +81,7 @@ class PatternKey(Feature):
     """The pattern of a vector release: each column's atom index, or ``len(atoms_j)`` for a real value.  Keys are
     the raw bytes of the int16 code row (exact set events); decodes to the atom values (``"x"`` for real)."""
 
-    def __init__(self, atoms: list, columns=None):
+    def __init__(self, atoms: list, columns: Any = None):
         self.all_atoms = [np.asarray(a, dtype=float) for a in atoms]
         self.columns = None if columns is None else [int(j) for j in columns]
         cols = range(len(self.all_atoms)) if self.columns is None else self.columns
@@ -89,7 +91,7 @@ class PatternKey(Feature):
                      else f"pattern of the discrete columns {self.columns}")
         self._rows = RowKey((len(self.atoms),), np.int16)
 
-    def codes(self, Y) -> np.ndarray:
+    def codes(self, Y: np.ndarray) -> np.ndarray:
         X = _as_2d(np.asarray(Y)).astype(float)
         if self.columns is not None:
             X = X[:, self.columns]
@@ -102,7 +104,7 @@ class PatternKey(Feature):
     def __call__(self, Y):
         return self._rows(self.codes(Y))
 
-    def decode(self, keys) -> list:
+    def decode(self, keys: Any) -> list:
         out = []
         for row in self._rows.decode(keys):
             row = row if isinstance(row, list) else [row]  # one column: the row key is the code itself
@@ -117,7 +119,7 @@ class PatternKey(Feature):
 class ExtremeCoordinate(Feature):
     """``max_j z_j`` / ``min_j z_j`` / ``max_j |z_j|`` of the standardised release ``z = (y - centre) / scale``."""
 
-    def __init__(self, kind: str, centre, scale):
+    def __init__(self, kind: str, centre: Any, scale: float):
         if kind not in ("max", "min", "absmax"):
             raise ValueError(f"kind must be 'max', 'min' or 'absmax', got {kind!r}")
         self.kind, self.centre, self.scale = kind, np.asarray(centre, float), np.asarray(scale, float)
@@ -174,10 +176,10 @@ class AtomAttack(Attack):
 
     name = "atoms"
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return _is_scalar(Y)
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> list[Event]:
         atoms = column_atoms(_pooled(Y1, Y2, ctx))[0]
         if atoms.size == 0:
             return []
@@ -201,10 +203,10 @@ class MaxStatisticAttack(Attack):
 
     name = "max_statistic"
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return not _is_scalar(Y)
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> list[Event]:
         P = _as_2d(_pooled(Y1, Y2, ctx)).astype(float)
         centre = np.nanmean(np.where(np.isfinite(P), P, np.nan), axis=0)
         scale = np.nanstd(np.where(np.isfinite(P), P, np.nan), axis=0)
@@ -229,10 +231,10 @@ class PatternAttack(Attack):
 
     name = "pattern"
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return not _is_scalar(Y)
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> list[Event]:
         pooled = _pooled(Y1, Y2, ctx)
         atoms = column_atoms(pooled)
         if not any(a.size for a in atoms):
@@ -256,10 +258,10 @@ class StratifiedAttack(Attack):
     def __init__(self, max_patterns: int = 16):
         self.max_patterns = int(max_patterns)
 
-    def applicable(self, Y):
+    def applicable(self, Y: np.ndarray) -> bool:
         return not _is_scalar(Y)
 
-    def select(self, Y1, Y2, ctx):
+    def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> list[Event]:
         atoms = _mixed_atoms(Y1, Y2, ctx)
         if atoms is None:
             return []
