@@ -192,7 +192,7 @@ def claim_to_dict(claim) -> dict[str, Any]:
     return asdict(claim)
 
 
-def claim_from_dict(d: dict[str, Any]):
+def claim_from_dict(d: dict[str, Any]) -> Any:
     """Inverse of ``dataclasses.asdict`` for the four claim types.
 
     Parameters

@@ -22,6 +22,7 @@ import itertools
 import json
 import math
 import numbers
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -200,7 +201,7 @@ class MonteCarloResult:
             "numpy_version": np.__version__,
         }
 
-    def save(self, path) -> Path:
+    def save(self, path: str | os.PathLike[str]) -> Path:
         """Save to ``path``: ``*.csv`` writes the table plus ``<path>.meta.json``; ``*.json`` writes one file."""
         path = Path(path)
         if path.suffix == ".csv":
@@ -237,7 +238,7 @@ class MonteCarloResult:
         )
 
 
-def load_results(path) -> MonteCarloResult:
+def load_results(path: str | os.PathLike[str]) -> MonteCarloResult:
     """Load a :class:`MonteCarloResult` saved with :meth:`MonteCarloResult.save`."""
     return MonteCarloResult.load(path)
 
@@ -264,7 +265,7 @@ def replicate(
     seed: int,
     backend: str = "serial",
     n_jobs: int = -1,
-    client=None,
+    client: Any=None,
     progress: bool = True,
     vectorised: bool = False,
     chunk_size: int | None = None,
@@ -287,7 +288,7 @@ def sweep(
     seed: int,
     backend: str = "serial",
     n_jobs: int = -1,
-    client=None,
+    client: Any=None,
     progress: bool = True,
     vectorised: bool = False,
     chunk_size: int | None = None,

@@ -32,8 +32,10 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .registry import Check, derive_seed, error_result, execute_check
 
@@ -61,7 +63,7 @@ def max_workers() -> int:
     return MAX_WORKERS_PER_CPU * _cpus()
 
 
-def check_workers(workers) -> int:
+def check_workers(workers: int) -> int:
     """``workers`` as an int; ``ValueError`` naming it unless it is an integer in ``[1, max_workers()]``."""
     cap = max_workers()
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cap:
@@ -247,9 +249,19 @@ class _DaskPool:
                 self._cluster.close()
 
 
-def iter_checks(checks, *, profile: str, seed: int, out_dir, workers: int | None = None,
-                backend: str = "processes", scheduler: str | None = None, client=None,
-                start_method: str | None = None, status=None):
+def iter_checks(
+    checks: Sequence[Any],
+    *,
+    profile: str,
+    seed: int,
+    out_dir: str | os.PathLike[str],
+    workers: int | None = None,
+    backend: str = "processes",
+    scheduler: str | None = None,
+    client: Any = None,
+    start_method: str | None = None,
+    status: Callable[..., Any] | None = None,
+) -> Any:
     """Run ``checks`` in parallel; yield ``(check, check seed, results)`` in the order they finish.
 
     Parameters

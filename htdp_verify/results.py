@@ -224,7 +224,7 @@ class CheckResult:
         d["interval"] = tuple(float(_unjson_float(v)) for v in d.get("interval", ("-inf", "inf")))
         return cls(**d)
 
-    def to_json(self, **kw) -> str:
+    def to_json(self, **kw: Any) -> str:
         return json.dumps(self.to_dict(), **kw)
 
     @classmethod
@@ -306,7 +306,7 @@ def pair_text(pair: dict) -> str:
             f"{_short(extra[0]) if extra else '?'}")
 
 
-def tally(results) -> dict[str, int]:
+def tally(results: Any) -> dict[str, int]:
     """Counts of :attr:`CheckResult.outcome` over ``results``, every key of :data:`OUTCOMES` present (0 if none).
 
     Canaries and controls count under ``"as expected"`` / ``"unexpected"``, never under their verdict, so a
@@ -317,7 +317,7 @@ def tally(results) -> dict[str, int]:
     return counts
 
 
-def results_document(results, meta: dict | None = None) -> dict:
+def results_document(results: Any, meta: dict | None = None) -> dict:
     """The content of ``results.json``: ``{"format", "format_version", "meta", "tally", "results"}``."""
     results = list(results)
     return {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "meta": _jsonable(dict(meta or {})),
@@ -330,7 +330,7 @@ def dumps(obj, **kw) -> str:
     return json.dumps(obj, allow_nan=False, ensure_ascii=False, default=str, **kw)
 
 
-def results_to_json(results, **kw) -> str:
+def results_to_json(results: Any, **kw: Any) -> str:
     """A whole results document (see :func:`results_document`) as JSON text."""
     return dumps(results_document(results), **kw)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -53,7 +54,7 @@ def _scalar_or_array(x):
     return float(x) if x.ndim == 0 else x
 
 
-def cp_lower(k, n, alpha):
+def cp_lower(k: float | np.ndarray, n: float | np.ndarray, alpha: float) -> float | np.ndarray:
     """One-sided Clopper–Pearson lower bound for p at confidence ``1 - alpha``.
 
     ``P_p[cp_lower(K, n, alpha) > p] <= alpha`` for every p.  Equals ``Beta^{-1}(alpha; k, n-k+1)`` and 0 at k=0.
@@ -81,7 +82,7 @@ def cp_lower(k, n, alpha):
     return _scalar_or_array(out)
 
 
-def cp_upper(k, n, alpha):
+def cp_upper(k: float | np.ndarray, n: float | np.ndarray, alpha: float) -> float | np.ndarray:
     """One-sided Clopper–Pearson upper bound for p at confidence ``1 - alpha``.
 
     Equals ``Beta^{-1}(1-alpha; k+1, n-k)`` and 1 at k=n.  Vectorised over ``k`` and ``n``.
@@ -109,7 +110,9 @@ def cp_upper(k, n, alpha):
     return _scalar_or_array(out)
 
 
-def cp_interval(k, n, alpha):
+def cp_interval(
+    k: float | np.ndarray, n: float | np.ndarray, alpha: float
+) -> tuple[float | np.ndarray, float | np.ndarray]:
     """Two-sided Clopper–Pearson interval at confidence ``1 - alpha`` (``alpha/2`` on each side).
 
     Parameters
@@ -133,7 +136,14 @@ def cp_interval(k, n, alpha):
 # ---------------------------------------------------------------------------------------------------------
 # ε and δ lower bounds from event counts
 # ---------------------------------------------------------------------------------------------------------
-def epsilon_lower_bound(k1, n1, k2, n2, alpha, delta=0.0):
+def epsilon_lower_bound(
+    k1: float | np.ndarray,
+    n1: float | np.ndarray,
+    k2: float | np.ndarray,
+    n2: float | np.ndarray,
+    alpha: float,
+    delta: float = 0.0,
+) -> float | np.ndarray:
     """Lower confidence bound on ε from an event S fixed before the samples were drawn.
 
     ``k1`` of ``n1`` releases on dataset D fell in S and ``k2`` of ``n2`` on the neighbour D'.  With
@@ -168,7 +178,9 @@ def epsilon_lower_bound(k1, n1, k2, n2, alpha, delta=0.0):
     return _scalar_or_array(np.maximum(eps, 0.0))
 
 
-def epsilon_lower_bound_poisson(k1, k2, alpha, lam1=1.0, lam2=1.0):
+def epsilon_lower_bound_poisson(
+    k1: float | np.ndarray, k2: float | np.ndarray, alpha: float, lam1: float = 1.0, lam2: float = 1.0
+) -> float | np.ndarray:
     """Pure-ε lower bound from *Poissonised* event counts: one exact conditional test instead of two CP bounds.
 
     Requires the numbers of releases to be ``N1 ~ Poisson(lam1)`` on D and ``N2 ~ Poisson(lam2)`` on D' (drawn
@@ -214,7 +226,7 @@ def epsilon_lower_bound_poisson(k1, k2, alpha, lam1=1.0, lam2=1.0):
     return _scalar_or_array(np.maximum(np.where(ok, eps, 0.0), 0.0))
 
 
-def max_certifiable_epsilon_poisson(n, alpha=0.05) -> float:
+def max_certifiable_epsilon_poisson(n: float | np.ndarray, alpha: float=0.05) -> float:
     """Largest ε the Poissonised bound certifies with ``n`` expected releases per side (counts n vs 0).
 
     Parameters
@@ -233,7 +245,14 @@ def max_certifiable_epsilon_poisson(n, alpha=0.05) -> float:
     return float(epsilon_lower_bound_poisson(n, 0, alpha))
 
 
-def delta_lower_bound(k1, n1, k2, n2, epsilon, alpha):
+def delta_lower_bound(
+    k1: float | np.ndarray,
+    n1: float | np.ndarray,
+    k2: float | np.ndarray,
+    n2: float | np.ndarray,
+    epsilon: float | np.ndarray,
+    alpha: float,
+) -> float | np.ndarray:
     """Lower confidence bound on δ at a given ε: ``max(0, lo - e^ε · hi)`` (α split over the two sides).
 
     Parameters
@@ -287,7 +306,9 @@ class ExceedanceResult:
         )
 
 
-def exceedance_test(k, n, beta, alpha=0.05, *, power=0.8) -> ExceedanceResult:
+def exceedance_test(
+    k: float | np.ndarray, n: float | np.ndarray, beta: Any, alpha: float = 0.05, *, power: float = 0.8
+) -> ExceedanceResult:
     """Exact one-sided binomial test of H0: P[bound fails] ≤ ``beta`` from ``k`` failures in ``n`` replications.
 
     ``pvalue = P[Bin(n, beta) >= k]``; H0 is rejected (verdict ``"violated"``) when ``pvalue <= alpha``.
@@ -354,7 +375,9 @@ def _min_detectable_exceedance_rate(n: int, beta: float, alpha: float, power: fl
     return hi
 
 
-def samples_needed_for_exceedance(beta, true_rate, alpha=0.05, power=0.8, *, n_max=10**8) -> int:
+def samples_needed_for_exceedance(
+    beta: Any, true_rate: Any, alpha: float = 0.05, power: float = 0.8, *, n_max: Any = 10**8
+) -> int:
     """Replications needed so that the exceedance test detects a failure rate above ``beta``.
 
     The test of H0: rate ≤ ``beta`` must reject with probability ≥ ``power`` when the true failure rate is
@@ -392,7 +415,7 @@ def samples_needed_for_exceedance(beta, true_rate, alpha=0.05, power=0.8, *, n_m
     return _smallest_n(ok, n_max, "true_rate")
 
 
-def quantile_upper_bound(x, q, alpha=0.05) -> float:
+def quantile_upper_bound(x: float | np.ndarray, q: float, alpha: float=0.05) -> float:
     """Exact distribution-free upper confidence bound for the ``q``-quantile of a continuous law.
 
     Returns the order statistic ``x_(j)`` with the smallest j such that ``P[Bin(n, q) <= j-1] >= 1 - alpha``;
@@ -426,7 +449,7 @@ def quantile_upper_bound(x, q, alpha=0.05) -> float:
     return float(np.partition(x, j - 1)[j - 1])
 
 
-def quantile_lower_bound(x, q, alpha=0.05) -> float:
+def quantile_lower_bound(x: float | np.ndarray, q: float, alpha: float=0.05) -> float:
     """Exact distribution-free lower confidence bound for the ``q``-quantile (mirror of the upper bound).
 
     Parameters
@@ -456,7 +479,7 @@ def _as_sample(name, x) -> np.ndarray:
     return arr
 
 
-def dkw_halfwidth(n, alpha=0.05) -> float:
+def dkw_halfwidth(n: float | np.ndarray, alpha: float=0.05) -> float:
     """Half-width of the two-sided DKW(M) band: ``sqrt(ln(2/alpha) / (2n))``; uniform over all thresholds.
 
     Parameters
@@ -547,7 +570,7 @@ class Budget:
 # ---------------------------------------------------------------------------------------------------------
 # Design functions
 # ---------------------------------------------------------------------------------------------------------
-def max_certifiable_epsilon(n, alpha=0.05, delta=0.0) -> float:
+def max_certifiable_epsilon(n: float | np.ndarray, alpha: float=0.05, delta: float=0.0) -> float:
     """Largest ε lower bound any event can certify with ``n`` samples per side (counts n vs 0) at level α.
 
     No audit with these sample sizes can report more; e.g. n = 10⁴ at α = 0.05 caps ε_lb at about 7.9.
@@ -586,7 +609,9 @@ def _smallest_n(ok, n_max: int, what: str) -> int:
     return hi
 
 
-def samples_needed_for_epsilon(epsilon_target, p1, p2, alpha=0.05, power=0.5, *, n_max=10**10) -> int:
+def samples_needed_for_epsilon(
+    epsilon_target: Any, p1: Any, p2: Any, alpha: float = 0.05, power: float = 0.5, *, n_max: Any = 10**10
+) -> int:
     """Samples per side needed to certify ``ε_lb ≥ epsilon_target`` with probability ≥ ``power``.
 
     The event has probabilities ``p1`` on D and ``p2`` on D' (so ``ln(p1/p2)`` must exceed the target).

@@ -36,9 +36,11 @@ import math
 import os
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import ArrayLike
 
 from .claims import Provenance, RateClaim, TailBoundClaim
 from .estimator_checks import (
@@ -128,7 +130,7 @@ def _claim_text(claim) -> str:
 
 
 def assert_rate(
-    data,
+    data: Any,
     claim: RateClaim | None = None,
     *,
     exponent: float | None = None,
@@ -136,7 +138,7 @@ def assert_rate(
     tolerance: float = 0.1,
     summary: str = "median",
     alpha: float = 0.05,
-    errors=None,
+    errors: ArrayLike | None=None,
     output: str | None = None,
     method: str = "bootstrap",
     n_boot: int = 2000,
@@ -223,8 +225,8 @@ def assert_rate(
 
 
 def assert_tail_bound(
-    errors,
-    bound_values,
+    errors: ArrayLike,
+    bound_values: Any,
     claim: TailBoundClaim | None = None,
     *,
     beta: float | None = None,
@@ -285,8 +287,8 @@ def assert_tail_bound(
 
 
 def assert_quantile_shape(
-    errors,
-    betas=None,
+    errors: ArrayLike,
+    betas: Any = None,
     *,
     gamma: float = 0.5,
     tolerance: float = 0.25,
@@ -363,20 +365,20 @@ def private_sample_size(epsilon: float, *, alpha: float = 0.05, detect_ratio: fl
 
 
 def assert_private(
-    mechanism_or_estimator,
-    claim=None,
+    mechanism_or_estimator: Any,
+    claim: Any=None,
     *,
-    pairs=None,
-    neighbours=None,
+    pairs: Any=None,
+    neighbours: Any=None,
     n_samples: int | None = None,
     alpha: float = 0.05,
     rng: np.random.Generator,
     on_inconclusive: str = "fail",
     profile: str | None = None,
-    attacks="auto",
+    attacks: str="auto",
     name: str = "",
-    **audit_kwargs,
-):
+    **audit_kwargs: Any,
+) -> Any:
     """Assert that an empirical audit does not refute the privacy claim (:func:`htdp_verify.privacy.audit`).
 
     ``claim``: a :class:`~htdp_verify.claims.PrivacyClaim` / :class:`~htdp_verify.privacy.PrivacyGuarantee`, or
@@ -430,7 +432,7 @@ class Profile:
     def full(self) -> bool:
         return self.name == "full"
 
-    def pick(self, quick, full):
+    def pick(self, quick: Any, full: Any) -> Any:
         """``quick`` under the quick profile, ``full`` under the full one (e.g. replications, grid sizes).
 
         Parameters

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from ..results import CheckResult
 from .checks import (
@@ -99,7 +101,7 @@ _ALWAYS = (check_guarantee_well_formed, check_call_matches_sample, check_release
            check_rejects_wrong_shape, check_rejects_bad_parameters, check_extreme_inputs, check_privacy_audit)
 
 
-def check_selection(estimator) -> dict:
+def check_selection(estimator: Any) -> dict:
     """``{check name: None if selected, else the reason it does not apply}`` for every check of this module."""
     tags = get_tags(estimator)
     out = {f.__name__: None for f in _ALWAYS}
@@ -111,7 +113,7 @@ def check_selection(estimator) -> dict:
     return out
 
 
-def dp_checks(estimator):
+def dp_checks(estimator: Any) -> Iterator[tuple[str, Callable[..., Any]]]:
     """Yield ``(name, check)`` for the checks selected by the estimator's tags (``check(estimator, **kw)``)."""
     sel = check_selection(estimator)
     for f in _ALWAYS + (check_privacy_worst_case_pairs, check_noise_off_reference):
@@ -152,7 +154,7 @@ class _Check:
         return self.__name__
 
 
-def check_dp_estimator(estimator, *, data=None, profile=None, on_fail: str = "raise",
+def check_dp_estimator(estimator: Any, *, data: Any=None, profile: str | None=None, on_fail: str = "raise",
                        seed: int | None = None) -> list[CheckResult]:
     """Run every selected check on ``estimator`` and return their :class:`~htdp_verify.CheckResult` s.
 
@@ -201,7 +203,7 @@ def check_dp_estimator(estimator, *, data=None, profile=None, on_fail: str = "ra
     return results
 
 
-def parametrize_with_dp_checks(estimators, *, data=None, profile=None):
+def parametrize_with_dp_checks(estimators: Sequence[Any], *, data: Any=None, profile: str | None=None) -> Any:
     """``pytest.mark.parametrize("estimator, check", ...)`` over every selected check of every estimator.
 
     Ids read ``ClippedMeanLaplace(epsilon=1, ...)-check_reproducible``; a declared expected failure becomes

@@ -398,7 +398,7 @@ def _check_accountant(accountant):
         raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
 
 
-def account(calibration, delta: float, *, accountant: str = "auto", discretisation: float | None = None,
+def account(calibration: Calibration, delta: float, *, accountant: str = "auto", discretisation: float | None = None,
             cross_check: bool = True) -> Accounting:
     """Exact ε(δ) of a calibration (or a sequence of calibrations composed in order) with its numerical bracket.
 
@@ -455,13 +455,17 @@ def _pld_bracket(cals, delta, h):
     return min(lo, hi), hi
 
 
-def epsilon_of(calibration, delta: float, *, accountant: str = "auto", discretisation: float | None = None) -> float:
+def epsilon_of(
+    calibration: Calibration, delta: float, *, accountant: str = "auto", discretisation: float | None = None
+) -> float:
     """The ε at which the calibration is (ε, δ)-DP: exact for closed forms, else the PLD upper bound."""
     return account(calibration, delta, accountant=accountant, discretisation=discretisation,
                    cross_check=False).epsilon
 
 
-def delta_of(calibration, epsilon: float, *, accountant: str = "auto", discretisation: float | None = None) -> float:
+def delta_of(
+    calibration: Calibration, epsilon: float, *, accountant: str = "auto", discretisation: float | None = None
+) -> float:
     """The δ(ε) of the calibration's privacy profile: exact for closed forms, else the pessimistic PLD value."""
     cals = _as_list(calibration)
     epsilon = check_positive("epsilon", epsilon, allow_zero=True)
@@ -490,7 +494,7 @@ def advanced_composition_epsilon(step_epsilon: float, steps: int, delta_prime: f
     return e0 * math.sqrt(2 * k * math.log(1 / dp)) + k * e0 * math.expm1(e0)
 
 
-def check_calibration(calibration, claim: PrivacyClaim, *, rtol: float = 1e-4, name: str = "accounting",
+def check_calibration(calibration: Calibration, claim: PrivacyClaim, *, rtol: float = 1e-4, name: str = "accounting",
                       provenance: Provenance | None = None, accountant: str = "auto", time_budget: float = 1.0,
                       note: str = "", expected: str | None = None) -> CheckResult:
     """Deterministic verdict on a claimed (ε, δ) for a stated calibration: "the stated noise gives ε = x at δ".

@@ -82,7 +82,7 @@ class Mechanism:
         return f"Mechanism({self.name!r}{g}, vectorised={self.vectorised}{r})"
 
 
-def as_mechanism(obj) -> Mechanism:
+def as_mechanism(obj: Any) -> Mechanism:
     """Accept a :class:`Mechanism`, an estimator (object with ``sample``), or a plain batched callable
     ``f(data, size, rng)`` and return a :class:`Mechanism`."""
     if isinstance(obj, Mechanism):
@@ -99,7 +99,7 @@ def as_mechanism(obj) -> Mechanism:
     )
 
 
-def from_estimator(est) -> Mechanism:
+def from_estimator(est: Any) -> Mechanism:
     """Adapt an estimator (``est.sample(data, size, *, rng)``, ARCHITECTURE "Estimators") to a mechanism.
 
     The estimator's declared ``privacy`` guarantee becomes the mechanism's ``guarantee``.
@@ -214,7 +214,7 @@ class _DiffprivlibObject(DPLAdapter):
 
 
 def from_diffprivlib(
-    obj, /, *, kind: str = "auto", neighbours: str = "replace", name: str | None = None, **kwargs
+    obj: Any, /, *, kind: str = "auto", neighbours: str = "replace", name: str | None = None, **kwargs: Any
 ) -> Mechanism:
     """Adapt a diffprivlib mechanism or tool; releases go through diffprivlib's own code path.
 
@@ -283,7 +283,7 @@ def from_diffprivlib(
     return mech
 
 
-def draw(mechanism, data, size: int, rng: np.random.Generator, *, chunk_size: int = 1_000_000) -> np.ndarray:
+def draw(mechanism: Any, data: Any, size: int, rng: np.random.Generator, *, chunk_size: int = 1_000_000) -> np.ndarray:
     """``size`` releases on ``data`` in chunks of at most ``chunk_size`` (bounded memory per call)."""
     size = check_int("size", size, minimum=1)
     chunk_size = check_int("chunk_size", chunk_size, minimum=1)
@@ -299,7 +299,7 @@ def draw(mechanism, data, size: int, rng: np.random.Generator, *, chunk_size: in
 
 
 def count_events(
-    mechanism, data, size: int, events, rng: np.random.Generator, *, chunk_size: int = 1_000_000
+    mechanism: Any, data: Any, size: int, events: Any, rng: np.random.Generator, *, chunk_size: int = 1_000_000
 ) -> np.ndarray:
     """How many of ``size`` fresh releases on ``data`` fall in each event (releases drawn and discarded in chunks)."""
     size = check_int("size", size, minimum=1)

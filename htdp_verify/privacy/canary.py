@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import optimize, special
@@ -147,7 +148,7 @@ def epsilon_lower_bound_one_run(r: int, v: int, *, delta: float = 0.0, m: int | 
     return float(root)
 
 
-def guess_plans(n_canaries: int, k_guesses=None) -> list[tuple[int, int]]:
+def guess_plans(n_canaries: int, k_guesses: Any=None) -> list[tuple[int, int]]:
     """The (k_plus, k_minus) guess plans tried, fixed before any score is seen.
 
     ``k_guesses=None``: total guesses r = round(f·M) for f in (0.01, 0.03, 0.1, 0.3, 1) of the M pooled canaries
@@ -244,7 +245,7 @@ class CanaryDesign:
             return slots.copy()
         return np.concatenate([data, slots], axis=0)
 
-    def scores(self, release) -> np.ndarray:
+    def scores(self, release: str) -> np.ndarray:
         """``(m,)`` scores of the canaries on one release (larger = more likely included)."""
         y = np.asarray(release, dtype=float).reshape(-1)
         if self.release_slice is not None:
@@ -317,8 +318,18 @@ def _extreme_points(m, d, *, lower, upper, radius, norm, centre, rng):
         "radius": R, "norm": norm, "centre": c.tolist()}
 
 
-def mean_canaries(m: int, d: int, *, rng: np.random.Generator, lower=None, upper=None, radius=None, norm: int = 2,
-                  centre=None, release_slice=None) -> CanaryDesign:
+def mean_canaries(
+    m: int,
+    d: int,
+    *,
+    rng: np.random.Generator,
+    lower: float | None = None,
+    upper: float | None = None,
+    radius: float | None = None,
+    norm: int = 2,
+    centre: Any = None,
+    release_slice: Any = None,
+) -> CanaryDesign:
     """Canaries for an estimator of a d-dimensional mean (or sum): extreme records of the declared domain.
 
     Domain: a box ``[lower, upper]`` (canaries at random corners) or a ball of ``radius`` in the l2 norm
@@ -331,8 +342,19 @@ def mean_canaries(m: int, d: int, *, rng: np.random.Generator, lower=None, upper
                         f"mean canaries: {how}; out-record = mirror image", dom)
 
 
-def regression_canaries(m: int, d: int, *, rng: np.random.Generator, y_bounds, lower=None, upper=None, radius=None,
-                        norm: int = 2, centre=None, release_slice=(0, None)) -> CanaryDesign:
+def regression_canaries(
+    m: int,
+    d: int,
+    *,
+    rng: np.random.Generator,
+    y_bounds: Any,
+    lower: float | None = None,
+    upper: float | None = None,
+    radius: float | None = None,
+    norm: int = 2,
+    centre: Any = None,
+    release_slice: tuple[Any, ...] = (0, None),
+) -> CanaryDesign:
     """Canaries for an estimator of a regression vector β ∈ R^d (data rows ``[x, y]``, label last).
 
     Included record: x_i = an extreme point of the x-domain along u_i (as in :func:`mean_canaries`) with the
@@ -353,8 +375,18 @@ def regression_canaries(m: int, d: int, *, rng: np.random.Generator, y_bounds, l
                         {**dom, "y_bounds": yb.tolist()})
 
 
-def cluster_canaries(m: int, d: int, *, rng: np.random.Generator, lower=None, upper=None, radius=None,
-                     norm: int = 2, centre=None, release_slice=None) -> CanaryDesign:
+def cluster_canaries(
+    m: int,
+    d: int,
+    *,
+    rng: np.random.Generator,
+    lower: float | None = None,
+    upper: float | None = None,
+    radius: float | None = None,
+    norm: int = 2,
+    centre: Any = None,
+    release_slice: Any = None,
+) -> CanaryDesign:
     """Canaries for an estimator of cluster centres (release: k centres of dimension d, flattened).
 
     Records as in :func:`mean_canaries` (extreme points along random directions; out-record the mirror image).
@@ -395,8 +427,8 @@ def _count(scores: np.ndarray, signs: np.ndarray, kp: int, km: int) -> tuple[int
     return kp + km, int(np.count_nonzero(signs[plus] > 0) + np.count_nonzero(signs[minus] < 0))
 
 
-def audit_one_run(estimator, data, claim=None, *, canaries: CanaryDesign, runs: int = 1,
-                  rng: np.random.Generator, alpha: float = 0.05, k_guesses=None, name: str | None = None
+def audit_one_run(estimator: Any, data: Any, claim: Any=None, *, canaries: CanaryDesign, runs: int = 1,
+                  rng: np.random.Generator, alpha: float = 0.05, k_guesses: Any=None, name: str | None = None
                   ) -> AuditResult:
     """Audit ``claim`` from ``runs`` runs of ``estimator`` with canaries (Steinke, Nasr & Jagielski 2023).
 

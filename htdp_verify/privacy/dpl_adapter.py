@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -126,7 +128,7 @@ class DPLAdapter:
         seeds = release_seeds(rng, size)
         return self.run_seeds(data, seeds)
 
-    def run_seeds(self, data, seeds) -> np.ndarray:
+    def run_seeds(self, data: Any, seeds: Sequence[int]) -> np.ndarray:
         """Releases for explicit integer ``seeds`` (``0 <= seed < 2**32``), in order."""
         data = self._validate(data)
         seeds = np.asarray(seeds)
@@ -149,7 +151,7 @@ class DPLAdapter:
             raise ValueError(f"{self.name or type(self).__name__} returned releases of differing shapes; every "
                              "release must have one shape") from exc
 
-    def release(self, data, seed: int):
+    def release(self, data: Any, seed: int) -> np.ndarray:
         """One release with ``random_state=seed`` (what a direct diffprivlib call with that seed returns)."""
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < SEED_BOUND:
             raise ValueError(f"seed must be an integer in [0, 2**32), got {seed!r}")

@@ -48,7 +48,7 @@ __all__ = ["dispersion_test", "min_detectable_ratio", "check_independent_release
 _MIN_EXPECTED = 5.0  # smallest expected count per cell for the χ² approximation
 
 
-def dispersion_test(counts, batch_size: int) -> tuple[float, float, float]:
+def dispersion_test(counts: Any, batch_size: int) -> tuple[float, float, float]:
     """Two-sided Pearson dispersion test of ``counts`` (one count per batch of ``batch_size`` Bernoulli trials).
 
     Returns ``(ratio, statistic, p_value)`` with ``statistic = Σ (C_j − b p̂)² / (b p̂ (1 − p̂))`` ~ χ²_{k−1} under
@@ -106,9 +106,18 @@ def _threshold(v: np.ndarray):
     return (t, ">") if abs(gt - 0.5) <= abs(ge - 0.5) else (t, ">=")
 
 
-def check_independent_releases(mechanism, data, *, n_batches: int = 30, batch_size: int = 500, alpha: float = 0.01,
-                               max_coordinates: int = 5, power: float = 0.8, name: str | None = None,
-                               rng: np.random.Generator):
+def check_independent_releases(
+    mechanism: Any,
+    data: Any,
+    *,
+    n_batches: int = 30,
+    batch_size: int = 500,
+    alpha: float = 0.01,
+    max_coordinates: int = 5,
+    power: float = 0.8,
+    name: str | None = None,
+    rng: np.random.Generator,
+) -> Any:
     """Test that ``mechanism(data, size, rng)`` returns i.i.d. releases (module docstring for the design).
 
     Parameters
@@ -173,8 +182,9 @@ def check_independent_releases(mechanism, data, *, n_batches: int = 30, batch_si
         rows.append(row)
     seconds = time.perf_counter() - t0
     m = len(usable)
-    common: dict[str, Any] = dict(name=f"independence.{label}", statistic="dispersion_ratio", alpha=alpha, n_samples=(k + 1) * b,
-                  seconds=seconds)
+    common: dict[str, Any] = dict(
+        name=f"independence.{label}", statistic="dispersion_ratio", alpha=alpha, n_samples=(k + 1) * b, seconds=seconds
+    )
     if m == 0:
         return CheckResult(verdict="consistent", estimate=1.0, summary=(
             f"no event varies across {k} batches of {b} releases (constant or near-constant releases): nothing "

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 import numpy as np
 
@@ -97,7 +98,7 @@ def _resolve_distance(metric: str, d_in, neighbours, sized: bool = False):
     return (default if d_in is None else d_in), neighbours
 
 
-def opendp_guarantee(measurement, *, d_in=None, delta: float | None = None, neighbours: str | None = None,
+def opendp_guarantee(measurement: Any, *, d_in: Any=None, delta: float | None = None, neighbours: str | None = None,
                      ) -> PrivacyGuarantee:
     """The guarantee an OpenDP ``measurement`` states at input distance ``d_in`` (module docstring for the rules).
 
@@ -153,7 +154,7 @@ def _to_opendp_input(data):
     return arr.tolist() if arr.ndim else arr.item()
 
 
-def from_opendp(measurement, *, d_in=None, delta: float | None = None, neighbours: str | None = None,
+def from_opendp(measurement: Any, *, d_in: Any=None, delta: float | None = None, neighbours: str | None = None,
                 name: str | None = None) -> Mechanism:
     """Adapt an OpenDP ``measurement`` to an auditor mechanism whose guarantee is read from its privacy map.
 
@@ -189,8 +190,8 @@ def pydp_guarantee(epsilon: float, delta: float = 0.0, neighbours: str = "add_re
     raise ValueError(f"neighbours must be 'replace' or 'add_remove', got {neighbours!r}")
 
 
-def from_pydp(algorithm, *, epsilon: float, delta: float = 0.0, neighbours: str = "add_remove",
-              name: str | None = None, **kwargs) -> Mechanism:
+def from_pydp(algorithm: Any, *, epsilon: float, delta: float = 0.0, neighbours: str = "add_remove",
+              name: str | None = None, **kwargs: Any) -> Mechanism:
     """Adapt a python-dp algorithm class (``pydp.algorithms.laplacian.BoundedMean``, ``BoundedSum``, ``Count`` ...)
     to an auditor mechanism.
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import check_int, check_positive
 from ..claims import NEIGHBOUR_RELATIONS
@@ -97,7 +98,7 @@ def _array_or_none(x):
     return None if a.dtype.kind in "OVMm" else a
 
 
-def given_pair(d, d_prime, relation: str, label: str = "given pair") -> Pair:
+def given_pair(d: int, d_prime: Any, relation: str, label: str = "given pair") -> Pair:
     """A plain ``(D, D')`` read under the claim's dataset ``relation`` (``"replace"`` or ``"add_remove"``).
 
     Two scalars (0-d) are query answers: relation ``"given"``, asserted.  Two arrays are datasets (rows = first
@@ -120,7 +121,7 @@ def given_pair(d, d_prime, relation: str, label: str = "given pair") -> Pair:
     return p
 
 
-def as_pairs(pairs, relation: str | None = None) -> list[Pair]:
+def as_pairs(pairs: Any, relation: str | None = None) -> list[Pair]:
     """Normalise a Pair, a ``(D, D')`` tuple, or a list of these to a list of :class:`Pair`.
 
     With ``relation`` (the claim's dataset relation) plain tuples go through :func:`given_pair` (datasets are
@@ -261,7 +262,7 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
         )
 
 
-def replace_one(data, index: int, row, label: str | None = None) -> Pair:
+def replace_one(data: Any, index: int, row: Any, label: str | None = None) -> Pair:
     """``D`` vs ``D`` with row ``index`` replaced by ``row`` (replace-one neighbours)."""
     d = np.array(data, copy=True)
     if d.ndim == 0:
@@ -274,7 +275,7 @@ def replace_one(data, index: int, row, label: str | None = None) -> Pair:
     return Pair(d, dp, label or f"row {index} -> {_fmt(row)}", "replace")
 
 
-def add_one(data, row, label: str | None = None) -> Pair:
+def add_one(data: Any, row: Any, label: str | None = None) -> Pair:
     """``D`` vs ``D ∪ {row}`` (add/remove neighbours)."""
     d = np.asarray(data)
     if d.ndim == 0:
@@ -288,7 +289,7 @@ def add_one(data, row, label: str | None = None) -> Pair:
     return Pair(d, np.concatenate([d.astype(r.dtype, copy=False), r]), label or f"add row {_fmt(row)}", "add_remove")
 
 
-def remove_one(data, index: int, label: str | None = None) -> Pair:
+def remove_one(data: Any, index: int, label: str | None = None) -> Pair:
     """``D`` vs ``D`` without row ``index`` (add/remove neighbours)."""
     d = np.asarray(data)
     if d.ndim == 0 or d.shape[0] == 0:
@@ -309,7 +310,7 @@ def scalar_pairs(x: float = 0.0, sensitivity: float = 1.0) -> list[Pair]:
     return [Pair(x, x + s, f"x vs x+{s:g}", "query"), Pair(x, x - s, f"x vs x-{s:g}", "query")]
 
 
-def vector_pairs(x, sensitivity: float = 1.0) -> list[Pair]:
+def vector_pairs(x: ArrayLike, sensitivity: float = 1.0) -> list[Pair]:
     """Vector query answers ``x`` vs ``x ± sensitivity·e_j`` for each coordinate j (relation ``"N1"``)."""
     s = check_positive("sensitivity", sensitivity)
     x = np.asarray(x, dtype=float).ravel()
@@ -399,9 +400,18 @@ def _domain_targets(lo, hi, max_corners: int) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def dataset_patterns(data, *, relation: str = "replace", bound: float | None = None, lower=None, upper=None,
-                     multiples: Sequence[float] | None = None, rows: Sequence[int] | None = None,
-                     max_pairs: int | None = None, max_corners: int = 16) -> list[Pair]:
+def dataset_patterns(
+    data: Any,
+    *,
+    relation: str = "replace",
+    bound: float | None = None,
+    lower: float | None = None,
+    upper: float | None = None,
+    multiples: Sequence[float] | None = None,
+    rows: Sequence[int] | None = None,
+    max_pairs: int | None = None,
+    max_corners: int = 16,
+) -> list[Pair]:
     """Dataset neighbours of ``data`` (rows = records) built from the patterns that break estimators.
 
     A declared data domain ``[lower, upper]`` (scalars, or arrays of the records' shape, per column; either end

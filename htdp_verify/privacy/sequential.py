@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy.special import ndtri
@@ -93,7 +94,7 @@ def checkpoints(max_samples: int, first: int = 100, growth: float = 2.0) -> np.n
     return np.asarray(out, dtype=np.int64)
 
 
-def checkpoint_alpha(alpha: float, j) -> np.ndarray | float:
+def checkpoint_alpha(alpha: float, j: Any) -> np.ndarray | float:
     """Level of checkpoint ``j`` (1-based): ``alpha · 6 / (π² j²)``; the levels sum to at most ``alpha``."""
     j = np.asarray(j, dtype=float)
     if np.any(j < 1):
@@ -208,7 +209,7 @@ class _Betting:
         return np.where(last > 0, self.grid[np.maximum(last - 1, 0)], 0.0)
 
 
-def run_sequential(count, n_events: int, *, epsilon: float, delta: float, alpha: float, max_samples: int,
+def run_sequential(count: Any, n_events: int, *, epsilon: float, delta: float, alpha: float, max_samples: int,
                    method: str = "betting", rng: np.random.Generator | None = None, first: int | None = None,
                    growth: float | None = None, futility: str | None = "plausible",
                    futility_level: float = 1e-3) -> SequentialOutcome:
@@ -336,7 +337,7 @@ def sequential_bounds_stage(plan: AuditPlan, sel: Selection, c: SequentialCounts
                   mu_lb=float(gdp_mu_lb(kn, n, kd, n, a)) if cp else None, point=point, profile=None)
 
 
-def annotate_result(result, c: SequentialCounts):
+def annotate_result(result: Any, c: SequentialCounts) -> Any:
     """Mark an :class:`~.result.AuditResult` as sequential: ``details["sequential"]`` (stop reason, releases used,
     schedule, history) and the per-side sizes and method that the fixed-n assembly filled in."""
     o = c.outcome

@@ -79,7 +79,7 @@ class SteppedEstimator(Protocol):
 
     n_steps: int
 
-    def step_mechanism(self, state, t: int) -> Mechanism:  # pragma: no cover - protocol
+    def step_mechanism(self, state: Any, t: int) -> Mechanism:  # pragma: no cover - protocol
         ...
 
 
@@ -135,7 +135,7 @@ def _outcomes(tests: list[tuple[float, float]], repeat: int):
     return lp, lq, np.zeros(lp.size)
 
 
-def binary_composition_epsilon(tests, delta: float, *, repeat: int = 1) -> float:
+def binary_composition_epsilon(tests: Any, delta: float, *, repeat: int = 1) -> float:
     """Exact ε(δ) of the product of binary mechanisms, the larger over the two orders (D over D', D' over D).
 
     ``tests``: a list of pairs (P_D(E), P_D'(E)) of event probabilities, one per step; ``repeat``: with one test,
@@ -229,8 +229,19 @@ def _event_test(res, a_run: float, swap: bool) -> tuple[float, float, float, flo
 
 # ----------------------------------------------------------------- the audit
 
-def audit_steps(estimator, data_pair, states, *, n_samples: int, rng: np.random.Generator, alpha: float = 0.05,
-                claim=None, delta: float | None = None, name: str | None = None, **audit_kwargs) -> StepAuditResult:
+def audit_steps(
+    estimator: Any,
+    data_pair: Any,
+    states: Any,
+    *,
+    n_samples: int,
+    rng: np.random.Generator,
+    alpha: float = 0.05,
+    claim: Any = None,
+    delta: float | None = None,
+    name: str | None = None,
+    **audit_kwargs: Any,
+) -> StepAuditResult:
     """Audit chosen iterations of ``estimator`` at fixed states and check the run's claim by composition.
 
     Parameters

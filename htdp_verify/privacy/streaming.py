@@ -15,6 +15,7 @@ release (:func:`probe_release_nbytes`, drawn from a copy of the generator so the
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ MIN_BLOCK = 64
 HELD_OVERHEAD = 4.0
 
 
-def parse_memory(value) -> int:
+def parse_memory(value: Any) -> int:
     """Bytes from an int or a string such as ``"2GiB"``, ``"512MiB"``, ``"1e9"``."""
     if isinstance(value, (int, np.integer)) and value > 0:
         return int(value)
@@ -57,7 +58,7 @@ def parse_memory(value) -> int:
     raise ValueError(f"max_memory must be a positive number of bytes or a string like '2GiB', got {value!r}")
 
 
-def probe_release_nbytes(mechanism, data, rng: np.random.Generator) -> int:
+def probe_release_nbytes(mechanism: Any, data: Any, rng: np.random.Generator) -> int:
     """Bytes of one release of ``mechanism`` on ``data``, drawn from a *copy* of ``rng`` (the audit's stream is not
     advanced, so an audit gives the same result whether or not it probes)."""
     import copy
@@ -67,7 +68,7 @@ def probe_release_nbytes(mechanism, data, rng: np.random.Generator) -> int:
     return max(1, int(y.nbytes // max(y.shape[0], 1)) if y.ndim else int(y.nbytes))
 
 
-def held_releases_cap(release_nbytes: int, max_memory) -> int:
+def held_releases_cap(release_nbytes: int, max_memory: int | str) -> int:
     """Most releases per side the search or selection stage may hold within ``max_memory`` (both sides held at
     once, :data:`HELD_OVERHEAD` bytes of working memory per byte held)."""
     return int(parse_memory(max_memory) // (2 * HELD_OVERHEAD * max(int(release_nbytes), 1)))
@@ -93,8 +94,8 @@ def _count_blocks(mechanism, data, events, entropy: int, first: int, n_blocks: i
     return counts
 
 
-def count_streamed(mechanism, data, n: int, events, rng: np.random.Generator, *, release_nbytes: int,
-                   max_memory="2GiB", backend: str = "serial", client=None) -> np.ndarray:
+def count_streamed(mechanism: Any, data: Any, n: int, events: Any, rng: np.random.Generator, *, release_nbytes: int,
+                   max_memory: int | str="2GiB", backend: str = "serial", client: Any=None) -> np.ndarray:
     """How many of ``n`` fresh releases on ``data`` fall in each event, counted block by block.
 
     ``release_nbytes`` fixes the block size (:func:`block_size`); ``max_memory`` how many blocks a call counts

@@ -28,8 +28,10 @@ import math
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats as _st
 
 from .._validate import check_int, check_positive, check_prob
@@ -124,7 +126,7 @@ class RateFit:
         power = check_prob("power", power)
         return float(self.halfwidth + _st.norm.ppf(power) * self.se)
 
-    def local_table(self):
+    def local_table(self) -> Any:
         """MMS-style table: consecutive grid pairs, their local slope and its bootstrap interval."""
         import pandas as pd
 
@@ -195,9 +197,9 @@ class RateFit:
 
 
 def fit_rate(
-    data,
+    data: Any,
     *,
-    errors=None,
+    errors: ArrayLike | None=None,
     variable: str | None = None,
     output: str | None = None,
     summary: str = "median",
@@ -346,7 +348,7 @@ def _theilsen(u, cells, alpha, max_points) -> dict:
     }
 
 
-def local_slopes(data, **kw):
+def local_slopes(data: Any, **kw: Any) -> Any:
     """The MMS-style table of local slopes between consecutive grid values (see :func:`fit_rate` for ``kw``)."""
     kw.setdefault("warn", False)
     return fit_rate(data, **kw).local_table()
@@ -365,11 +367,11 @@ def _reps_to_decide(estimate, halfwidth, target, tol, reps) -> float:
 
 
 def check_rate(
-    data,
+    data: Any,
     claim: RateClaim,
     alpha: float = 0.05,
     *,
-    errors=None,
+    errors: ArrayLike | None=None,
     output: str | None = None,
     method: str = "bootstrap",
     n_boot: int = 2000,

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize
 from scipy import stats as _st
 
@@ -133,7 +134,7 @@ def _order_rank(R: int, beta: float) -> int:
 
 
 def quantile_shape(
-    errors,
+    errors: ArrayLike,
     betas: Sequence[float] | None = None,
     *,
     alpha: float = 0.05,
@@ -269,7 +270,7 @@ def _wsse(g, ells, w, q) -> float:
 
 
 def check_quantile_shape(
-    errors,
+    errors: ArrayLike,
     betas: Sequence[float] | None = None,
     *,
     gamma: float = 0.5,

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats as _st
 
 from .._validate import check_prob
@@ -59,8 +61,8 @@ def _cells_and_bounds(errors, bound_values):
 
 
 def check_tail_bound(
-    errors,
-    bound_values,
+    errors: ArrayLike,
+    bound_values: Any,
     claim: TailBoundClaim,
     alpha: float = 0.05,
     *,
