@@ -1,4 +1,5 @@
-"""Shared machinery of the papers' mean-estimator audits (``audits/hu2022.py``, ``audits/dpem.py``, ``audits/zhao2024.py``).
+"""Shared machinery of the papers' mean-estimator audits (``audits/hu2022.py``, ``audits/dpem.py``,
+``audits/zhao2024.py``).
 
 Four kinds of check, each a thin layer over the engine:
 
@@ -23,14 +24,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from estimators.robust import SOFT_TRUNCATION_BOUND
 from htdp_verify.claims import PrivacyClaim, Provenance, RateClaim, TailBoundClaim
 from htdp_verify.montecarlo import sweep
 from htdp_verify.privacy import Pair, audit, from_estimator, gdp_epsilon
+from htdp_verify.privacy.search import MIN_PER_PAIR
 from htdp_verify.rates import CrossoverWarning, check_quantile_shape, check_rate, check_tail_bound
 from htdp_verify.results import CheckResult
 
 ALPHA = 0.05
 HUGE = 1e12  # "one sample moved to ± a huge value"
+SOFT_BOUND = SOFT_TRUNCATION_BOUND  # sup |psi| of the soft truncation (used by the Hu and Wang audits as C.SOFT_BOUND)
 
 
 def profile_of(ctx) -> str:
@@ -86,6 +90,9 @@ def privacy_check(mechanism, pairs, *, name: str, provenance: Provenance, claim=
     if claim is None:
         g = mech.guarantee
         claim = PrivacyClaim(g.epsilon, g.delta, g.neighbours, provenance)
+    if n_search is not None and isinstance(pairs, (list, tuple)) and len(pairs) > 1:
+        # the search budgets of the SIZES tables are totals; every pair gets at least the engine's default floor
+        n_search = max(n_search, MIN_PER_PAIR * len(pairs))
     res = audit(mech, claim, pairs=pairs, n_samples=n_samples, n_select=n_select, n_search=n_search, rng=rng,
                 alpha=ALPHA, attacks=attacks, name=name)
     res.provenance = provenance

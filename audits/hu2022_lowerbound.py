@@ -167,7 +167,8 @@ def _make_cannot_beat(name: str):
     def check(ctx):
         inst = _instance(N_CB)
         res = packing_cannot_beat(factory(N_CB, S, D), inst, trials=tq if ctx.quick else tf, rng=ctx.rng,
-                                  alpha=0.05, name=f"hu2022.lowerbound.cannot_beat.{name}")
+                                  alpha=0.05, name=f"hu2022.lowerbound.cannot_beat.{name}", out_dir=ctx.out_dir,
+                                  label=name)
         res.seed = ctx.seed
         res.provenance = PROV
         res.details["bounds"] = _bound_table(N_CB)

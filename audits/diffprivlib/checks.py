@@ -36,7 +36,8 @@ def audit_component(adapter: DPLAdapter, pairs: list, *, n_samples: int, n_selec
                     rng: np.random.Generator, attacks="auto", max_pairs: int | None = None, alpha: float = ALPHA,
                     name: str | None = None, out_dir: Path | None = None, note: str = "",
                     component: str | None = None):
-    """Audit one adapter against its declared guarantee on ``pairs`` (searched when several) and return the
+    """Audit one adapter against its declared guarantee on ``pairs`` (searched when several, ``n_search`` releases
+    per pair and side) and return the
     :class:`AuditResult` with ``details["table"]`` (its row of the results table) and, on a violation, the path of a
     reproduction script written to ``out_dir``."""
     if max_pairs is not None:
@@ -44,7 +45,7 @@ def audit_component(adapter: DPLAdapter, pairs: list, *, n_samples: int, n_selec
     mech = Mechanism(adapter, name=adapter.name, guarantee=adapter.privacy, vectorised=False)
     claim = adapter.privacy.claim(Provenance(PAPER, adapter.name, "", adapter.relation_note))
     res = audit(mech, claim, pairs=pairs if len(pairs) > 1 else pairs[0], n_samples=n_samples, n_select=n_select,
-                n_search=n_search, alpha=alpha, attacks=attacks, rng=rng, name=name)
+                n_search=n_search * len(pairs), alpha=alpha, attacks=attacks, rng=rng, name=name)
     g = adapter.privacy
     row = {
         "component": component or adapter.name,

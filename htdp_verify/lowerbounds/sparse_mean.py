@@ -370,7 +370,8 @@ def _power(trials: int, bound: float, alpha: float, rate: float) -> tuple[int, f
 
 def packing_cannot_beat(estimate_fn, inst: SparseMeanPacking, *, trials: int, rng: np.random.Generator,
                         alpha: float = 0.05, effect: float = 0.5, power: float = 0.8, chunk: int = 64,
-                        name: str = "lowerbound.cannot_beat.sparse_mean") -> CheckResult:
+                        name: str = "lowerbound.cannot_beat.sparse_mean", out_dir=None,
+                        label: str = "estimator") -> CheckResult:
     """Is the estimator's P(‖θ̂ - θ_v‖ ≥ r) significantly below the bound L? (an (ε, δ)-DP estimator cannot be).
 
     ``estimate_fn(datasets, rng=...)`` maps a stack (N, n, d) to estimates (N, d). Design: ``trials`` members are
@@ -378,7 +379,8 @@ def packing_cannot_beat(estimate_fn, inst: SparseMeanPacking, *, trials: int, rn
     π = avg_v P_v(error ≥ r) ≥ L for a private estimator. Verdict at level ``alpha``: ``violated`` when the one-sided
     Clopper–Pearson upper bound of π is < L (false-alarm probability ≤ α for any (ε, δ)-DP estimator);
     otherwise ``consistent`` when the design detects π = ``effect``·L with probability ≥ ``power`` (the smallest
-    effect detected is stated in ``details``), else ``inconclusive``.
+    effect detected is stated in ``details``), else ``inconclusive``.  With ``out_dir``, a figure of the errors'
+    empirical survival function against the radius r and the bound L is written there (named after ``name``).
     """
     check_rng(rng)
     trials = check_int("trials", trials, minimum=1)
@@ -399,8 +401,11 @@ def packing_cannot_beat(estimate_fn, inst: SparseMeanPacking, *, trials: int, rn
         verdict, what = "consistent", "does not beat the bound"
     else:
         verdict, what = "inconclusive", f"does not beat the bound, but the run had power {pw:.2f} < {power}"
+    figures = []
+    if out_dir is not None:
+        figures.append(_survival_figure(err, inst.radius, b.prob, ub, out_dir, name, label))
     return CheckResult(
-        name=name, verdict=verdict, statistic="P(error >= r) upper bound", estimate=count / trials,
+        name=name, verdict=verdict, statistic="P(error >= r) upper bound", estimate=count / trials, figures=figures,
         interval=(0.0, ub), alpha=alpha, claim=inst.claim(), n_samples=trials, seconds=time.perf_counter() - t0,
         provenance=inst.provenance,
         summary=(f"on {inst.name}: P(‖θ̂-θ‖ ≥ {inst.radius:.3g}) ≤ {ub:.3g} at {100 * (1 - alpha):.0f}% vs the "
@@ -410,6 +415,33 @@ def packing_cannot_beat(estimate_fn, inst: SparseMeanPacking, *, trials: int, rn
                             "power_at_effect": pw, "required_power": power},
                  "mean_sq_error": float(np.mean(err**2)), "risk_bound": b.value,
                  "median_error_over_radius": float(np.median(err) / inst.radius)})
+
+
+def _survival_figure(err: np.ndarray, radius: float, prob: float, ub: float, out_dir, name: str, label: str) -> str:
+    """Empirical P(error ≥ x) of the trials, the test radius r and the private lower bound L at r."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = np.sort(np.asarray(err, float))
+    surv = 1.0 - np.arange(x.size) / x.size
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    ax.step(np.maximum(x, radius * 1e-3), surv, where="post", label=f"{label}: P(error ≥ x)")
+    ax.axvline(radius, color="grey", ls=":", label=f"test radius r = {radius:.3g}")
+    ax.plot([radius], [prob], "v", color="C3", ms=9, label=f"private lower bound L = {prob:.3g}")
+    ax.plot([radius], [ub], "_", color="C0", ms=14, mew=2, label=f"upper confidence bound {ub:.3g}")
+    ax.set_xscale("log")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("error ‖θ̂ − θ_v‖₂")
+    ax.set_ylabel("fraction of trials")
+    ax.set_title("cannot-beat: a private estimator's curve stays ≥ L at r", fontsize=9)
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fname = f"{name}.png"
+    fig.savefig(f"{out_dir}/{fname}", dpi=110)
+    plt.close(fig)
+    return fname
 
 
 def packing_risk_ratio(estimate_fn, make_instance: Callable[[int], SparseMeanPacking], values, *, reps: int,

@@ -93,7 +93,8 @@ def audit(
         ``max_memory`` when the releases are large; an explicit value that does not fit raises ``ValueError``).
     n_search
         releases per side for the whole pair search (successive halving over the pairs, held-out and
-        cross-fitted scores; default ``max(1000 * #pairs, n_samples // 2)``); unused with a single pair.
+        cross-fitted scores; default ``max(500 * #pairs, n_samples // 2)``, each pair scored on at least 500 per
+        side; an explicit smaller value is honoured, down to 20 per pair); unused with a single pair.
     n_certify
         number of (event) candidates certified with Bonferroni (default 1: the best predicted).
     log_density

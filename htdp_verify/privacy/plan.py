@@ -60,6 +60,7 @@ class AuditPlan:
     backend: str = "serial"
     client: Any = None
     n_select_given: bool = False  # n_select passed by the caller (never lowered to fit max_memory: an error instead)
+    n_search_given: bool = False  # n_search passed by the caller (honoured below MIN_PER_PAIR per pair)
 
     @property
     def searching(self) -> bool:
@@ -140,6 +141,7 @@ def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks
     if backend == "dask" and client is None:
         raise ValueError("backend='dask' needs client= (a dask.distributed Client)")
     pair_list = resolve_pairs(pairs, neighbours, claim)
+    n_search_given = n_search is not None
     if n_search is None:
         n_search = max(MIN_PER_PAIR * len(pair_list), n_samples // 2)
     else:
@@ -163,7 +165,8 @@ def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks
                      n_select=n_select, n_search=n_search, n_certify=n_certify, alpha=alpha, budget=budget,
                      a_event=a_event, a_profile=a_prof, n_profile=n_prof, deltas=deltas, eps_grid=eps_grid, ctx=ctx,
                      log_density=log_density, max_candidates=max_candidates, chunk_size=chunk_size, name=name,
-                     max_memory=max_memory, backend=backend, client=client, n_select_given=n_select_given)
+                     max_memory=max_memory, backend=backend, client=client, n_select_given=n_select_given,
+                     n_search_given=n_search_given)
 
 
 def context_for(plan: AuditPlan, pair: Pair, **changes) -> SelectionContext:

@@ -36,7 +36,7 @@ SELECT_Z = 3.0  # selection pessimism on the fitting half (the audit's own selec
 HELD_OUT_Z = 1.0  # pessimism of the held-out re-count
 TOP = 4  # events re-counted per fold
 ROUNDS = ((0.4, 1.0), (0.6, 1 / 3))  # (share of the search budget, fraction of the pairs kept) per round
-MIN_PER_PAIR = 500  # releases per side per pair and round, whatever the budget
+MIN_PER_PAIR = 500  # releases per side per pair and round with the default budget (a caller's n_search may go lower)
 
 
 @dataclass
@@ -92,7 +92,8 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, n_s: int, rn
 
 
 def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: int, rng: np.random.Generator,
-                 chunk_size: int = 1_000_000, max_per_pair: int | None = None) -> list[SearchResult]:
+                 chunk_size: int = 1_000_000, max_per_pair: int | None = None,
+                 min_per_pair: int = MIN_PER_PAIR) -> list[SearchResult]:
     """Rank candidate pairs by successive halving with cross-fitted held-out scores (see the module docstring).
 
     Parameters
@@ -107,15 +108,18 @@ def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: 
         the audit's :class:`~htdp_verify.privacy.attacks.SelectionContext` (final size, per-event α, δ).
     n_search
         releases **per side** for the whole search (all pairs, all rounds); every pair scored in a round
-        gets at least ``MIN_PER_PAIR`` per side.  With at most three pairs, or a budget too thin for two rounds, there is
-        one round only (so the search spends at most ``max(n_search, MIN_PER_PAIR * #pairs)``).
+        gets at least ``min_per_pair`` per side.  With at most three pairs, or a budget too thin for two rounds,
+        there is one round only (so the search spends at most ``max(n_search, min_per_pair * #pairs)``).
     rng
         the generator every release is drawn from.
     chunk_size
         releases per mechanism call.
     max_per_pair
         most releases per side one pair may be scored on in a round (the memory budget's cap, see
-        :func:`~htdp_verify.privacy.streaming.held_releases_cap`; never below ``MIN_PER_PAIR``).
+        :func:`~htdp_verify.privacy.streaming.held_releases_cap`; never below ``min_per_pair``).
+    min_per_pair
+        fewest releases per side a pair is scored on in a round (default ``MIN_PER_PAIR``; ``audit()``
+        passes less when the caller chose a smaller ``n_search``, e.g. for estimators that cost seconds a release).
 
     Returns every pair as a :class:`SearchResult`, the survivors of the last round best first, then the pairs
     eliminated earlier in their ranking at elimination.
@@ -124,7 +128,7 @@ def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: 
     n_search = check_int("n_search", n_search, minimum=20)
     rounds = list(ROUNDS)
     if (max(1, math.ceil(len(pair_list) * rounds[1][1])) <= 1  # a second round would score one pair
-            or rounds[0][0] * n_search / len(pair_list) < MIN_PER_PAIR):  # or the first round would be too thin
+            or rounds[0][0] * n_search / len(pair_list) < min_per_pair):  # or the first round would be too thin
         rounds = [(1.0, 1.0)]
     keep: list[SearchResult] = [SearchResult(p, 0.0) for p in pair_list]
     eliminated: list[SearchResult] = []
@@ -132,9 +136,9 @@ def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: 
         k = max(1, math.ceil(len(pair_list) * frac))
         eliminated = keep[k:] + eliminated
         keep = keep[:k]
-        n_s = max(MIN_PER_PAIR, int(share * n_search / len(keep)))
+        n_s = max(min_per_pair, int(share * n_search / len(keep)))
         if max_per_pair is not None:
-            n_s = min(n_s, max(max_per_pair, MIN_PER_PAIR))
+            n_s = min(n_s, max(max_per_pair, min_per_pair))
         for s in keep:
             s.predicted, s.event, s.tie = _score_pair(mechanism, s.pair, attacks, ctx, n_s, rng, chunk_size)
             s.n_per_side, s.round = n_s, r

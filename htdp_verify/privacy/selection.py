@@ -21,8 +21,8 @@ import numpy as np
 from .adapters import draw
 from .attacks import DiscreteAttack, Event, make_attacks, predicted_bound, scan_thresholds
 from .neighbours import Pair
-from .search import search_pairs
 from .plan import AuditPlan, context_for
+from .search import MIN_PER_PAIR, search_pairs
 from .streaming import HELD_OVERHEAD, held_releases_cap, probe_release_nbytes
 
 __all__ = ["SearchOutcome", "Selection", "search_stage", "selection_stage", "HELD_OUT_Z"]
@@ -62,6 +62,14 @@ class Selection:
     capped: bool = False  # the default n_select was lowered to fit ``max_memory``
 
 
+def _min_per_pair(plan: AuditPlan) -> int:
+    """``MIN_PER_PAIR`` for the default search budget; a caller's smaller ``n_search`` is honoured (at least 20
+    releases per side and pair: a cross-fitted score needs two halves of 10)."""
+    if not plan.n_search_given:
+        return MIN_PER_PAIR
+    return max(20, min(MIN_PER_PAIR, plan.n_search // len(plan.pairs)))
+
+
 def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
     """Rank the plan's pairs on a search split and keep the best (no search with a single pair)."""
     if not plan.searching:
@@ -69,7 +77,8 @@ def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
     ts = time.perf_counter()
     cap = held_releases_cap(probe_release_nbytes(plan.mechanism, plan.pairs[0].d, rng), plan.max_memory)
     ranked = search_pairs(plan.mechanism, plan.pairs, plan.attacks, plan.ctx, n_search=plan.n_search, rng=rng,
-                          chunk_size=plan.chunk_size, max_per_pair=cap)
+                          chunk_size=plan.chunk_size, max_per_pair=cap,
+                          min_per_pair=_min_per_pair(plan))
     table = [{"pair": r.pair.describe(), "predicted_bound": r.predicted, "best_event": r.event,
               "round": r.round, "n_per_side": r.n_per_side} for r in ranked]
     drawn = 2 * sum(r.drawn for r in ranked)

@@ -128,7 +128,7 @@ def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: C
              "epsilon_lb": float(b.eps_main[j]) if j < nm else None, "method": sel.methods[j] if j < nm else "cp"}
             for j, e in enumerate(c.events)
         ],
-        "samples": {"n_search_per_pair_side": plan.n_search if plan.searching else 0,
+        "samples": {"n_search_per_side": plan.n_search if plan.searching else 0,  # whole search, all pairs
                     "n_select_per_side": sel.n_per_side or plan.n_select, "n_certify_per_side": plan.n_samples,
                     "n_select_lowered_to_fit_max_memory": bool(sel.capped),
                     "total_releases": drawn},
