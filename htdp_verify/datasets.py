@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,7 @@ class RegressionData:
 # ----------------------------------------------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------------------------------------------
-def check_law(name: str, law, *, dim: int | None = None) -> Law:
+def check_law(name: str, law: Law, *, dim: int | None = None) -> Law:
     """``law`` if it is a :class:`~htdp_verify.distributions.Law` (of dimension ``dim`` when multivariate); else ValueError."""
     if not isinstance(law, Law):
         raise ValueError(f"{name} must be a htdp_verify.distributions.Law, got {type(law).__name__}")
@@ -88,7 +89,7 @@ def _draw_design(design: Law, n: int, d: int, rng) -> np.ndarray:
     return design.sample((n, d), rng=rng)
 
 
-def check_beta(beta, d: int) -> np.ndarray:
+def check_beta(beta: Any, d: int) -> np.ndarray:
     """``beta`` as a finite float array of shape (d,); else ValueError naming ``beta``."""
     b = np.asarray(beta, dtype=float)
     if b.shape != (d,) or not np.all(np.isfinite(b)):
@@ -145,7 +146,7 @@ def toeplitz_covariance(d: int, rho: float) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------------------------
 # regression
 # ----------------------------------------------------------------------------------------------------------------
-def linear_regression(n: int, d: int, *, beta=None, design: Law | None = None, noise: Law | None = None,
+def linear_regression(n: int, d: int, *, beta: Any = None, design: Law | None = None, noise: Law | None = None,
                       beta_norm: float = 1.0, rng: np.random.Generator) -> RegressionData:
     """``y_i = <x_i, beta> + e_i`` with i.i.d. rows.
 

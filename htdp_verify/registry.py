@@ -100,7 +100,7 @@ def all_checks() -> list[Check]:
     return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
-def get_checks(selectors: Any=None) -> list[Check]:
+def get_checks(selectors: Any = None) -> list[Check]:
     """Checks whose name equals a selector or starts with ``selector + "."`` (or a tag equals it).
 
     No selectors: every registered check.  An unknown selector raises ``ValueError`` listing what exists.

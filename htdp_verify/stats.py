@@ -226,7 +226,7 @@ def epsilon_lower_bound_poisson(
     return _scalar_or_array(np.maximum(np.where(ok, eps, 0.0), 0.0))
 
 
-def max_certifiable_epsilon_poisson(n: float | np.ndarray, alpha: float=0.05) -> float:
+def max_certifiable_epsilon_poisson(n: float | np.ndarray, alpha: float = 0.05) -> float:
     """Largest ε the Poissonised bound certifies with ``n`` expected releases per side (counts n vs 0).
 
     Parameters
@@ -415,7 +415,7 @@ def samples_needed_for_exceedance(
     return _smallest_n(ok, n_max, "true_rate")
 
 
-def quantile_upper_bound(x: float | np.ndarray, q: float, alpha: float=0.05) -> float:
+def quantile_upper_bound(x: float | np.ndarray, q: float, alpha: float = 0.05) -> float:
     """Exact distribution-free upper confidence bound for the ``q``-quantile of a continuous law.
 
     Returns the order statistic ``x_(j)`` with the smallest j such that ``P[Bin(n, q) <= j-1] >= 1 - alpha``;
@@ -449,7 +449,7 @@ def quantile_upper_bound(x: float | np.ndarray, q: float, alpha: float=0.05) -> 
     return float(np.partition(x, j - 1)[j - 1])
 
 
-def quantile_lower_bound(x: float | np.ndarray, q: float, alpha: float=0.05) -> float:
+def quantile_lower_bound(x: float | np.ndarray, q: float, alpha: float = 0.05) -> float:
     """Exact distribution-free lower confidence bound for the ``q``-quantile (mirror of the upper bound).
 
     Parameters
@@ -479,7 +479,7 @@ def _as_sample(name, x) -> np.ndarray:
     return arr
 
 
-def dkw_halfwidth(n: float | np.ndarray, alpha: float=0.05) -> float:
+def dkw_halfwidth(n: float | np.ndarray, alpha: float = 0.05) -> float:
     """Half-width of the two-sided DKW(M) band: ``sqrt(ln(2/alpha) / (2n))``; uniform over all thresholds.
 
     Parameters
@@ -570,7 +570,7 @@ class Budget:
 # ---------------------------------------------------------------------------------------------------------
 # Design functions
 # ---------------------------------------------------------------------------------------------------------
-def max_certifiable_epsilon(n: float | np.ndarray, alpha: float=0.05, delta: float=0.0) -> float:
+def max_certifiable_epsilon(n: float | np.ndarray, alpha: float = 0.05, delta: float = 0.0) -> float:
     """Largest ε lower bound any event can certify with ``n`` samples per side (counts n vs 0) at level α.
 
     No audit with these sample sizes can report more; e.g. n = 10⁴ at α = 0.05 caps ε_lb at about 7.9.

@@ -233,7 +233,7 @@ def seeds() -> st.SearchStrategy[int]:
 
 
 @st.composite
-def arrays_from_laws(draw, n: int, d: int | None = None, law: Any=None):
+def arrays_from_laws(draw, n: int, d: int | None = None, law: Any = None):
     """An ``(n,)`` (``d`` None) or ``(n, d)`` array drawn from a law (default: any univariate law, i.i.d. entries).
 
     ``law`` may be a Law or a strategy for laws. Non-finite draws (possible for tail indices near 0.2) are kept
@@ -263,7 +263,7 @@ def datasets(
 
 
 @st.composite
-def regression_datasets(draw, n: int, d: int, design: Any=None, noise: Any=None):
+def regression_datasets(draw, n: int, d: int, design: Any = None, noise: Any = None):
     """:class:`~htdp_verify.datasets.RegressionData` with ``n`` rows, ``d`` covariates, heavy-tailed design/noise.
 
     ``design`` / ``noise`` are Laws or strategies; defaults draw univariate laws with tail index > 2.

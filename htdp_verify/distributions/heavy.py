@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from .._validate import check_positive
@@ -43,7 +44,7 @@ class StudentT(Law):
         return math.exp(self._logc - (self.nu + 1) / 2 * math.log1p(zz * zz / self.nu))
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return self.nu
 
     def _mean(self):
@@ -62,7 +63,7 @@ class StudentT(Law):
     def _central_moment(self, k):
         return self._symmetric_moment(k)
 
-    def abs_moment_about(self, k, c):
+    def abs_moment_about(self, k: float, c: float) -> float:
         k = _check_order(k, self.tail_index)
         c = _check_real("c", c)
         if c == self.loc:
@@ -72,10 +73,10 @@ class StudentT(Law):
     def _breaks(self):
         return (self.loc,)
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         return self._dist.pdf(x)
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         return self._dist.sf(x)
 
 
@@ -114,7 +115,7 @@ class Pareto(Law):
         return {"alpha": self.alpha, "xm": self.xm}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return self.alpha
 
     def _mean(self):
@@ -132,13 +133,13 @@ class Pareto(Law):
     def _pdf1(self, x):
         return self.alpha / self.xm * (x / self.xm) ** (-(self.alpha + 1)) if x >= self.xm else 0.0
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = self.alpha * self.xm**self.alpha / x ** (self.alpha + 1)
         return np.where(x >= self.xm, out, 0.0)
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = (x / self.xm) ** (-self.alpha)
@@ -161,7 +162,7 @@ class Lomax(Law):
         return {"alpha": self.alpha, "scale": self.scale}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return self.alpha
 
     def _mean(self):
@@ -180,13 +181,13 @@ class Lomax(Law):
     def _pdf1(self, x):
         return (self.alpha / self.scale) * (1 + x / self.scale) ** (-(self.alpha + 1)) if x >= 0 else 0.0
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         with np.errstate(invalid="ignore"):
             out = (self.alpha / self.scale) * (1 + np.maximum(x, 0) / self.scale) ** (-(self.alpha + 1))
         return np.where(x >= 0, out, 0.0)
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         return np.where(x > 0, (1 + np.maximum(x, 0) / self.scale) ** (-self.alpha), 1.0)
 
@@ -213,7 +214,7 @@ class SymmetricPareto(Law):
         return {"alpha": self.alpha, "scale": self.scale, "base": self.base}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return self.alpha
 
     def _mean(self):
@@ -240,11 +241,11 @@ class SymmetricPareto(Law):
     def _pdf1(self, x):
         return 0.5 * self._y._pdf1(abs(x))
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         return 0.5 * self._y.pdf(np.abs(x))
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         x = np.asarray(x, dtype=float)
         return np.where(x >= 0, 0.5 * self._y.sf(np.abs(x)), 1.0 - 0.5 * self._y.sf(np.abs(x)))
 
@@ -267,7 +268,7 @@ class BurrXII(Law):
         return {"c": self.c, "d": self.d, "scale": self.scale}
 
     @property
-    def tail_index(self):
+    def tail_index(self) -> float:
         return self.c * self.d
 
     def _mean(self):
@@ -294,10 +295,10 @@ class BurrXII(Law):
         log1p_uc = log_uc + math.log1p(math.exp(-log_uc)) if log_uc > 0 else math.log1p(math.exp(log_uc))
         return math.exp(math.log(self.c * self.d / self.scale) + (self.c - 1) * math.log(u) - (self.d + 1) * log1p_uc)
 
-    def pdf(self, x):
+    def pdf(self, x: ArrayLike) -> np.ndarray:
         return self._dist.pdf(x)
 
-    def sf(self, x):
+    def sf(self, x: ArrayLike) -> np.ndarray:
         return self._dist.sf(x)
 
 

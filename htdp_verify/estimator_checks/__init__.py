@@ -154,7 +154,7 @@ class _Check:
         return self.__name__
 
 
-def check_dp_estimator(estimator: Any, *, data: Any=None, profile: str | None=None, on_fail: str = "raise",
+def check_dp_estimator(estimator: Any, *, data: Any = None, profile: str | None = None, on_fail: str = "raise",
                        seed: int | None = None) -> list[CheckResult]:
     """Run every selected check on ``estimator`` and return their :class:`~htdp_verify.CheckResult` s.
 
@@ -203,7 +203,7 @@ def check_dp_estimator(estimator: Any, *, data: Any=None, profile: str | None=No
     return results
 
 
-def parametrize_with_dp_checks(estimators: Sequence[Any], *, data: Any=None, profile: str | None=None) -> Any:
+def parametrize_with_dp_checks(estimators: Sequence[Any], *, data: Any = None, profile: str | None = None) -> Any:
     """``pytest.mark.parametrize("estimator, check", ...)`` over every selected check of every estimator.
 
     Ids read ``ClippedMeanLaplace(epsilon=1, ...)-check_reproducible``; a declared expected failure becomes

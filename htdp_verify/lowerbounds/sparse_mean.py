@@ -40,11 +40,14 @@ inconclusive) and :func:`packing_risk_ratio` (measured risk over the bound acros
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize
 from scipy import stats as sst
 
@@ -108,21 +111,21 @@ class SparseSignCode:
         """Guaranteed lower bound on min ‖z_v - z_v'‖₂² over distinct members."""
         return 2.0 * self.min_block_distance
 
-    def digits(self, members) -> np.ndarray:
+    def digits(self, members: ArrayLike) -> np.ndarray:
         """Base-q digits (N, k) of member indices (N,)."""
         m = np.asarray(members, dtype=np.int64).reshape(-1)
         if m.size and (m.min() < 0 or m.max() >= self.size):
             raise ValueError(f"members must lie in [0, {self.size - 1}]")
         return (m[:, None] // (self.q ** np.arange(self.k, dtype=np.int64))[None, :]) % self.q
 
-    def symbols(self, members) -> np.ndarray:
+    def symbols(self, members: ArrayLike) -> np.ndarray:
         """Codeword symbols (N, s) in F_q."""
         dig = self.digits(members)
         pts = np.arange(self.s, dtype=np.int64)
         vander = (pts[None, :] ** np.arange(self.k, dtype=object)[:, None]) % self.q  # exact powers mod q
         return (dig @ vander.astype(np.int64)) % self.q
 
-    def vectors(self, members) -> np.ndarray:
+    def vectors(self, members: ArrayLike) -> np.ndarray:
         """The sparse sign vectors z_v, shape (N, d)."""
         sym = self.symbols(members)
         n = sym.shape[0]
@@ -220,11 +223,11 @@ class SparseMeanPacking(HardInstance):
     moment_k: float = 2.0
     moment_bound: float = 1.0
 
-    def member_means(self, members) -> np.ndarray:
+    def member_means(self, members: ArrayLike) -> np.ndarray:
         """θ_v for an array of member indices, shape (N, d)."""
         return self.p * self.atom * self.code.vectors(members)
 
-    def sample_members(self, members, *, rng: np.random.Generator) -> np.ndarray:
+    def sample_members(self, members: ArrayLike, *, rng: np.random.Generator) -> np.ndarray:
         """One n-sample dataset per member index (vectorised): shape (N, n, d)."""
         check_rng(rng)
         z = self.code.vectors(members)
@@ -368,10 +371,20 @@ def _power(trials: int, bound: float, alpha: float, rate: float) -> tuple[int, f
     return c, float(sst.binom.cdf(c, trials, rate)) if c >= 0 else 0.0
 
 
-def packing_cannot_beat(estimate_fn, inst: SparseMeanPacking, *, trials: int, rng: np.random.Generator,
-                        alpha: float = 0.05, effect: float = 0.5, power: float = 0.8, chunk: int = 64,
-                        name: str = "lowerbound.cannot_beat.sparse_mean", out_dir=None,
-                        label: str = "estimator") -> CheckResult:
+def packing_cannot_beat(
+    estimate_fn: Callable[..., Any],
+    inst: SparseMeanPacking,
+    *,
+    trials: int,
+    rng: np.random.Generator,
+    alpha: float = 0.05,
+    effect: float = 0.5,
+    power: float = 0.8,
+    chunk: int = 64,
+    name: str = "lowerbound.cannot_beat.sparse_mean",
+    out_dir: str | os.PathLike[str] | None = None,
+    label: str = "estimator",
+) -> CheckResult:
     """Is the estimator's P(‖θ̂ - θ_v‖ ≥ r) significantly below the bound L? (an (ε, δ)-DP estimator cannot be).
 
     ``estimate_fn(datasets, rng=...)`` maps a stack (N, n, d) to estimates (N, d). Design: ``trials`` members are
@@ -444,10 +457,20 @@ def _survival_figure(err: np.ndarray, radius: float, prob: float, ub: float, out
     return fname
 
 
-def packing_risk_ratio(estimate_fn, make_instance: Callable[[int], SparseMeanPacking], values, *, reps: int,
-                       rng: np.random.Generator, variable: str = "n", chunk: int = 64, out_dir=None,
-                       label: str = "", name: str = "lowerbound.optimality.sparse_mean",
-                       n_boot: int = 300) -> CheckResult:
+def packing_risk_ratio(
+    estimate_fn: Callable[..., Any],
+    make_instance: Callable[[int], SparseMeanPacking],
+    values: ArrayLike,
+    *,
+    reps: int,
+    rng: np.random.Generator,
+    variable: str = "n",
+    chunk: int = 64,
+    out_dir: str | os.PathLike[str] | None = None,
+    label: str = "",
+    name: str = "lowerbound.optimality.sparse_mean",
+    n_boot: int = 300,
+) -> CheckResult:
     """Bayes risk under the uniform prior over the members (avg_v E_v‖θ̂ - θ_v‖², which the bound also bounds)
     divided by the bound, swept over ``values`` of ``variable`` (``make_instance(value)`` builds each instance).
 

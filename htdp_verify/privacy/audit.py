@@ -21,6 +21,7 @@ The audit is a pipeline of stages, each a small function in its own module that 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,11 +37,11 @@ __all__ = ["audit", "AuditResult"]
 
 
 def audit(
-    mechanism,
-    claim=None,
+    mechanism: Any,
+    claim: Any = None,
     *,
-    pairs=None,
-    neighbours=None,
+    pairs: Any = None,
+    neighbours: Any = None,
     n_samples: int,
     alpha: float = 0.05,
     attacks: Any = "auto",
@@ -48,17 +49,17 @@ def audit(
     n_select: int | None = None,
     n_search: int | None = None,
     n_certify: int = 1,
-    log_density=None,
-    directions=None,
-    profile=None,
-    profile_epsilons=None,
+    log_density: Callable[..., Any] | None = None,
+    directions: Any = None,
+    profile: Any = None,
+    profile_epsilons: Any = None,
     profile_share: float = 0.2,
     max_candidates: int = 4096,
     chunk_size: int = 1_000_000,
     name: str | None = None,
-    max_memory="2GiB",
+    max_memory: int | str = "2GiB",
     backend: str = "serial",
-    client=None,
+    client: Any = None,
     sequential: bool | str = False,
     max_samples: int | None = None,
 ) -> AuditResult:

@@ -148,7 +148,7 @@ def epsilon_lower_bound_one_run(r: int, v: int, *, delta: float = 0.0, m: int | 
     return float(root)
 
 
-def guess_plans(n_canaries: int, k_guesses: Any=None) -> list[tuple[int, int]]:
+def guess_plans(n_canaries: int, k_guesses: Any = None) -> list[tuple[int, int]]:
     """The (k_plus, k_minus) guess plans tried, fixed before any score is seen.
 
     ``k_guesses=None``: total guesses r = round(f·M) for f in (0.01, 0.03, 0.1, 0.3, 1) of the M pooled canaries
@@ -427,8 +427,8 @@ def _count(scores: np.ndarray, signs: np.ndarray, kp: int, km: int) -> tuple[int
     return kp + km, int(np.count_nonzero(signs[plus] > 0) + np.count_nonzero(signs[minus] < 0))
 
 
-def audit_one_run(estimator: Any, data: Any, claim: Any=None, *, canaries: CanaryDesign, runs: int = 1,
-                  rng: np.random.Generator, alpha: float = 0.05, k_guesses: Any=None, name: str | None = None
+def audit_one_run(estimator: Any, data: Any, claim: Any = None, *, canaries: CanaryDesign, runs: int = 1,
+                  rng: np.random.Generator, alpha: float = 0.05, k_guesses: Any = None, name: str | None = None
                   ) -> AuditResult:
     """Audit ``claim`` from ``runs`` runs of ``estimator`` with canaries (Steinke, Nasr & Jagielski 2023).
 

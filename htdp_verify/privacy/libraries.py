@@ -98,7 +98,7 @@ def _resolve_distance(metric: str, d_in, neighbours, sized: bool = False):
     return (default if d_in is None else d_in), neighbours
 
 
-def opendp_guarantee(measurement: Any, *, d_in: Any=None, delta: float | None = None, neighbours: str | None = None,
+def opendp_guarantee(measurement: Any, *, d_in: Any = None, delta: float | None = None, neighbours: str | None = None,
                      ) -> PrivacyGuarantee:
     """The guarantee an OpenDP ``measurement`` states at input distance ``d_in`` (module docstring for the rules).
 
@@ -154,7 +154,7 @@ def _to_opendp_input(data):
     return arr.tolist() if arr.ndim else arr.item()
 
 
-def from_opendp(measurement: Any, *, d_in: Any=None, delta: float | None = None, neighbours: str | None = None,
+def from_opendp(measurement: Any, *, d_in: Any = None, delta: float | None = None, neighbours: str | None = None,
                 name: str | None = None) -> Mechanism:
     """Adapt an OpenDP ``measurement`` to an auditor mechanism whose guarantee is read from its privacy map.
 

@@ -9,6 +9,7 @@ how α is spent.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,9 +122,31 @@ def _profile_deltas(profile, n_samples: int):
     return deltas
 
 
-def plan_audit(mechanism, claim, *, pairs, neighbours, n_samples, alpha, attacks, rng, n_select, n_search,
-               n_certify, log_density, directions, profile, profile_epsilons, profile_share, max_candidates,
-               chunk_size, name, max_memory="2GiB", backend="serial", client=None) -> AuditPlan:
+def plan_audit(
+    mechanism: Any,
+    claim: PrivacyClaim,
+    *,
+    pairs: Any,
+    neighbours: Any,
+    n_samples: int,
+    alpha: float,
+    attacks: Any,
+    rng: np.random.Generator,
+    n_select: int,
+    n_search: int,
+    n_certify: int,
+    log_density: Callable[..., Any],
+    directions: Any,
+    profile: Any,
+    profile_epsilons: Any,
+    profile_share: float,
+    max_candidates: int,
+    chunk_size: int,
+    name: str,
+    max_memory: int | str = "2GiB",
+    backend: str = "serial",
+    client: Any = None,
+) -> AuditPlan:
     """Validate the arguments of :func:`~htdp_verify.privacy.audit` and fix sizes and the α budget."""
     check_rng(rng)
     mech = as_mechanism(mechanism)

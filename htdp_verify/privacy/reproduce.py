@@ -32,7 +32,7 @@ def rebuild_event(result: Any) -> Any:
     return event_from_spec(spec)
 
 
-def recount(result: Any, mechanism: Any, *, n: int, rng: np.random.Generator, pair: Any=None) -> dict:
+def recount(result: Any, mechanism: Any, *, n: int, rng: np.random.Generator, pair: Any = None) -> dict:
     """Count the rebuilt event on ``n`` fresh releases per side of ``mechanism`` on the audit's pair (or ``pair``,
     needed when the stored pair was too large to keep).  Returns the counts and the plug-in log-ratio."""
     d = _details(result)

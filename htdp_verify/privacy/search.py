@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -91,9 +92,18 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, n_s: int, rn
     return float(np.mean(preds)), texts[int(np.argmax(preds))], float(np.mean(ties))
 
 
-def search_pairs(mechanism, pairs, attacks, ctx: SelectionContext, *, n_search: int, rng: np.random.Generator,
-                 chunk_size: int = 1_000_000, max_per_pair: int | None = None,
-                 min_per_pair: int = MIN_PER_PAIR) -> list[SearchResult]:
+def search_pairs(
+    mechanism: Any,
+    pairs: Any,
+    attacks: Any,
+    ctx: SelectionContext,
+    *,
+    n_search: int,
+    rng: np.random.Generator,
+    chunk_size: int = 1_000_000,
+    max_per_pair: int | None = None,
+    min_per_pair: int = MIN_PER_PAIR,
+) -> list[SearchResult]:
     """Rank candidate pairs by successive halving with cross-fitted held-out scores (see the module docstring).
 
     Parameters

@@ -95,7 +95,7 @@ def _count_blocks(mechanism, data, events, entropy: int, first: int, n_blocks: i
 
 
 def count_streamed(mechanism: Any, data: Any, n: int, events: Any, rng: np.random.Generator, *, release_nbytes: int,
-                   max_memory: int | str="2GiB", backend: str = "serial", client: Any=None) -> np.ndarray:
+                   max_memory: int | str = "2GiB", backend: str = "serial", client: Any = None) -> np.ndarray:
     """How many of ``n`` fresh releases on ``data`` fall in each event, counted block by block.
 
     ``release_nbytes`` fixes the block size (:func:`block_size`); ``max_memory`` how many blocks a call counts

@@ -79,7 +79,7 @@ def _seed_of(rng) -> int | None:
 
 
 def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: Counts, b: Bounds, v: Verdict, *,
-                    seconds: float, rng) -> AuditResult:
+                    seconds: float, rng: np.random.Generator) -> AuditResult:
     """The :class:`AuditResult`: summary line, every certified statement and what each stage did (JSON-ready)."""
     claim, alpha, pair = plan.claim, plan.alpha, search.pair
     i = b.index

@@ -199,7 +199,7 @@ class RateFit:
 def fit_rate(
     data: Any,
     *,
-    errors: ArrayLike | None=None,
+    errors: ArrayLike | None = None,
     variable: str | None = None,
     output: str | None = None,
     summary: str = "median",
@@ -371,7 +371,7 @@ def check_rate(
     claim: RateClaim,
     alpha: float = 0.05,
     *,
-    errors: ArrayLike | None=None,
+    errors: ArrayLike | None = None,
     output: str | None = None,
     method: str = "bootstrap",
     n_boot: int = 2000,

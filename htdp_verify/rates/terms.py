@@ -115,7 +115,7 @@ def fit_terms(
     data: Any,
     exponents: Any,
     *,
-    errors: ArrayLike | None=None,
+    errors: ArrayLike | None = None,
     variable: str | None = None,
     output: str | None = None,
     summary: str = "median",
