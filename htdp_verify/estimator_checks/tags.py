@@ -6,6 +6,7 @@ import hashlib
 import inspect
 import os
 import time
+from typing import Any
 
 import numpy as np
 
@@ -88,7 +89,7 @@ def _size(key: str, profile: str, tags: dict) -> int:
 # ---------------------------------------------------------------------------------------------------------
 # tags, ids, data
 # ---------------------------------------------------------------------------------------------------------
-def get_tags(estimator) -> dict:
+def get_tags(estimator: Any) -> dict:
     """The estimator's declared properties: ``estimator._dp_tags`` then ``estimator.dp_tags()`` over the defaults."""
     declared = {}
     if isinstance(getattr(estimator, "_dp_tags", None), dict):
@@ -104,7 +105,7 @@ def get_tags(estimator) -> dict:
     return tags
 
 
-def xfail_checks(estimator) -> dict:
+def xfail_checks(estimator: Any) -> dict:
     """``{check name: reason}`` of the checks the estimator declares as expected failures."""
     out = dict(getattr(estimator, "_xfail_checks", None) or {})
     out.update(get_tags(estimator).get("xfail") or {})
@@ -132,7 +133,7 @@ def _init_params(estimator) -> dict:
     return out
 
 
-def estimator_id(estimator) -> str:
+def estimator_id(estimator: Any) -> str:
     """``ClassName(param=value, ...)`` with the parameters that differ from their defaults (test ids)."""
     parts = []
     sig = inspect.signature(type(estimator).__init__).parameters
