@@ -298,10 +298,37 @@ def minimise(c: Config, rng: np.random.Generator, *, screen_sizes: dict, max_ste
 # ---------------------------------------------------------------------------------------------------------
 # reproduction
 # ---------------------------------------------------------------------------------------------------------
+def _exact_event_text(ev: dict) -> str | None:
+    """The certified event's text with its thresholds / outcomes at full precision (from the event's exact spec;
+    the display text rounds them to 6 digits), for the event kinds the reproduction script rebuilds."""
+    spec = (ev or {}).get("spec") or {}
+    feat = spec.get("feature") or {}
+    if not spec.get("exact") or feat.get("type") not in ("coordinate", "identity", "row_key"):
+        return None
+    name = feat.get("name") or "output"
+    if feat.get("type") == "coordinate":
+        name = f"output[{int(feat['j'])}]"
+    elif feat.get("type") == "row_key":
+        name = "output"
+    kind, params = spec.get("kind"), spec.get("params") or []
+    if kind == "threshold" and params:
+        return f"{name} {spec['side']} {params[0]}"
+    if kind == "interval" and len(params) == 2:
+        return f"{params[0]} <= {name} <= {params[1]}"
+    vals = (spec.get("set") or {}).get("values")
+    if kind == "set" and vals and feat.get("type") == "row_key" and not feat.get("shape_tail"):
+        return "output in {" + ", ".join(str(v) for v in vals) + "}"
+    return None
+
+
 def _full_pair_result(res, pair):
-    """A shallow copy of ``res`` whose ``details["pair"]`` holds the full datasets (the script embeds them)."""
+    """A shallow copy of ``res`` whose ``details["pair"]`` holds the full datasets (the script embeds them) and
+    whose event text carries the exact thresholds."""
     r = copy.copy(res)
     r.details = dict(res.details)
+    exact = _exact_event_text(res.details.get("event"))
+    if exact is not None:
+        r.details["event"] = dict(res.details["event"], event=exact)
     p = dict(res.details.get("pair", {}))
     for k, v in (("d", pair.d), ("d_prime", pair.d_prime)):
         p[k] = np.asarray(v).tolist() if not np.isscalar(v) else v
@@ -348,7 +375,7 @@ def explain(c: Config, pair, res, rng: np.random.Generator, *, screen_sizes: dic
     from .search import _ledger_epsilon
 
     r_leak, r_min = rng.spawn(2)
-    n_leak = 60 if c.key.startswith("models.") else 400
+    n_leak = 40 if c.key.startswith("models.") else 400
     leaks, dim = leaking_coordinates(c, pair, r_leak, n=n_leak)
     m = re.match(r"^output\[(\d+)\]", res.event or "")
     if m:

@@ -46,24 +46,24 @@ SEARCH_ALPHA = 0.05
 SEARCH_SIZES = {
     "quick": {
         "mechanisms": dict(n_configs=16, screen=dict(n_samples=1000, n_select=400, n_search=200, max_pairs=2),
-                           k=2, certify=dict(n_samples=10_000, n_select=2_000), shrink=1, repro_n=5_000,
+                           k=2, certify=dict(n_samples=10_000, n_select=2_000), shrink=1, repro_n=10_000,
                            max_release_seconds=0.05),
         "tools": dict(n_configs=14, screen=dict(n_samples=100, n_select=80, n_search=30, max_pairs=2),
-                      k=2, certify=dict(n_samples=1_000, n_select=300), shrink=1, repro_n=500,
+                      k=2, certify=dict(n_samples=1_000, n_select=300), shrink=1, repro_n=1_000,
                       max_release_seconds=0.05),
         "models": dict(n_configs=6, screen=dict(n_samples=40, n_select=30, n_search=20, max_pairs=2),
-                       k=2, certify=dict(n_samples=150, n_select=60), shrink=1, repro_n=60,
+                       k=2, certify=dict(n_samples=150, n_select=60), shrink=1, repro_n=100,
                        max_release_seconds=0.1),
     },
     "full": {
         "mechanisms": dict(n_configs=64, screen=dict(n_samples=4000, n_select=1500, n_search=600, max_pairs=2),
-                           k=4, certify=dict(n_samples=100_000, n_select=20_000), shrink=6, repro_n=20_000,
+                           k=4, certify=dict(n_samples=100_000, n_select=20_000), shrink=6, repro_n=100_000,
                            max_release_seconds=0.5),
         "tools": dict(n_configs=80, screen=dict(n_samples=400, n_select=200, n_search=100, max_pairs=4),
-                      k=4, certify=dict(n_samples=10_000, n_select=2_000), shrink=6, repro_n=4_000,
+                      k=4, certify=dict(n_samples=10_000, n_select=2_000), shrink=6, repro_n=10_000,
                       max_release_seconds=0.5),
         "models": dict(n_configs=40, screen=dict(n_samples=120, n_select=80, n_search=40, max_pairs=4),
-                       k=4, certify=dict(n_samples=1_000, n_select=300), shrink=4, repro_n=400,
+                       k=4, certify=dict(n_samples=1_000, n_select=300), shrink=4, repro_n=1_000,
                        max_release_seconds=2.0),
     },
 }
@@ -282,6 +282,9 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
                              "statement": f"the {len(cert)} certified bounds hold simultaneously at "
                                           f"{1 - outcome.alpha:.4g} (Bonferroni over K = {outcome.k})"},
         "n_screened": len(outcome.screened), "n_screen_errors": n_err, "n_too_slow": n_slow,
+        "ledger_flagged": [{"config": s.config.label(), "ledger_epsilon": s.ledger_epsilon}
+                           for s in outcome.screened
+                           if s.ledger_epsilon is not None and s.ledger_epsilon > s.config.epsilon * (1 + 1e-6)],
         "screened": [s.row() for s in outcome.screened],
         "certified": [{"config": s.config.to_dict(), "pair": s.pair_label, "event": r.event,
                        "epsilon_lb": r.epsilon_lb, "verdict": r.verdict, "counts": r.counts,
@@ -303,6 +306,7 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
     summary = (f"{len(outcome.screened)} configurations drawn ({n_err} rejected by diffprivlib, {n_slow} too slow "
                f"for the profile), "
                f"{len(cert)} certified at α = {outcome.alpha:.3g}/{outcome.k}: {n_v} violation(s)"
+               + f"; white-box ledger over budget in {len(details['ledger_flagged'])} screened configuration(s)"
                + (f"; worst {head_s.config.label()} ε_lb = {head.epsilon_lb:.3g} > {head_s.config.epsilon:g}"
                   if viol else f"; largest certified ε_lb = {head.epsilon_lb:.3g} (claim {head_s.config.epsilon:g})"))
     return CheckResult(name=name, verdict=verdict, statistic="epsilon_lb", estimate=float(head.epsilon_lb),

@@ -440,7 +440,9 @@ def base_dataset(c: Config):
     n, d, shape = dat["n"], dat.get("d", 1), dat["shape"]
     if name == "count_nonzero":
         bits = {"bits_spread": (np.arange(n) % 2).astype(float), "all_zero": np.zeros(n), "all_one": np.ones(n)}[shape]
-        return bits if d == 1 else np.tile(bits[:, None], (1, d))
+        if d == 1 or c.kw.get("axis") is None:  # axis=None: every entry is one record of a flat dataset
+            return bits if d == 1 else np.tile(bits[:, None], (1, d)).ravel()
+        return np.tile(bits[:, None], (1, d))
     lo, hi = _box(c)
     X = _feature_rows(shape, n, d, lo, hi)
     if fam == "tools":
