@@ -128,10 +128,33 @@ def _run_task(fn, params: dict, seed: int, cell: int, start: int, stop: int, vec
 class MonteCarloResult:
     """A tidy table of replications plus what is needed to reproduce it.
 
-    ``table`` has one row per replication with columns: the grid parameters, ``cell`` (row-major index into the
-    grid), ``rep``, ``seed`` (the run's integer seed), ``spawn_key`` (``"cell/rep"`` – or ``"cell/chunk"`` in
-    vectorised mode – the child ``SeedSequence`` key; together with ``seed`` it reproduces the row), and one
-    column per output of ``fn`` (``"value"`` when ``fn`` returns a scalar).
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per replication with columns: the grid parameters, ``cell`` (row-major index into the grid),
+        ``rep``, ``seed`` (the run's integer seed), ``spawn_key`` (``"cell/rep"`` – or ``"cell/chunk"`` in
+        vectorised mode – the child ``SeedSequence`` key; together with ``seed`` it reproduces the row), and one
+        column per output of ``fn`` (``"value"`` when ``fn`` returns a scalar).
+    seed : int
+        The run's seed.
+    grid : dict
+        The swept values, ``{name: list of values}``.
+    n_reps : int
+        Replications per cell.
+    outputs : list
+        Names of the output columns.
+    vectorised : bool, default False
+        Whether ``fn`` drew all replications of a call at once.
+    chunk_size : int, optional
+        Replications per call in vectorised mode (part of the seeding).
+    backend : str, default "serial"
+        The backend the run used.
+    seconds : float, default 0.0
+        Wall-clock time of the run.
+    fn_name : str, default ""
+        Name of the replicated function.
+    meta : dict, optional
+        Anything else (fixed arguments, versions).
     """
 
     table: pd.DataFrame
@@ -272,7 +295,17 @@ def replicate(
 ) -> MonteCarloResult:
     """Run ``fn(rng=...)`` ``n_reps`` times (or ``fn(n_reps=m, rng=...)`` when ``vectorised``).
 
-    Same as :func:`sweep` with an empty grid; see there for the parameters.
+    Same as :func:`sweep` with an empty grid.
+
+    Parameters
+    ----------
+    fn, n_reps, seed, backend, n_jobs, client, progress, vectorised, chunk_size
+        As in :func:`sweep`.
+
+    Returns
+    -------
+    MonteCarloResult
+        One row per replication.
     """
     return sweep(
         fn, {}, n_reps, seed=seed, backend=backend, n_jobs=n_jobs, client=client, progress=progress,
@@ -313,6 +346,8 @@ def sweep(
         ``"serial"``, ``"processes"`` (joblib/loky, ``n_jobs`` workers) or ``"dask"`` (``client``: a
         ``dask.distributed.Client``; if ``None`` a ``LocalCluster`` with ``n_jobs`` single-threaded worker
         processes is started for this call and closed afterwards).
+    client
+        a ``dask.distributed.Client`` for ``backend="dask"`` (optional, see ``backend``).
     n_jobs
         workers for ``"processes"`` (joblib convention: -1 = all cores) and for a self-started Dask cluster.
     progress
@@ -325,6 +360,11 @@ def sweep(
         per task sent to a worker (a pure scheduling knob; results do not depend on it).
     fixed
         extra keyword arguments passed unchanged to every call (recorded in the result's ``meta``).
+
+    Returns
+    -------
+    MonteCarloResult
+        One row per replication, with the seeds that reproduce it.
     """
     t0 = time.perf_counter()
     if not callable(fn):

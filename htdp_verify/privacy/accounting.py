@@ -402,10 +402,26 @@ def account(calibration: Calibration, delta: float, *, accountant: str = "auto",
             cross_check: bool = True) -> Accounting:
     """Exact ε(δ) of a calibration (or a sequence of calibrations composed in order) with its numerical bracket.
 
-    ``accountant``: ``"auto"`` (closed form if one applies, else PLD), ``"exact"`` (closed form or ``ValueError``),
-    ``"pld"``, ``"rdp"`` (an upper bound only). ``discretisation``: PLD grid (default 1e-4; 1e-3 beyond 100
-    steps or with subsampling). ``cross_check``: also run the RDP accountant, and the PLD when a closed form was
-    used (up to 10⁴ steps; a closed form outside the PLD bracket raises ``RuntimeError``: that would be a bug)."""
+    Parameters
+    ----------
+    calibration : Calibration or sequence of Calibration
+        The stated noise; a sequence is composed in order.
+    delta : float
+        The δ at which ε is computed, in [0, 1).
+    accountant : str, default "auto"
+        ``"auto"`` (closed form if one applies, else PLD), ``"exact"`` (closed form or ``ValueError``), ``"pld"``
+        or ``"rdp"`` (an upper bound only).
+    discretisation : float, optional
+        PLD grid (default 1e-4; 1e-3 beyond 100 steps or with subsampling).
+    cross_check : bool, default True
+        Also run the RDP accountant, and the PLD when a closed form was used (up to 10⁴ steps; a closed form
+        outside the PLD bracket raises ``RuntimeError``: that would be a bug).
+
+    Returns
+    -------
+    Accounting
+        The ε upper bound and lower bound, the accountant, the discretisation and the RDP cross-check.
+    """
     t0 = time.perf_counter()
     cals = _as_list(calibration)
     delta = check_prob("delta", delta, open_low=False)
@@ -458,7 +474,25 @@ def _pld_bracket(cals, delta, h):
 def epsilon_of(
     calibration: Calibration, delta: float, *, accountant: str = "auto", discretisation: float | None = None
 ) -> float:
-    """The ε at which the calibration is (ε, δ)-DP: exact for closed forms, else the PLD upper bound."""
+    """The ε at which the calibration is (ε, δ)-DP: exact for closed forms, else the PLD upper bound.
+
+    Parameters
+    ----------
+    calibration : Calibration or sequence of Calibration
+        The stated noise.
+    delta : float
+        The δ, in [0, 1).
+    accountant : str, default "auto"
+        ``"auto"`` (closed form if one applies, else PLD), ``"exact"`` (closed form or ``ValueError``), ``"pld"``
+        or ``"rdp"`` (an upper bound only).
+    discretisation : float, optional
+        PLD grid (default 1e-4; 1e-3 beyond 100 steps or with subsampling).
+
+    Returns
+    -------
+    float
+        The ε.
+    """
     return account(calibration, delta, accountant=accountant, discretisation=discretisation,
                    cross_check=False).epsilon
 
@@ -466,7 +500,25 @@ def epsilon_of(
 def delta_of(
     calibration: Calibration, epsilon: float, *, accountant: str = "auto", discretisation: float | None = None
 ) -> float:
-    """The δ(ε) of the calibration's privacy profile: exact for closed forms, else the pessimistic PLD value."""
+    """The δ(ε) of the calibration's privacy profile: exact for closed forms, else the pessimistic PLD value.
+
+    Parameters
+    ----------
+    calibration : Calibration or sequence of Calibration
+        The stated noise.
+    epsilon : float
+        The ε (≥ 0).
+    accountant : str, default "auto"
+        ``"auto"`` (closed form if one applies, else PLD), ``"exact"`` (closed form or ``ValueError``), ``"pld"``
+        or ``"rdp"`` (an upper bound only).
+    discretisation : float, optional
+        PLD grid (default 1e-4; 1e-3 beyond 100 steps or with subsampling).
+
+    Returns
+    -------
+    float
+        The δ.
+    """
     cals = _as_list(calibration)
     epsilon = check_positive("epsilon", epsilon, allow_zero=True)
     _check_accountant(accountant)
@@ -501,10 +553,35 @@ def check_calibration(calibration: Calibration, claim: PrivacyClaim, *, rtol: fl
 
     ``consistent`` when the exact ε (its upper bound) is ≤ claimed ε·(1 + ``rtol``); ``violated`` when its lower
     bound exceeds that; otherwise the PLD grid is refined (÷10, while the elapsed time is within ``time_budget``
-    seconds) and, if still undecided, ``inconclusive``. No sampling: ``alpha`` is 0 and ``n_samples`` 0. ``details``
-    hold the accountant, the bracket, the discretisation and its error, the RDP cross-check and the calibration.
-    ``expected``: the verdict a canary or control is built to produce (see
-    :class:`~htdp_verify.results.CheckResult`)."""
+    seconds) and, if still undecided, ``inconclusive``. No sampling: ``alpha`` is 0 and ``n_samples`` 0.
+
+    Parameters
+    ----------
+    calibration : Calibration or sequence of Calibration
+        The stated noise.
+    claim : PrivacyClaim
+        The claimed (ε, δ).
+    rtol : float, default 1e-4
+        Relative tolerance on the claimed ε.
+    name : str, default "accounting"
+        Name of the result.
+    provenance : Provenance, optional
+        Source of the calibration and the claim.
+    accountant : str, default "auto"
+        As in :func:`account`.
+    time_budget : float, default 1.0
+        Seconds the PLD grid may be refined for.
+    note : str, default ""
+        Appended to the summary.
+    expected : str, optional
+        The verdict a canary or control is built to produce (see :class:`~htdp_verify.results.CheckResult`).
+
+    Returns
+    -------
+    CheckResult
+        Statistic ``epsilon_exact``; ``details`` hold the accountant, the bracket, the discretisation and its
+        error, the RDP cross-check and the calibration.
+    """
     t0 = time.perf_counter()
     cals = _as_list(calibration)
     if not isinstance(claim, PrivacyClaim):

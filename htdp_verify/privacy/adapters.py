@@ -83,8 +83,19 @@ class Mechanism:
 
 
 def as_mechanism(obj: Any) -> Mechanism:
-    """Accept a :class:`Mechanism`, an estimator (object with ``sample``), or a plain batched callable
-    ``f(data, size, rng)`` and return a :class:`Mechanism`."""
+    """Turn what an audit accepts into a :class:`Mechanism`.
+
+    Parameters
+    ----------
+    obj : Mechanism, estimator or callable
+        A :class:`Mechanism` (returned as is), an estimator (object with ``sample``), or a plain batched callable
+        ``f(data, size, rng)``.
+
+    Returns
+    -------
+    Mechanism
+        The mechanism, with the estimator's declared guarantee when there is one.
+    """
     if isinstance(obj, Mechanism):
         return obj
     if hasattr(obj, "sample") and callable(obj.sample):
@@ -103,6 +114,16 @@ def from_estimator(est: Any) -> Mechanism:
     """Adapt an estimator (``est.sample(data, size, *, rng)``, ARCHITECTURE "Estimators") to a mechanism.
 
     The estimator's declared ``privacy`` guarantee becomes the mechanism's ``guarantee``.
+
+    Parameters
+    ----------
+    est : object
+        An estimator with ``sample(data, size, *, rng)`` and, optionally, ``privacy``.
+
+    Returns
+    -------
+    Mechanism
+        The batched mechanism ``(data, size, rng) -> (size, ...)``.
     """
     if not (hasattr(est, "sample") and callable(est.sample)):
         raise ValueError(f"est must have a callable .sample(data, size, *, rng), got {type(est).__name__}")

@@ -125,13 +125,17 @@ def audit(
         certify in rounds with an anytime-valid test (:mod:`~htdp_verify.privacy.sequential`): stop as soon
         as the bound exceeds the claim, or for futility; ``details["sequential"]`` says why and after how many
         releases.  ``True`` or ``"betting"``: betting e-processes; ``"union"``: Clopper–Pearson at checkpoints with
-        a union bound (more conservative).  ``max_samples``: releases per side at most (default ``n_samples``).
-        No profile.
+        a union bound (more conservative).  No profile.
+    max_samples
+        releases per side at most in a sequential audit (default ``n_samples``).
+    name
+        name of the result (default ``privacy.audit[<mechanism name>]``).
 
     Returns
     -------
-    AuditResult with verdict ``"violated"`` iff ε_lb > claim ε (at the claim's δ), ``"inconclusive"`` when these
-    sample sizes could not certify the claimed ε even with a perfect event, else ``"consistent"``.
+    AuditResult
+        Verdict ``"violated"`` iff ε_lb > claim ε (at the claim's δ), ``"inconclusive"`` when these sample sizes
+        could not certify the claimed ε even with a perfect event, else ``"consistent"``.
     """
     t0 = time.perf_counter()
     plan = plan_audit(mechanism, claim, pairs=pairs, neighbours=neighbours, n_samples=n_samples, alpha=alpha,

@@ -335,6 +335,30 @@ def mean_canaries(
     Domain: a box ``[lower, upper]`` (canaries at random corners) or a ball of ``radius`` in the l2 norm
     (orthonormal random directions when m ≤ d) or the l1 norm (signed coordinate axes).  Each canary's out-record
     (replace neighbours) is its mirror image through the centre.  Score: ⟨estimate − centre, u_i⟩.
+
+    Parameters
+    ----------
+    m : int
+        Number of canaries.
+    d : int
+        Dimension of a record.
+    rng : numpy.random.Generator
+        Generator of the canaries' corners or directions.
+    lower, upper : float or array_like, optional
+        The box domain (give these, or ``radius``).
+    radius : float, optional
+        The ball domain's radius.
+    norm : int, default 2
+        Norm of the ball: 2 or 1.
+    centre : array_like, optional
+        Centre of the domain (default: the box's centre, or 0 for a ball).
+    release_slice : tuple, optional
+        ``(start, stop)`` of the flattened release that holds the estimate (default: all of it).
+
+    Returns
+    -------
+    CanaryDesign
+        The canary records, their out-records and score directions.
     """
     pts, dirs, c, how, dom = _extreme_points(m, d, lower=lower, upper=upper, radius=radius, norm=norm,
                                              centre=centre, rng=rng)
@@ -452,13 +476,15 @@ def audit_one_run(estimator: Any, data: Any, claim: Any = None, *, canaries: Can
         error probability of the reported bound (split over the guess plans).
     k_guesses
         guess plans (:func:`guess_plans`; default a grid of five shares of the canaries).
+    name
+        name of the result (default ``privacy.audit_one_run[<estimator name>]``).
 
     Returns
     -------
     AuditResult
         ``estimate`` = ε lower bound at confidence 1 − α at the claim's δ; verdict ``"violated"`` iff it
-    exceeds the claimed ε, ``"inconclusive"`` when even all-correct guesses could not certify the claimed ε, else
-    ``"consistent"``.  ``details`` holds the guesses made and correct per plan and the detectability ceiling.
+        exceeds the claimed ε, ``"inconclusive"`` when even all-correct guesses could not certify the claimed ε, else
+        ``"consistent"``.  ``details`` holds the guesses made and correct per plan and the detectability ceiling.
     """
     t0 = time.perf_counter()
     check_rng(rng)

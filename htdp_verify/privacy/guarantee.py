@@ -103,7 +103,18 @@ def zcdp_to_approx_dp(rho: float, delta: float, *, conversion: str = "cks") -> f
 class PrivacyGuarantee:
     """(ε, δ)-DP under ``neighbours`` (``"replace"`` one record or ``"add_remove"`` one record).
 
-    ``rho`` is set when the guarantee was derived from ρ-zCDP; ``conversion`` says how.
+    Parameters
+    ----------
+    epsilon : float
+        The ε (> 0).
+    delta : float, default 0.0
+        The δ, in [0, 1).
+    neighbours : str, default "replace"
+        The neighbouring relation, ``"replace"`` or ``"add_remove"``.
+    rho : float, optional
+        Set when the guarantee was derived from ρ-zCDP.
+    conversion : str, default ""
+        How the ρ was converted to (ε, δ).
     """
 
     epsilon: float

@@ -12,6 +12,11 @@ class AuditResult(CheckResult):
     ``estimate`` is the certified ε lower bound at the claim's δ and ``interval = (ε_lb, inf)`` at confidence
     ``1 - alpha``.  Everything else lives in ``details`` (JSON-serialisable) and is exposed as properties:
     ``epsilon_lb``, ``confidence``, ``pair``, ``event``, ``counts``, ``ledger``, ``detectability``, ``profile``.
+
+    Parameters
+    ----------
+    name, verdict, statistic, estimate, interval, alpha, claim, n_samples, seconds, seed, provenance, summary, details, figures, expected
+        As in :class:`~htdp_verify.results.CheckResult`.
     """
 
     @property

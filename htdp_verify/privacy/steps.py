@@ -260,18 +260,21 @@ def audit_steps(
     alpha
         family-wise error of every statement in the result (split as in the module docstring).
     claim
-        the run's claim (default ``estimator.privacy``); delta: the δ of the run-level lower bound (default the
-        run claim's δ, else 0).
-    audit_kwargs
+        the run's claim (default ``estimator.privacy``).
+    delta
+        the δ of the run-level lower bound (default the run claim's δ, else 0).
+    name
+        name of the result.
+    **audit_kwargs
         passed to every :func:`~.audit.audit` (``attacks``, ``n_select``, ``directions`` ...).
 
     Returns
     -------
     StepAuditResult
         ``"violated"`` if some step's claim is rejected or the stated calibration does not
-    give the run's claim; ``"inconclusive"`` if a step audit or the accounting could not decide and nothing is
-    violated; else ``"consistent"``. ``details``: ``steps`` (one entry per audited step), ``accounting``,
-    ``calibration_consequence`` and ``run_lower_bound`` (after a per-step violation; see the module docstring).
+        give the run's claim; ``"inconclusive"`` if a step audit or the accounting could not decide and nothing is
+        violated; else ``"consistent"``. ``details``: ``steps`` (one entry per audited step), ``accounting``,
+        ``calibration_consequence`` and ``run_lower_bound`` (after a per-step violation; see the module docstring).
     """
     t0 = time.perf_counter()
     check_rng(rng)

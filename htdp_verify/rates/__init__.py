@@ -13,7 +13,7 @@ module             what it owns
 :mod:`.tail`       :func:`check_tail_bound`: exact exceedance test of ``P[error > bound] ≤ β``
 :mod:`.shape`      :func:`quantile_shape` / :class:`QuantileShape` / :func:`check_quantile_shape`: the
                    (1−β)-quantile as ``a + b·log(1/β)^γ``
-``_common``       input handling, the bootstrap of per-cell summaries, :func:`three_outcome_verdict`,
+``_common``        input handling, the bootstrap of per-cell summaries, :func:`three_outcome_verdict`,
                    :class:`CrossoverWarning`
 =================  ==========================================================================================
 

@@ -239,6 +239,19 @@ def fit_rate(
         across the grid (from a quadratic fit in log x, bootstrap interval at level ``crossover_alpha``) is
         significantly different from 0 and larger than ``crossover_tol`` in absolute value.  The stricter default
         level keeps false warnings on straight power laws rare (≤ 1%).
+    errors
+        the errors, when ``data`` holds only the x values (one row of replications per x).
+    n_boot
+        bootstrap resamples.
+    theilsen_max_points
+        most ``(log x, log error)`` pairs given to the Theil–Sen estimator.
+    warn
+        issue the :class:`CrossoverWarning` (the fit records the crossover either way).
+
+    Returns
+    -------
+    RateFit
+        The fitted exponent with its interval, the local slopes and the crossover diagnostic.
     """
     kind, q = _parse_summary(summary)
     if method not in ("bootstrap", "theilsen"):
@@ -380,14 +393,35 @@ def check_rate(
     name: str = "",
     seed: int | None = None,
 ) -> CheckResult:
-    """Equivalence test of a :class:`RateClaim`: is the exponent of ``claim.summary`` of the error against
-    ``claim.variable`` within ``claim.tolerance`` of ``claim.exponent``?
+    """Equivalence test of a :class:`~htdp_verify.claims.RateClaim`.
 
-    Three outcomes from the two-sided ``(1 − alpha)`` interval of :func:`fit_rate` (see the module docstring):
-    consistent (interval inside the band; false pass ≤ α/2), violated (interval disjoint from the band;
+    Is the exponent of ``claim.summary`` of the error against ``claim.variable`` within ``claim.tolerance`` of
+    ``claim.exponent``? Three outcomes from the two-sided ``(1 − alpha)`` interval of :func:`fit_rate` (see the module
+    docstring): consistent (interval inside the band; false pass ≤ α/2), violated (interval disjoint from the band;
     false failure ≤ α), inconclusive (``details['reps_needed']`` says how many replications per grid value would
-    decide if the estimate stayed where it is).  ``data``/``errors``/``output``/``method``/``n_boot``/``rng`` are
-    passed to :func:`fit_rate`; ``power`` sets the reported smallest detectable deviation.
+    decide if the estimate stayed where it is).
+
+    Parameters
+    ----------
+    data : MonteCarloResult, DataFrame, tuple or array_like
+        The errors, as for :func:`fit_rate`.
+    claim : RateClaim
+        The claimed exponent, band, variable and summary.
+    alpha : float, default 0.05
+        Error probability of the test.
+    errors, output, method, n_boot, rng
+        Passed to :func:`fit_rate`.
+    power : float, default 0.8
+        Power at which the smallest detectable deviation is reported.
+    name : str, default ""
+        Name of the result.
+    seed : int, optional
+        Seed recorded in the result.
+
+    Returns
+    -------
+    CheckResult
+        Statistic ``exponent``, with the fit in ``details``.
     """
     t0 = time.perf_counter()
     if not isinstance(claim, RateClaim):

@@ -75,6 +75,9 @@ def check_tail_bound(
 ) -> CheckResult:
     """Exact test of a high-probability bound ``P[error > bound] ≤ claim.beta`` from replications.
 
+    The result also reports the *empirical constant*: the (1−β)-quantile of error/bound (≤ 1 when the bound holds)
+    and its exact upper confidence bound, so that constants that drift are visible before they fail.
+
     Parameters
     ----------
     errors
@@ -82,6 +85,8 @@ def check_tail_bound(
         :class:`~htdp_verify.montecarlo.MonteCarloResult` (its ``"error"`` output).
     bound_values
         the bound: a scalar, one value per cell, or one per replication.
+    claim
+        the :class:`~htdp_verify.claims.TailBoundClaim` under test (its ``beta``).
     alpha
         false-failure probability of the verdict.
     power, detect_rate
@@ -98,9 +103,15 @@ def check_tail_bound(
         rate, the probability of a "violated" verdict when *every* cell fails at that rate and, with several cells,
         when only the *one* cell with the fewest replications does (the others at β); a consistent verdict's
         summary states both, so a pass that could not have failed is visible.
+    name
+        name of the result.
+    seed
+        seed recorded in the result (the test itself draws nothing).
 
-    The result also reports the *empirical constant*: the (1−β)-quantile of error/bound (≤ 1 when the bound holds)
-    and its exact upper confidence bound, so that constants that drift are visible before they fail.
+    Returns
+    -------
+    CheckResult
+        Statistic ``exceedance_rate``; verdict consistent, violated or inconclusive.
     """
     t0 = time.perf_counter()
     if not isinstance(claim, TailBoundClaim):
