@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from itertools import product
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -77,7 +78,7 @@ def _scores(name, v) -> np.ndarray:
     return arr
 
 
-def _check_pair(v, v_prime, s, scale, argmax, release, grid):
+def _check_pair(v, v_prime, s, scale, argmax, release, grid) -> tuple[np.ndarray, np.ndarray, int, float, float]:
     v = _scores("v", v)
     v_prime = _scores("v_prime", v_prime)
     if v.shape != v_prime.shape:
@@ -106,8 +107,8 @@ class _WinProbabilities:
             edges.extend(np.linspace(lo, hi, k + 1)[1:])
         k = int(math.ceil(_TAIL / _PIECE))
         edges.extend(knots[-1] + b * _PIECE * np.arange(1, k + 1))
-        edges = np.asarray(edges)
-        lo, hi = edges[:-1, None], edges[1:, None]
+        edge_arr = np.asarray(edges)
+        lo, hi = edge_arr[:-1, None], edge_arr[1:, None]
         x = (0.5 * (hi - lo) * _GL_NODES[None, :] + 0.5 * (hi + lo)).ravel()
         self.w = (0.5 * (hi - lo) * _GL_WEIGHTS[None, :]).ravel()
         z = (x[None, :] - u[:, None]) / b  # (G, N)
@@ -180,7 +181,10 @@ def _enumerate_remaining(n, s, qp, qq, release) -> _Outcomes:
         def walk(path, k, lp, lq):
             if len(path) == s:
                 out.log_mult.append(float(np.sum(_log_falling(n, np.asarray(k)))))
-                out.log_p.append(lp), out.log_q.append(lq), out.k.append(tuple(k)), out.label.append(tuple(path))
+                out.log_p.append(lp)
+                out.log_q.append(lq)
+                out.k.append(tuple(k))
+                out.label.append(tuple(path))
                 return
             m = n - np.asarray(k)
             pp, pq = qp(m), qq(m)
@@ -203,9 +207,9 @@ def _enumerate_remaining(n, s, qp, qq, release) -> _Outcomes:
             for g in range(G):
                 if k[g] == 0:
                     continue
-                prev = list(k)
-                prev[g] -= 1
-                prev = tuple(prev)
+                before = list(k)
+                before[g] -= 1
+                prev = tuple(before)
                 if prev not in logA:
                     continue
                 m = n - np.asarray(prev)
@@ -217,7 +221,10 @@ def _enumerate_remaining(n, s, qp, qq, release) -> _Outcomes:
         kk = np.asarray(k)
         lfact = float(np.sum(gammaln(kk + 1)))
         out.log_mult.append(float(np.sum(_log_comb(n, kk))))
-        out.log_p.append(lp + lfact), out.log_q.append(lq + lfact), out.k.append(k), out.label.append(k)
+        out.log_p.append(lp + lfact)
+        out.log_q.append(lq + lfact)
+        out.k.append(k)
+        out.label.append(k)
     return out
 
 
@@ -241,8 +248,11 @@ def _enumerate_all(n, s, pp, pq, release) -> _Outcomes:
             for k in product(*k_range(c)):
                 ls = sum(log_surj(c[g], k[g]) for g in range(G))
                 lm = lmc + float(np.sum(_log_comb(n, np.asarray(k)))) + ls
-                out.log_mult.append(lm), out.log_p.append(lp), out.log_q.append(lq)
-                out.k.append(tuple(k)), out.label.append((c, tuple(k)))
+                out.log_mult.append(lm)
+                out.log_p.append(lp)
+                out.log_q.append(lq)
+                out.k.append(tuple(k))
+                out.label.append((c, tuple(k)))
         return out
     acc: dict = {}
     for c, lmc in lmult_c.items():
@@ -255,8 +265,10 @@ def _enumerate_all(n, s, pp, pq, release) -> _Outcomes:
             acc[tuple(k)][1].append(lmc + ls + lq)
     for k, (tp, tq) in acc.items():
         out.log_mult.append(float(np.sum(_log_comb(n, np.asarray(k)))))
-        out.log_p.append(float(logsumexp(tp))), out.log_q.append(float(logsumexp(tq)))
-        out.k.append(k), out.label.append(k)
+        out.log_p.append(float(logsumexp(tp)))
+        out.log_q.append(float(logsumexp(tq)))
+        out.k.append(k)
+        out.label.append(k)
     return out
 
 
@@ -374,7 +386,7 @@ class PeelingProfile:
     grid: float
     groups: np.ndarray
     group_values: np.ndarray
-    plds: dict
+    plds: dict[tuple[str, str], tuple[int, np.ndarray]]
     outcomes: dict
     total_mass: dict
 
@@ -406,7 +418,7 @@ class PeelingProfile:
 
         Returns the direction, threshold t, P(E), Q(E) and the attained ``ln((P − δ)/Q)``; an audit of the
         claim ``(epsilon, delta)`` has a chance only when that exceeds ``epsilon``."""
-        best = None
+        best: dict[str, Any] | None = None
         for d in ("v|v'", "v'|v"):
             lo, pmf = self.plds[(d, "lower")]
             loss = (lo + np.arange(pmf.size)) * self.grid
@@ -421,6 +433,7 @@ class PeelingProfile:
                         log_ratio=float(val[i]), exceeds=bool(val[i] > epsilon))
             if best is None or cand["log_ratio"] > best["log_ratio"]:
                 best = cand
+        assert best is not None  # both directions were scanned
         return best
 
 
@@ -432,7 +445,7 @@ def peeling_profile(
     scale: float,
     argmax: str = "remaining",
     release: str = "set",
-    values: ArrayLike = True,
+    values: bool = True,
     absolute: bool = True,
     grid: float = 1e-4,
     group: bool = True,
@@ -468,7 +481,7 @@ def peeling_epsilon(
     delta: float,
     argmax: str = "remaining",
     release: str = "set",
-    values: ArrayLike = True,
+    values: bool = True,
     absolute: bool = True,
     grid: float = 1e-4,
 ) -> float:
@@ -489,7 +502,7 @@ def peeling_delta(
     epsilon: float,
     argmax: str = "remaining",
     release: str = "set",
-    values: ArrayLike = True,
+    values: bool = True,
     absolute: bool = True,
     grid: float = 1e-4,
 ) -> float | np.ndarray:
@@ -515,7 +528,7 @@ def peeling_outcome_probabilities(
         raise ValueError(f"d={v.size}, s={s} has too many outcomes to list; use peeling_profile with grouping")
     n = np.ones(v.size, dtype=np.int64)
     out = _outcomes(v, v, n, s, b, argmax, release, absolute)
-    probs = {}
+    probs: dict[Any, float] = {}
     for lm, lp, lab in zip(out.log_mult, out.log_p, out.label):
         if argmax == "remaining" and release == "sequence":
             key = tuple(int(i) for i in lab)
