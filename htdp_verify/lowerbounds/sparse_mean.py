@@ -31,7 +31,8 @@ Differences from the proof as printed (all make the bound *valid*; none uses an 
   uses v = z/√(2s) (a = 1/√(2s), E X_j² = τ/(2s)): pass that to reproduce it; it loses a factor 2s.
 
 :func:`sparse_mean_closed_form` states it in closed form for k = 2 (proof in its docstring; ≤ the exact value):
-a²τD·min{log(``|V|``/4), ½ log((e^ε-1)/(4δ))}/(8n(e^ε-1)), i.e. τ s min{s log(d/s), log(1/δ)}/(nε) with every constant
+a²τD·min{log(``|V|``/4), ½ log((e^ε-1)/(4δ))}/(8n(e^ε-1)),
+i.e. τ s min{s log(d/s), log(1/δ)}/(nε) with every constant
 explicit (log ``|V|`` ≈ (s/2 + 1) log(2d/s)).
 
 Checks: :func:`packing_cannot_beat` (exact binomial test with a power design: consistent / violated /

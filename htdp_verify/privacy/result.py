@@ -15,7 +15,9 @@ class AuditResult(CheckResult):
 
     Parameters
     ----------
-    name, verdict, statistic, estimate, interval, alpha, claim, n_samples, seconds, seed, provenance, summary, details, figures, expected
+    name, verdict, statistic, estimate, interval, alpha, claim, n_samples
+        As in :class:`~htdp_verify.results.CheckResult`.
+    seconds, seed, provenance, summary, details, figures, expected
         As in :class:`~htdp_verify.results.CheckResult`.
     """
 
