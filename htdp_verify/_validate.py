@@ -44,7 +44,7 @@ def check_int(name: str, value, *, minimum: int = 0) -> int:
     return v
 
 
-def check_counts(k_name: str, k, n_name: str, n):
+def check_counts(k_name: str, k, n_name: str, n) -> tuple[np.ndarray, np.ndarray]:
     """Validate integer-valued count arrays ``0 <= k <= n``, ``n >= 1``; returns broadcast int arrays."""
     k_arr = np.asarray(k)
     n_arr = np.asarray(n)

@@ -74,7 +74,8 @@ class RegressionData:
 # helpers
 # ----------------------------------------------------------------------------------------------------------------
 def check_law(name: str, law: Law, *, dim: int | None = None) -> Law:
-    """``law`` if it is a :class:`~htdp_verify.distributions.Law` (of dimension ``dim`` when multivariate); else ValueError."""
+    """``law`` if it is a :class:`~htdp_verify.distributions.Law` (of dimension ``dim`` when multivariate); else
+    ValueError."""
     if not isinstance(law, Law):
         raise ValueError(f"{name} must be a htdp_verify.distributions.Law, got {type(law).__name__}")
     if dim is not None and law.multivariate and law.dim != dim:

@@ -85,7 +85,7 @@ _loaded = False
 def load_plugins() -> list[str]:
     """Import every module declared under the ``htdp_verify.checks`` entry-point group (once)."""
     global _loaded
-    names = []
+    names: list[str] = []
     if _loaded:
         return names
     for ep in entry_points(group=ENTRY_POINT_GROUP):

@@ -197,8 +197,14 @@ def assert_rate(
     if (claim is None) == (exponent is None):
         raise ValueError("give exactly one of claim (a RateClaim) and exponent")
     if claim is None:
-        claim = RateClaim(variable=variable, exponent=exponent, tolerance=tolerance, summary=summary,
-                          provenance=provenance or Provenance())
+        assert exponent is not None  # exactly one of claim and exponent (checked above)
+        claim = RateClaim(
+            variable=variable,
+            exponent=exponent,
+            tolerance=tolerance,
+            summary=summary,
+            provenance=Provenance(**provenance) if isinstance(provenance, dict) else (provenance or Provenance()),
+        )
     elif not isinstance(claim, RateClaim):
         raise ValueError(f"claim must be a RateClaim, got {type(claim).__name__}")
     res = check_rate(data, claim, alpha, errors=errors, output=output, method=method, n_boot=n_boot, rng=rng,
@@ -272,6 +278,7 @@ def assert_tail_bound(
     if (claim is None) == (beta is None):
         raise ValueError("give exactly one of claim (a TailBoundClaim) and beta")
     if claim is None:
+        assert beta is not None  # exactly one of claim and beta (checked above)
         claim = TailBoundClaim(beta=beta)
     elif not isinstance(claim, TailBoundClaim):
         raise ValueError(f"claim must be a TailBoundClaim, got {type(claim).__name__}")

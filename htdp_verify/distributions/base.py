@@ -34,7 +34,7 @@ def _check_real(name: str, value) -> float:
 def _shape(size) -> tuple[int, ...]:
     """Validate ``size`` (non-negative int or tuple of them) and return it as a tuple."""
     if isinstance(size, (numbers.Integral,)) and not isinstance(size, bool):
-        dims = (int(size),)
+        dims: tuple[int, ...] = (int(size),)
     elif isinstance(size, tuple) and all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in size):
         dims = tuple(int(s) for s in size)
     else:
@@ -107,7 +107,7 @@ class Law:
     multivariate: bool = False
 
     # -- sampling ------------------------------------------------------------------------------------------------
-    def sample(self, size: int, *, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, size: int | tuple[int, ...], *, rng: np.random.Generator) -> np.ndarray:
         """Draw ``size`` independent copies (array of shape ``size``, or ``(*size, d)`` for multivariate laws)."""
         shape = _shape(size)
         check_rng(rng)

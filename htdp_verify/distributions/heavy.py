@@ -101,7 +101,8 @@ class Cauchy(StudentT):
 
 
 class Pareto(Law):
-    """Classical (type I) Pareto: density ``alpha xm^alpha / x^{alpha+1}`` on ``[xm, inf)``; ``P(X > x) = (x/xm)^{-alpha}``.
+    """Classical (type I) Pareto: density ``alpha xm^alpha / x^{alpha+1}`` on ``[xm, inf)``;
+    ``P(X > x) = (x/xm)^{-alpha}``.
 
     ``tail_index = alpha``; mean ``alpha xm/(alpha-1)``; raw ``E X^k = alpha xm^k/(alpha-k)`` for ``k < alpha``.
     Central absolute moments: quadrature. Sampling: ``xm (1 + rng.pareto(alpha))``.

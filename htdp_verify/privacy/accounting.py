@@ -427,7 +427,7 @@ def account(calibration: Calibration, delta: float, *, accountant: str = "auto",
     delta = check_prob("delta", delta, open_low=False)
     _check_accountant(accountant)
     h = check_positive("discretisation", discretisation) if discretisation is not None else _default_h(cals)
-    notes = []
+    notes: list[str] = []
     rdp_eps = None
     if cross_check or accountant == "rdp":
         acc = _rdp_accountant(cals)

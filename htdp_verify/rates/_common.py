@@ -19,10 +19,10 @@ from __future__ import annotations
 import hashlib
 import math
 import numbers
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import check_rng
 
@@ -163,7 +163,7 @@ def _resolve_rng(rng, x, cells):
 # ---------------------------------------------------------------------------------------------------------
 # Bootstrap of summaries
 # ---------------------------------------------------------------------------------------------------------
-def _boot_order_stats(sorted_x: np.ndarray, ranks: Sequence[int], n_boot: int, rng) -> np.ndarray:
+def _boot_order_stats(sorted_x: np.ndarray, ranks: ArrayLike, n_boot: int, rng) -> np.ndarray:
     """Exact bootstrap distribution of the order statistics at 1-based ``ranks`` (ascending) of ``sorted_x``.
 
     A bootstrap resample is ``F_n^{-1}(U_i)`` with ``U_i`` i.i.d. uniform, and ``F_n^{-1}`` is monotone, so its

@@ -97,7 +97,7 @@ class QuantileShape:
         }
 
 
-def _shape_inputs(errors, betas):
+def _shape_inputs(errors, betas) -> tuple[np.ndarray, list[np.ndarray], bool]:
     if isinstance(errors, Mapping):
         if betas is not None:
             raise ValueError("betas must be None when errors is a mapping {beta: errors}")
@@ -135,7 +135,7 @@ def _order_rank(R: int, beta: float) -> int:
 
 def quantile_shape(
     errors: ArrayLike,
-    betas: Sequence[float] | None = None,
+    betas: ArrayLike | None = None,
     *,
     alpha: float = 0.05,
     n_boot: int = 1000,
@@ -271,7 +271,7 @@ def _wsse(g, ells, w, q) -> float:
 
 def check_quantile_shape(
     errors: ArrayLike,
-    betas: Sequence[float] | None = None,
+    betas: ArrayLike | None = None,
     *,
     gamma: float = 0.5,
     tolerance: float = 0.25,
