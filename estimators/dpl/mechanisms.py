@@ -11,13 +11,15 @@ from htdp_verify._validate import check_positive, check_prob
 from htdp_verify.privacy import PrivacyGuarantee
 from htdp_verify.privacy.dpl_adapter import DPLAdapter
 
+from .contract import NOT_A_DATASET, EstimatorContract, scalar_pairs
 from .tables import MECHANISMS, _dpl
 
 __all__ = ["DPLMechanism", "dpl_mechanism"]
 
 
-class DPLMechanism(DPLAdapter):
-    """A diffprivlib mechanism's scalar ``randomise`` as ``m(value, size, rng)``.
+class DPLMechanism(EstimatorContract, DPLAdapter):
+    """A diffprivlib mechanism's scalar ``randomise`` as ``m(value, size, rng)`` (and as an estimator:
+    ``sample(value, size, rng=rng)``, ``m(value, rng=rng)``; :mod:`.contract`).
 
     Parameters
     ----------
@@ -28,8 +30,9 @@ class DPLMechanism(DPLAdapter):
         ``monotonic``, ...).  ``utility`` (Exponential, PermuteAndFlip) and ``value0``/``value1`` (Binary) are
         supplied by the adapter: ``data`` *is* the utility vector / the bit.
 
-    Data: one value (a real or integer scalar, see :data:`MECHANISMS`), or for ``utility`` mechanisms a 1-d
-    vector of scores.  Release: the randomised value (the chosen index for ``utility``, the bit for ``Binary``).
+    Data: one value (a real or integer scalar or a one-element 1-d array, see :data:`MECHANISMS`), or for
+    ``utility`` mechanisms a 1-d vector of scores.  Release: the randomised value (the chosen index for
+    ``utility``, the bit for ``Binary``).
 
     Claimed guarantee: (ε, δ)-DP for inputs ``x, x'`` with ``|x - x'| <= sensitivity`` (``max_i |u_i - u'_i| <=
     sensitivity`` for utilities; any two bits for Binary), inside ``[lower, upper]`` for bounded mechanisms;
@@ -51,7 +54,9 @@ class DPLMechanism(DPLAdapter):
         supplied = {"utility"} if self.kind == "utility" else {"value0", "value1"} if self.kind == "binary" else set()
         bad = set(params) - (accepted - {"epsilon", "delta"} - supplied)
         if bad:
-            raise ValueError(f"{mechanism} does not accept {sorted(bad)} here (accepted: {sorted(accepted - supplied)})")
+            raise ValueError(
+                f"{mechanism} does not accept {sorted(bad)} here (accepted: {sorted(accepted - supplied)})"
+            )
         self.params = dict(params)
         kwargs = {"epsilon": self.epsilon, **self.params}
         if "delta" in accepted:
@@ -90,7 +95,7 @@ class DPLMechanism(DPLAdapter):
                 raise ValueError(f"data must be a finite 1-d utility vector for {self.mechanism}, got {data!r}")
             return u
         arr = np.asarray(data)
-        if arr.size != 1 or arr.dtype.kind not in "biuf":
+        if arr.size != 1 or arr.ndim > 1 or arr.dtype.kind not in "biuf":
             raise ValueError(f"data must be one real number for {self.mechanism}, got {data!r}")
         v = arr.reshape(()).item()
         if not np.isfinite(v):
@@ -106,6 +111,24 @@ class DPLMechanism(DPLAdapter):
         if self.kind.endswith("_bounded") and not (self.lower <= v <= self.upper):
             raise ValueError(f"data must lie in [lower, upper] = [{self.lower}, {self.upper}], got {v!r}")
         return v
+
+    def get_params(self) -> dict:
+        """The constructor arguments (``mechanism``, ``epsilon``, ``delta``, ``n_jobs`` and the mechanism's own)."""
+        return {"mechanism": self.mechanism, "epsilon": self.epsilon, "delta": self.delta, "n_jobs": self.n_jobs,
+                **self.params}
+
+    def dp_tags(self) -> dict:
+        """Declared properties for :mod:`htdp_verify.estimator_checks`: the input is one value (a utility vector
+        for Exponential / PermuteAndFlip), the release a scalar; the audited neighbours are the inputs at distance
+        ``sensitivity`` of :func:`~estimators.dpl.contract.scalar_pairs` (the relation of the claim, see the class
+        docstring), and the extreme-input check, which generates datasets of records, does not apply to one value."""
+        pairs = scalar_pairs(self.kind, self.sensitivity, self.lower, self.upper)
+        first = np.asarray(pairs[0].d, dtype=float)
+        tags = {"input_ndim": (1,) if self.kind == "utility" else (0, 1), "output": "scalar",
+                "data": lambda rng: first, "neighbours": lambda relation: pairs}
+        if self.kind != "utility":
+            tags["xfail"] = {"check_extreme_inputs": NOT_A_DATASET}
+        return tags
 
     def _chunk_state(self, data, rs):
         cls = getattr(_dpl().mechanisms, self.mechanism)

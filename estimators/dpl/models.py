@@ -9,11 +9,11 @@ import inspect
 import numpy as np
 
 from htdp_verify._validate import check_int, check_positive
-from htdp_verify.privacy import PrivacyGuarantee
+from htdp_verify.privacy import PrivacyGuarantee, replace_one
 from htdp_verify.privacy.dpl_adapter import DPLAdapter
 
 from ..base import as_data
-
+from .contract import EstimatorContract
 from .tables import _MODEL_NOTE, MODELS, _check_bounds_pair, _dpl
 
 __all__ = ["DPLModel", "dpl_model"]
@@ -32,8 +32,23 @@ def _probe_grid(bounds, d: int, per_axis: int = 3) -> np.ndarray:
     return grid
 
 
-class DPLModel(DPLAdapter):
-    """A ``diffprivlib.models`` estimator's ``fit`` as ``m(data, size, rng)``; the release is the fitted model.
+_CONTROLLER: list = []
+
+
+def _single_threaded():
+    """A context limiting the thread pools of the loaded BLAS / OpenMP libraries to one thread (one threadpoolctl
+    controller, built after diffprivlib and scikit-learn are imported, reused: entering it costs microseconds)."""
+    if not _CONTROLLER:
+        from threadpoolctl import ThreadpoolController
+
+        _dpl()  # load diffprivlib, scikit-learn and their native libraries first
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1)
+
+
+class DPLModel(EstimatorContract, DPLAdapter):
+    """A ``diffprivlib.models`` estimator's ``fit`` as ``m(data, size, rng)``; the release is the fitted model (and
+    as an estimator: ``sample(data, size, rng=rng)``, ``m(data, rng=rng)``; :mod:`.contract`).
 
     Parameters
     ----------
@@ -66,6 +81,17 @@ class DPLModel(DPLAdapter):
 
     Claimed guarantee: ε-DP (δ = 0), replace-one (see the module docstring).
     """
+
+    #: sizes of the contract checks ``{size key: (quick, full)}`` (the ``sizes`` tag of
+    #: :mod:`htdp_verify.estimator_checks`); full = the checks' sizes for expensive estimators.  Quick: the privacy
+    #: audit certifies on 600 releases per side (300 to select the event): it refutes the claim on gross leaks (an
+    #: event several times likelier on one side than e^ε allows, e.g. a coordinate released exactly where it should
+    #: be noisy; the largest certifiable ε_lb is about ln(600 / ln 100) ≈ 4.9), not on a leak of a few tenths of ε;
+    #: the KS comparison of __call__ and sample uses 100 releases each (CDF gap >= 0.33);
+    #: the dispersion test 20 batches of 30 (variance ratio >= ~3); 10 hypothesis examples.  About 2 000 fits per
+    #: model instead of ~5 700 at the expensive defaults.
+    CHECK_SIZES = {"audit": (600, 30_000), "select": (300, 5_000), "agree": (100, 600), "batches": (20, 100),
+                   "batch": (30, 200), "examples": (10, 200)}
 
     def __init__(self, model: str, *, epsilon: float, n_jobs: int = 1, probe=None, **params):
         super().__init__(n_jobs)
@@ -131,6 +157,78 @@ class DPLModel(DPLAdapter):
                     )
         return arr
 
+    def get_params(self) -> dict:
+        """The constructor arguments (``model``, ``epsilon``, ``n_jobs``, ``probe`` and the model's own)."""
+        return {"model": self.model, "epsilon": self.epsilon, "n_jobs": self.n_jobs, "probe": self.probe,
+                **self.params}
+
+    def check_box(self):
+        """``(lower, upper)`` per feature: ``bounds`` / ``bounds_X``, else (LogisticRegression) the box
+        ``[0, data_norm / sqrt(2)]^2``, whose records have norm <= ``data_norm``."""
+        fb = self.feature_bounds
+        if fb is None:
+            side = float(self.params["data_norm"]) / np.sqrt(2.0)
+            return np.zeros(2), np.full(2, side)
+        lo, hi = (np.asarray(b, dtype=float) for b in fb)
+        d = 2 if lo.ndim == 0 and hi.ndim == 0 else max(lo.size, hi.size)  # scalar bounds: two features
+        return np.broadcast_to(lo, (d,)).copy(), np.broadcast_to(hi, (d,)).copy()
+
+    def check_data(self, n: int = 20) -> np.ndarray:
+        """The data of the contract checks: ``n`` features spread over the box (:meth:`check_box`), then the label
+        / target. Explicit ``classes`` (GaussianNB, the forest): the last class holds row 0 only; LogisticRegression
+        (which reads the classes from the labels): two classes alternating; LinearRegression: the target spread
+        over ``bounds_y``."""
+        lo, hi = self.check_box()
+        g = np.linspace(0.05, 0.95, n)
+        u = np.column_stack([np.roll(g, k * (n // 3)) for k in range(lo.size)])
+        X = lo + u * (hi - lo)
+        if not self.supervised:
+            return X
+        if self.model == "LinearRegression":
+            ylo, yhi = (float(b) for b in self.params["bounds_y"])
+            return np.column_stack([X, ylo + g * (yhi - ylo)])
+        cl = np.asarray(self.params["classes"], dtype=float)
+        if self.model == "LogisticRegression":
+            y = np.resize(cl[:2], n)
+        else:
+            y = np.full(n, cl[0])
+            y[0] = cl[-1]
+        return np.column_stack([X, y])
+
+    def check_pair(self, data):
+        """Record 0 moved to the corner of the box farthest from it, with its label switched to the first class (so
+        a class held by record 0 alone disappears) or, for a regression, its target to the farthest bound."""
+        data = np.asarray(data, dtype=float)
+        lo, hi = self.check_box()
+        x0 = data[0, :lo.size]
+        corner = np.where(np.abs(x0 - lo) > np.abs(hi - x0), lo, hi)
+        if not self.supervised:
+            return replace_one(data, 0, corner, "record 0 -> the farthest corner of the box")
+        if self.model == "LinearRegression":
+            ylo, yhi = (float(b) for b in self.params["bounds_y"])
+            y = ylo if abs(data[0, -1] - ylo) > abs(yhi - data[0, -1]) else yhi
+            return replace_one(data, 0, np.r_[corner, y], "record 0 -> the farthest corner of the (x, y) box")
+        cl = np.asarray(self.params["classes"], dtype=float)
+        y = cl[0] if data[0, -1] != cl[0] else cl[1]
+        return replace_one(data, 0, np.r_[corner, y], f"record 0 -> the farthest corner, label {y:g}")
+
+    def dp_tags(self) -> dict:
+        """Declared properties for :mod:`htdp_verify.estimator_checks`: a fit costs milliseconds (the checks'
+        smaller sizes); the data are :meth:`check_data` (fixed, 2-d, labels last when supervised) and the audited
+        pair :meth:`check_pair` (one pair: no pair search, which the fit's cost does not allow); the labels of a
+        classifier must belong to ``classes``, so the extreme-input check, whose generated records put arbitrary
+        reals in the label column, is declared not applicable to the classifiers.  A fit costs 2-10 ms, 10-50 times
+        a tool's release, so the quick profile runs the checks at :attr:`CHECK_SIZES` (see there)."""
+        data = self.check_data()
+        pair = self.check_pair(data)
+        tags = {"expensive": True, "input_ndim": (2,), "data": lambda rng: data,
+                "neighbours": lambda relation: [pair], "sizes": self.CHECK_SIZES}
+        if self.supervised and self.model != "LinearRegression":
+            tags["xfail"] = {"check_extreme_inputs": (
+                "not applicable: the checked records put heavy-tailed reals in the label column, which a classifier "
+                "rejects with ValueError (labels must belong to classes)")}
+        return tags
+
     def _split(self, data):
         if self.supervised:
             X, y = data[:, :-1], data[:, -1]
@@ -185,6 +283,13 @@ class DPLModel(DPLAdapter):
             probe = self.probe if self.probe is not None else _probe_grid(self.params["bounds"], d)
             parts = [np.ravel(m.predict_proba(probe))]
         return np.concatenate([np.asarray(p, dtype=float) for p in parts])
+
+    def run_seeds(self, data, seeds) -> np.ndarray:
+        """As :meth:`DPLAdapter.run_seeds`, with BLAS / OpenMP limited to one thread in this process: the fits are
+        tiny, and on a shared machine idle BLAS threads spinning for work cost LogisticRegression ~40x its
+        single-threaded time (213 ms instead of 5 ms per fit, measured on 20 records)."""
+        with _single_threaded():
+            return super().run_seeds(data, seeds)
 
     def _release(self, data, rs, state):
         # a fresh copy per release: diffprivlib's PCA.fit centres its input in place (even with copy=True)

@@ -12,14 +12,15 @@ from htdp_verify.privacy import PrivacyGuarantee
 from htdp_verify.privacy.dpl_adapter import DPLAdapter
 
 from ..base import as_data
-
+from .contract import EstimatorContract
 from .tables import _TOOL_NOTES, TOOLS, _check_bounds_pair, _dpl
 
 __all__ = ["DPLTool", "dpl_tool"]
 
 
-class DPLTool(DPLAdapter):
-    """A ``diffprivlib.tools`` function as ``m(data, size, rng)``.
+class DPLTool(EstimatorContract, DPLAdapter):
+    """A ``diffprivlib.tools`` function as ``m(data, size, rng)`` (and as an estimator: ``sample(data, size,
+    rng=rng)``, ``m(data, rng=rng)``; :mod:`.contract`).
 
     Parameters
     ----------
@@ -83,6 +84,52 @@ class DPLTool(DPLAdapter):
     def _validate(self, data):
         ndim = (2,) if self.tool == "histogramdd" else (1, 2)
         return as_data(data, "data", ndim=ndim)
+
+    def get_params(self) -> dict:
+        """The constructor arguments (``tool``, ``epsilon``, ``bounds``, ``n_jobs`` and the tool's own)."""
+        return {"tool": self.tool, "epsilon": self.epsilon, "bounds": self.bounds, "n_jobs": self.n_jobs,
+                **self.kwargs}
+
+    def box(self):
+        """``(lower, upper, record_shape)``: the public domain of one record (``bounds``; the histograms' range or
+        outer bin edges; ``[0, 1]`` for ``count_nonzero``); ``record_shape`` is ``()`` for scalar records."""
+        if self.tool == "histogramdd":
+            rng_ = self.kwargs.get("range")
+            if rng_ is None:
+                rng_ = [(float(np.min(b)), float(np.max(b))) for b in self.kwargs["bins"]]
+            lo, hi = np.array([r[0] for r in rng_], float), np.array([r[1] for r in rng_], float)
+            return lo, hi, lo.shape
+        if self.tool == "histogram":
+            rng_ = self.kwargs.get("range")
+            if rng_ is None:
+                edges = np.asarray(self.kwargs["bins"], float)
+                rng_ = (edges.min(), edges.max())
+            return float(rng_[0]), float(rng_[1]), ()
+        if self.bounds is None:  # count_nonzero
+            return 0.0, 1.0, ()
+        lo, hi = (np.asarray(b, dtype=float) for b in self.bounds)
+        shape = np.broadcast_shapes(lo.shape, hi.shape)
+        return np.broadcast_to(lo, shape), np.broadcast_to(hi, shape), shape
+
+    def dp_tags(self) -> dict:
+        """Declared properties for :mod:`htdp_verify.estimator_checks`: one release runs diffprivlib's own code
+        (a fraction of a millisecond: the checks' smaller sizes); the data are 20 records drawn uniformly in the
+        public domain (:meth:`box`; 2-d when the domain is per column; zeros and ones for ``count_nonzero``) with
+        record 0 at the domain's lower end; the generated neighbours stay in the domain, and among them record 0
+        moved to the upper end is the worst case of a bounded-sensitivity tool (replace-one); the histograms
+        (add/remove) get a record added at the domain's ends, removed or duplicated."""
+        lo, hi, shape = self.box()
+
+        def data(rng):
+            if self.tool == "count_nonzero":  # zeros and ones: a count inside (0, n), not at its truncation bound
+                x = rng.integers(0, 2, size=20).astype(float)
+            else:
+                x = rng.uniform(lo, hi, size=(20,) + tuple(shape))
+            x[0] = lo
+            return x
+
+        return {"expensive": True, "input_ndim": (2,) if self.tool == "histogramdd" else (1, 2), "data": data,
+                "neighbours": {"lower": lo, "upper": hi, "max_pairs": 3}}
 
     def _chunk_state(self, data, rs):
         return getattr(_dpl().tools, self.tool)

@@ -26,7 +26,10 @@ __all__ = ["DEFAULT_TAGS", "get_tags", "xfail_checks", "estimator_id"]
 #: counterpart); ``noise_off``: ``callable(data) -> estimator`` with the noise switched off (hyper-parameters that
 #: depend on n fixed at this data's values); ``reference_tol``: absolute
 #: tolerance of that comparison; ``invalid_params``: ``{name: [bad values]}`` added to the built-in ones;
-#: ``expensive``: one release costs milliseconds (smaller Monte Carlo sizes); ``xfail``: ``{check: reason}``.
+#: ``expensive``: one release costs milliseconds (smaller Monte Carlo sizes); ``sizes``: ``{size key: (quick,
+#: full)}`` overriding the sizes below for an estimator whose release costs tens of milliseconds (keys of
+#: ``_SIZES`` without the ``_expensive`` suffix; the checks state the power of the sizes they ran at);
+#: ``xfail``: ``{check: reason}``.
 DEFAULT_TAGS = {
     "output": "auto",
     "output_shape": None,
@@ -43,6 +46,7 @@ DEFAULT_TAGS = {
     "reference_tol": 1e-6,
     "invalid_params": None,
     "expensive": False,
+    "sizes": None,
     "xfail": None,
 }
 
@@ -81,6 +85,9 @@ def _profile(profile) -> str:
 
 
 def _size(key: str, profile: str, tags: dict) -> int:
+    declared = (tags.get("sizes") or {}).get(key.removesuffix("_expensive"))
+    if declared is not None:
+        return int(declared[profile == "full"])
     if tags.get("expensive") and f"{key}_expensive" in _SIZES:
         key = f"{key}_expensive"
     return _SIZES[key][profile == "full"]
@@ -102,6 +109,12 @@ def get_tags(estimator: Any) -> dict:
     tags = {**DEFAULT_TAGS, **declared}
     if tags["output"] not in ("auto", "scalar", "vector"):
         raise ValueError(f"tag output must be 'auto', 'scalar' or 'vector', got {tags['output']!r}")
+    keys = {k.removesuffix("_expensive") for k in _SIZES}
+    for k, v in (tags["sizes"] or {}).items():
+        if k not in keys or len(v) != 2 or not all(isinstance(x, int) and x >= 2 for x in v):
+            raise ValueError(
+                f"tag sizes must map keys of {sorted(keys)} to (quick, full) integers >= 2, got {k!r}: {v!r}"
+            )
     return tags
 
 
@@ -123,7 +136,10 @@ def _fmt_value(v) -> str:
 
 
 def _init_params(estimator) -> dict:
-    """Constructor parameters recovered from same-named attributes (scikit-learn's ``get_params`` convention)."""
+    """Constructor parameters recovered from same-named attributes (scikit-learn's ``get_params`` convention), or
+    from the estimator's ``get_params()`` when it has one (constructors taking ``**kwargs``)."""
+    if callable(getattr(estimator, "get_params", None)):
+        return dict(estimator.get_params())
     out = {}
     for name, p in inspect.signature(type(estimator).__init__).parameters.items():
         if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -138,7 +154,7 @@ def estimator_id(estimator: Any) -> str:
     parts = []
     sig = inspect.signature(type(estimator).__init__).parameters
     for name, value in _init_params(estimator).items():
-        default = sig[name].default
+        default = sig[name].default if name in sig else inspect.Parameter.empty  # a **kwargs entry: always shown
         try:
             same = default is not inspect.Parameter.empty and bool(np.all(np.asarray(value) == np.asarray(default)))
         except (TypeError, ValueError):
