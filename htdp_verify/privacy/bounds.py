@@ -75,6 +75,20 @@ def gdp_mu_lb(
 
     Valid (at confidence ``1 - alpha``) for any mechanism that is μ-GDP; says nothing about pure-ε mechanisms'
     ε unless one assumes a Gaussian trade-off curve (see :func:`gdp_epsilon`).
+
+    Parameters
+    ----------
+    k1, n1 : int or array_like of int
+        Count of the event and number of releases on D.
+    k2, n2 : int or array_like of int
+        Count of the event and number of releases on D'.
+    alpha : float
+        Total error probability in (0, 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The μ lower bound (≥ 0).
     """
     alpha = check_prob("alpha", alpha)
     lo = np.asarray(cp_lower(k1, n1, alpha / 2), float)
@@ -86,7 +100,20 @@ def gdp_mu_lb(
 
 
 def gdp_delta(epsilon: float | np.ndarray, mu: float | np.ndarray) -> float | np.ndarray:
-    """δ(ε) of μ-GDP: ``Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2)`` (Dong, Roth & Su 2022, Cor. 2.13). Vectorised in ε."""
+    """δ(ε) of μ-GDP: ``Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2)`` (Dong, Roth & Su 2022, Cor. 2.13). Vectorised in ε.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        The ε (≥ 0).
+    mu : float or array_like
+        The GDP parameter μ (≥ 0).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The δ.
+    """
     mu = check_positive("mu", mu, allow_inf=False)
     e = np.asarray(epsilon, float)
     # log-space for the second term keeps large ε stable
@@ -100,6 +127,18 @@ def gdp_epsilon(delta: float, mu: float | np.ndarray) -> float:
 
     Assumes a Gaussian trade-off curve: used to convert a μ lower bound to an ε lower bound only under that
     assumption.
+
+    Parameters
+    ----------
+    delta : float
+        The δ, in (0, 1).
+    mu : float
+        The GDP parameter μ (≥ 0).
+
+    Returns
+    -------
+    float
+        The ε.
     """
     delta = check_prob("delta", delta)
     mu = check_positive("mu", mu, allow_zero=True)
@@ -126,9 +165,30 @@ def smallest_resolvable_delta(n: float | np.ndarray, alpha: float) -> float:
 class PrivacyProfile:
     """Empirical (ε, δ) privacy-profile lower curves from certified events, all valid simultaneously.
 
-    ``epsilon_lb[i]`` lower-bounds the ε at ``deltas[i]``; ``delta_lb[j]`` lower-bounds the δ at
-    ``epsilons[j]``.  ``delta_floor`` is the smallest resolvable δ; ``alpha`` is the total error probability of
-    the curves (Bonferroni over ``n_events`` events).
+    Parameters
+    ----------
+    deltas : numpy.ndarray
+        The δ grid.
+    epsilon_lb : numpy.ndarray
+        ``epsilon_lb[i]`` lower-bounds the ε at ``deltas[i]``.
+    epsilons : numpy.ndarray
+        The ε grid.
+    delta_lb : numpy.ndarray
+        ``delta_lb[j]`` lower-bounds the δ at ``epsilons[j]``.
+    delta_floor : float
+        The smallest resolvable δ.
+    alpha : float
+        Total error probability of the curves (Bonferroni over ``n_events`` events).
+    n_events : int
+        Number of certified events.
+    n_per_side : int
+        Releases per side used to certify them.
+    mu_lb : float, default 0.0
+        Lower bound on the GDP parameter μ.
+    notes : str, default ""
+        Remarks on the profile.
+    events : list, optional
+        The certified events and their counts.
     """
 
     deltas: np.ndarray
@@ -202,7 +262,22 @@ def privacy_profile(
 
 
 def gaussian_profile_delta(epsilon: float | np.ndarray, sensitivity: float, sigma: float) -> float | np.ndarray:
-    """True δ(ε) of the Gaussian mechanism with noise σ and sensitivity Δ (μ = Δ/σ; Balle & Wang 2018)."""
+    """True δ(ε) of the Gaussian mechanism with noise σ and sensitivity Δ (μ = Δ/σ; Balle & Wang 2018).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        The ε (≥ 0).
+    sensitivity : float
+        The ℓ2 sensitivity Δ.
+    sigma : float
+        The noise standard deviation σ.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The δ.
+    """
     return gdp_delta(epsilon, check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma))
 
 

@@ -43,7 +43,20 @@ _CONVERSION_TEXT = {
 def bun_steinke_epsilon(rho: float, delta: float) -> float:
     """ε such that ρ-zCDP implies (ε, δ)-DP by Bun & Steinke (2016, Prop. 1.3): ε = ρ + 2√(ρ ln(1/δ)).
 
-    Valid but loose; :func:`zcdp_epsilon` is never larger."""
+    Valid but loose; :func:`zcdp_epsilon` is never larger.
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter ρ (≥ 0).
+    delta : float
+        The δ, in (0, 1).
+
+    Returns
+    -------
+    float
+        The ε.
+    """
     rho = check_positive("rho", rho)
     delta = check_prob("delta", delta)
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
@@ -54,7 +67,20 @@ def zcdp_epsilon(rho: float, delta: float) -> float:
 
     ε(δ) = min_{α>1} f(α), f(α) = αρ + ln(1 − 1/α) − (ln δ + ln α)/(α − 1). f'(α) = ρ + (ln δ + ln α)/(α − 1)², whose
     numerator g(α) = ρ(α−1)² + ln α + ln δ increases from ln δ < 0 at α = 1 and is positive at α = 1 + √(ln(1/δ)/ρ):
-    the minimiser is the unique root of g in that bracket (``scipy.optimize.brentq``). Returns max(ε, 0)."""
+    the minimiser is the unique root of g in that bracket (``scipy.optimize.brentq``).
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter ρ (≥ 0).
+    delta : float
+        The δ, in (0, 1).
+
+    Returns
+    -------
+    float
+        The ε, ``max(ε, 0)``.
+    """
     rho = check_positive("rho", rho)
     delta = check_prob("delta", delta)
     log_d = math.log(delta)
@@ -76,7 +102,20 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
     """Smallest δ the Canonne–Kamath–Steinke (2020, Cor. 13) conversion certifies for ρ-zCDP at ε ≥ 0.
 
     δ(ε) = min_{α>1} exp(h(α)), h(α) = (α−1)(αρ−ε) − ln α + (α−1) ln(1−1/α); h'(α) = 2αρ − ρ − ε + ln(1−1/α) is
-    increasing, −∞ at α → 1 and positive at α = 1 + (ε + ρ)/(2ρ) + 1: its root is the minimiser. Returns min(δ, 1)."""
+    increasing, −∞ at α → 1 and positive at α = 1 + (ε + ρ)/(2ρ) + 1: its root is the minimiser.
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter ρ (≥ 0).
+    epsilon : float
+        The ε (≥ 0).
+
+    Returns
+    -------
+    float
+        The δ, ``min(δ, 1)``.
+    """
     rho = check_positive("rho", rho)
     epsilon = check_positive("epsilon", epsilon, allow_zero=True)
 
@@ -92,8 +131,23 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
 
 
 def zcdp_to_approx_dp(rho: float, delta: float, *, conversion: str = "cks") -> float:
-    """ε such that ρ-zCDP implies (ε, δ)-DP: ``conversion="cks"`` (default, tight: :func:`zcdp_epsilon`) or
-    ``"bun_steinke"`` (:func:`bun_steinke_epsilon`, the formula papers often state their claims with)."""
+    """ε such that ρ-zCDP implies (ε, δ)-DP.
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter ρ (≥ 0).
+    delta : float
+        The δ, in (0, 1).
+    conversion : str, default "cks"
+        ``"cks"`` (tight: :func:`zcdp_epsilon`) or ``"bun_steinke"`` (:func:`bun_steinke_epsilon`, the formula
+        papers often state their claims with).
+
+    Returns
+    -------
+    float
+        The ε.
+    """
     if conversion not in ZCDP_CONVERSIONS:
         raise ValueError(f"conversion must be one of {ZCDP_CONVERSIONS}, got {conversion!r}")
     return zcdp_epsilon(rho, delta) if conversion == "cks" else bun_steinke_epsilon(rho, delta)

@@ -61,7 +61,19 @@ def _fmt(x) -> str:
 
 @dataclass
 class Pair:
-    """Two neighbouring inputs.  ``label`` says how they were built; ``relation`` under which relation."""
+    """Two neighbouring inputs.
+
+    Parameters
+    ----------
+    d : array_like or float
+        The first input (a dataset whose first axis indexes records, or a query answer).
+    d_prime : array_like or float
+        Its neighbour.
+    label : str, default ""
+        How the pair was built.
+    relation : str, default "given"
+        The relation under which they are neighbours (a dataset relation, a query relation, or ``"given"``).
+    """
 
     d: Any
     d_prime: Any
@@ -208,6 +220,13 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
     (position by position: datasets are tuples).  ``"add_remove"``: sizes differ by one and the smaller dataset is
     the larger one with one record removed (as multisets: the order of rows does not matter).  NaN equals NaN and
     −0 equals 0.  The error says how the two differ.  Query-level relations are asserted, not checked.
+
+    Parameters
+    ----------
+    pair : Pair
+        The two inputs.
+    relation : str, optional
+        ``"replace"`` or ``"add_remove"`` (default: the pair's own relation).
     """
     relation = relation or pair.relation
     if relation in QUERY_RELATIONS:
@@ -263,7 +282,24 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
 
 
 def replace_one(data: Any, index: int, row: Any, label: str | None = None) -> Pair:
-    """``D`` vs ``D`` with row ``index`` replaced by ``row`` (replace-one neighbours)."""
+    """``D`` vs ``D`` with row ``index`` replaced by ``row`` (replace-one neighbours).
+
+    Parameters
+    ----------
+    data : array_like
+        The dataset D (rows are records).
+    index : int
+        The row replaced.
+    row : array_like or float
+        The new record.
+    label : str, optional
+        Label of the pair (default: built from the index).
+
+    Returns
+    -------
+    Pair
+        The pair, with relation ``"replace"``.
+    """
     d = np.array(data, copy=True)
     if d.ndim == 0:
         raise ValueError("data must have at least one dimension (rows)")
@@ -276,7 +312,22 @@ def replace_one(data: Any, index: int, row: Any, label: str | None = None) -> Pa
 
 
 def add_one(data: Any, row: Any, label: str | None = None) -> Pair:
-    """``D`` vs ``D ∪ {row}`` (add/remove neighbours)."""
+    """``D`` vs ``D ∪ {row}`` (add/remove neighbours).
+
+    Parameters
+    ----------
+    data : array_like
+        The dataset D (rows are records).
+    row : array_like or float
+        The added record.
+    label : str, optional
+        Label of the pair.
+
+    Returns
+    -------
+    Pair
+        The pair, with relation ``"add_remove"``.
+    """
     d = np.asarray(data)
     if d.ndim == 0:
         raise ValueError("data must have at least one dimension (rows)")
@@ -290,7 +341,22 @@ def add_one(data: Any, row: Any, label: str | None = None) -> Pair:
 
 
 def remove_one(data: Any, index: int, label: str | None = None) -> Pair:
-    """``D`` vs ``D`` without row ``index`` (add/remove neighbours)."""
+    """``D`` vs ``D`` without row ``index`` (add/remove neighbours).
+
+    Parameters
+    ----------
+    data : array_like
+        The dataset D (rows are records).
+    index : int
+        The row removed.
+    label : str, optional
+        Label of the pair.
+
+    Returns
+    -------
+    Pair
+        The pair, with relation ``"add_remove"``.
+    """
     d = np.asarray(data)
     if d.ndim == 0 or d.shape[0] == 0:
         raise ValueError("data must have at least one row to remove")
@@ -304,14 +370,40 @@ def remove_one(data: Any, index: int, label: str | None = None) -> Pair:
 # Pattern libraries
 # ---------------------------------------------------------------------------------------------------------
 def scalar_pairs(x: float = 0.0, sensitivity: float = 1.0) -> list[Pair]:
-    """Scalar query answers ``x`` vs ``x ± sensitivity`` (relation ``"query"``)."""
+    """Scalar query answers ``x`` vs ``x ± sensitivity`` (relation ``"query"``).
+
+    Parameters
+    ----------
+    x : float, default 0.0
+        The query answer.
+    sensitivity : float, default 1.0
+        The distance to each neighbour.
+
+    Returns
+    -------
+    list of Pair
+        The two pairs.
+    """
     s = check_positive("sensitivity", sensitivity)
     x = float(x)
     return [Pair(x, x + s, f"x vs x+{s:g}", "query"), Pair(x, x - s, f"x vs x-{s:g}", "query")]
 
 
 def vector_pairs(x: ArrayLike, sensitivity: float = 1.0) -> list[Pair]:
-    """Vector query answers ``x`` vs ``x ± sensitivity·e_j`` for each coordinate j (relation ``"N1"``)."""
+    """Vector query answers ``x`` vs ``x ± sensitivity·e_j`` for each coordinate j (relation ``"N1"``).
+
+    Parameters
+    ----------
+    x : array_like
+        The query answer (a vector).
+    sensitivity : float, default 1.0
+        The distance to each neighbour along a coordinate.
+
+    Returns
+    -------
+    list of Pair
+        Two pairs per coordinate.
+    """
     s = check_positive("sensitivity", sensitivity)
     x = np.asarray(x, dtype=float).ravel()
     out = []
