@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .space import SPACE, Config, build_adapter, config_pairs
+from .space import SPACE, Config, build_adapter
 
 __all__ = ["STEPS", "KNOWN_CAUSES", "coordinate_names", "leaking_coordinates", "known_causes", "minimise",
            "reproduce", "explain"]
@@ -272,8 +272,8 @@ def _simplifications(c: Config):
 def minimise(c: Config, rng: np.random.Generator, *, screen_sizes: dict, max_steps: int = 3):
     """Greedy shrinking: accept a simplification when a screening audit of it still gives a bound above its claim.
     Returns ``(config, Screened, steps)`` (the original config when nothing smaller is flagged)."""
-    from .space import _valid
     from .search import screen
+    from .space import _valid
 
     steps, best = [], None
     tried = 0
@@ -354,7 +354,7 @@ def reproduce(c: Config, pair, res, *, n: int, out_dir=None) -> dict:
     ns: dict = {"__name__": "htdp_repro"}
     buf = io.StringIO()
     try:
-        exec(compile(src, name, "exec"), ns)  # noqa: S102 - our own generated script
+        exec(compile(src, name, "exec"), ns)
         with contextlib.redirect_stdout(buf):
             lb = ns["main"](int(n))
     except Exception as e:  # noqa: BLE001
@@ -372,7 +372,7 @@ def reproduce(c: Config, pair, res, *, n: int, out_dir=None) -> dict:
 def explain(c: Config, pair, res, rng: np.random.Generator, *, screen_sizes: dict, shrink_steps: int = 2,
             repro_n: int = 200, out_dir=None) -> dict:
     """Root cause of the certified violation ``res`` of configuration ``c`` on ``pair`` (see module docstring)."""
-    from .search import _ledger_epsilon
+    from .search import _ledger_epsilon, ledger_text
 
     r_leak, r_min = rng.spawn(2)
     n_leak = 40 if c.key.startswith("models.") else 400
@@ -403,5 +403,6 @@ def explain(c: Config, pair, res, rng: np.random.Generator, *, screen_sizes: dic
     return {"config": c.to_dict(), "epsilon_lb": res.epsilon_lb, "event": res.event, "event_coordinate": ev_coord,
             "step": chosen["step"], "rule": chosen["rule"], "upstream": chosen["upstream"],
             "cause_text": f"{chosen['cause_text']} [step: {chosen['step']}; upstream: {chosen['upstream']}]",
-            "leaking_coordinates": leaks, "ledger_epsilon": ledger_eps, "other_causes": causes[1:] if causes else [],
+            "leaking_coordinates": leaks, "ledger_epsilon": ledger_eps, "ledger": ledger_text(ledger_eps),
+            "other_causes": causes[1:] if causes else [],
             "pair": pair.describe(), "smallest": smallest, "reproduction": rep}

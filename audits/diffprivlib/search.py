@@ -35,7 +35,7 @@ from htdp_verify.results import CheckResult
 from .space import FAMILIES, SPACE, Config, build_adapter, config_pairs, sample_configs
 
 __all__ = ["SEARCH_ALPHA", "SEARCH_SIZES", "Screened", "SearchOutcome", "screen", "run_search", "search_check",
-           "search_table"]
+           "search_table", "ledger_text"]
 
 PAPER = "Holohan et al. 2019, Diffprivlib (arXiv:1907.02444); diffprivlib 0.6.6"
 #: family-wise α of the three registered searches together (each gets SEARCH_ALPHA / 3)
@@ -45,13 +45,13 @@ SEARCH_ALPHA = 0.05
 #: shrink steps of the root-cause minimisation and releases per side of the reproduction recount
 SEARCH_SIZES = {
     "quick": {
-        "mechanisms": dict(n_configs=16, screen=dict(n_samples=1000, n_select=400, n_search=200, max_pairs=2),
+        "mechanisms": dict(n_configs=16, screen=dict(n_samples=800, n_select=400, n_search=200, max_pairs=2),
                            k=2, certify=dict(n_samples=10_000, n_select=2_000), shrink=1, repro_n=10_000,
                            max_release_seconds=0.05),
-        "tools": dict(n_configs=14, screen=dict(n_samples=100, n_select=80, n_search=30, max_pairs=2),
+        "tools": dict(n_configs=12, screen=dict(n_samples=100, n_select=80, n_search=30, max_pairs=2),
                       k=2, certify=dict(n_samples=1_000, n_select=300), shrink=1, repro_n=1_000,
                       max_release_seconds=0.05),
-        "models": dict(n_configs=6, screen=dict(n_samples=40, n_select=30, n_search=20, max_pairs=2),
+        "models": dict(n_configs=5, screen=dict(n_samples=40, n_select=30, n_search=20, max_pairs=2),
                        k=2, certify=dict(n_samples=150, n_select=60), shrink=1, repro_n=100,
                        max_release_seconds=0.1),
     },
@@ -89,7 +89,8 @@ class Screened:
     def row(self) -> dict:
         return {"config": self.config.label(), "score": round(self.score, 4), "screen_epsilon_lb": self.epsilon_lb,
                 "point_estimate": self.point, "pair": self.pair_label, "event": self.event,
-                "ledger_epsilon": self.ledger_epsilon, "releases": self.releases,
+                "ledger_epsilon": self.ledger_epsilon, "ledger": ledger_text(self.ledger_epsilon),
+                "releases": self.releases,
                 "seconds": round(self.seconds, 2), "error": self.error}
 
 
@@ -109,6 +110,13 @@ class SearchOutcome:
     @property
     def violations(self):
         return [(s, r) for s, r in self.certified if r.verdict == "violated"]
+
+
+def ledger_text(eps: float | None) -> str:
+    """The ledger's composed ε as text (``∞`` when a stated sensitivity is 0 where the true one is not)."""
+    if eps is None:
+        return "not composable"
+    return "∞ (a stated sensitivity is 0)" if eps == float("inf") else f"{eps:.4g}"
 
 
 class _Counting:
@@ -282,7 +290,8 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
                              "statement": f"the {len(cert)} certified bounds hold simultaneously at "
                                           f"{1 - outcome.alpha:.4g} (Bonferroni over K = {outcome.k})"},
         "n_screened": len(outcome.screened), "n_screen_errors": n_err, "n_too_slow": n_slow,
-        "ledger_flagged": [{"config": s.config.label(), "ledger_epsilon": s.ledger_epsilon}
+        "ledger_flagged": [{"config": s.config.label(), "ledger_epsilon": s.ledger_epsilon,
+                            "ledger": ledger_text(s.ledger_epsilon)}
                            for s in outcome.screened
                            if s.ledger_epsilon is not None and s.ledger_epsilon > s.config.epsilon * (1 + 1e-6)],
         "screened": [s.row() for s in outcome.screened],

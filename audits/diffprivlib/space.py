@@ -234,7 +234,7 @@ class Config:
         return {"key": self.key, "epsilon": self.epsilon, "args": {k: _jsonable(v) for k, v in self.args},
                 "data": dict(self.data), "label": self.label()}
 
-    def replace(self, **changes) -> "Config":
+    def replace(self, **changes) -> Config:
         """A copy with some arguments / data parameters changed (``epsilon`` too)."""
         eps = changes.pop("epsilon", self.epsilon)
         a, d = dict(self.args), dict(self.data)
