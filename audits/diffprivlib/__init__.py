@@ -34,8 +34,7 @@ results table), :mod:`.repro` (reproduction scripts). Importing this package reg
 """
 from __future__ import annotations
 
-from . import ledger  # noqa: F401  (registers the white-box budget checks)
-from . import search  # noqa: F401  (registers the configuration-search checks)
+from . import ledger, search  # noqa: F401  (register the white-box budget checks and the configuration searches)
 from .checks import audit_component, check_alpha, results_table
 from .components import (  # noqa: F401 - constants re-exported for tests and repro scripts
     ALPHA,
