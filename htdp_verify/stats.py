@@ -141,7 +141,7 @@ def epsilon_lower_bound(
     n1: float | np.ndarray,
     k2: float | np.ndarray,
     n2: float | np.ndarray,
-    alpha: float,
+    alpha: float | np.ndarray,
     delta: float = 0.0,
 ) -> float | np.ndarray:
     """Lower confidence bound on ε from an event S fixed before the samples were drawn.

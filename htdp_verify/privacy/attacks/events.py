@@ -68,7 +68,7 @@ class Coordinate(Feature):
 class Projection(Feature):
     """``w · (y - centre) / scale`` for a fixed direction ``w`` (random or declared)."""
 
-    def __init__(self, w: Any, centre: Any = None, scale: float | None = None, label: str | None = None):
+    def __init__(self, w: Any, centre: Any = None, scale: ArrayLike | None = None, label: str | None = None):
         self.w = np.asarray(w, dtype=float).ravel()
         self.centre = np.zeros_like(self.w) if centre is None else np.asarray(centre, dtype=float)
         self.scale = np.ones_like(self.w) if scale is None else np.asarray(scale, dtype=float)
@@ -84,7 +84,13 @@ class LearnedScore(Feature):
     """Decision function of a fitted classifier on (optionally transformed, standardised) releases."""
 
     def __init__(
-        self, model: Any, transform: Callable | None, centre: Any, scale: float, label: str, n_threads: int | None = 1
+        self,
+        model: Any,
+        transform: Callable | None,
+        centre: Any,
+        scale: ArrayLike,
+        label: str,
+        n_threads: int | None = 1,
     ):
         self.model = model
         self.n_threads = n_threads

@@ -41,9 +41,9 @@ def predicted_bound(
     objective: str = "epsilon",
     n_num: float | np.ndarray | None = None,
     n_den: float | np.ndarray | None = None,
-    z: float = 3.0,
+    z: float | np.ndarray = 3.0,
     method: str = "auto",
-) -> float | np.ndarray:
+) -> np.ndarray:
     """Bound an event would certify with ``n_final`` samples per side, predicted from selection proportions.
 
     This is the selection objective (a prediction, never reported as a bound).  The selection proportions are

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .events import Coordinate, Event, Feature, Identity, LearnedScore, Projection, RowKey, _as_2d, bit_features
 
@@ -39,7 +40,7 @@ class LinearScore(Feature):
         coef: Any,
         intercept: Any,
         centre: Any,
-        scale: float,
+        scale: ArrayLike,
         transform: Any = None,
         label: str = "score",
         dtype: str = "float64",

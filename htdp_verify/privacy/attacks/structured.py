@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .basic import Attack, DiscreteAttack, _is_scalar
 from .events import Event, Feature, RowKey, _as_2d, isin_nan
@@ -119,7 +120,7 @@ class PatternKey(Feature):
 class ExtremeCoordinate(Feature):
     """``max_j z_j`` / ``min_j z_j`` / ``max_j |z_j|`` of the standardised release ``z = (y - centre) / scale``."""
 
-    def __init__(self, kind: str, centre: Any, scale: float):
+    def __init__(self, kind: str, centre: Any, scale: ArrayLike):
         if kind not in ("max", "min", "absmax"):
             raise ValueError(f"kind must be 'max', 'min' or 'absmax', got {kind!r}")
         self.kind, self.centre, self.scale = kind, np.asarray(centre, float), np.asarray(scale, float)
