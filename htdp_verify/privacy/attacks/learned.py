@@ -157,6 +157,18 @@ class MixedFeatures:
 
     @classmethod
     def from_spec(cls, d: dict) -> MixedFeatures:
+        """Rebuild the features from the description written by :meth:`spec`.
+
+        Parameters
+        ----------
+        d : dict
+            The description.
+
+        Returns
+        -------
+        MixedFeatures
+            The features.
+        """
         mf = cls.__new__(cls)
         def u(v):
             return None if v is None else float(v)
