@@ -105,9 +105,12 @@ def _register_all():
     for comp in COMPONENTS.values():
         for eps in EPSILONS:
             g = comp.build(eps).privacy
-            register(_check_name(comp, eps),
-                     description=f"audit of diffprivlib {comp.key} at claimed {g}",
-                     provenance=Provenance(PAPER, comp.key), tags=("diffprivlib", "privacy", comp.kind))(_check(comp, eps))
+            register(
+                _check_name(comp, eps),
+                description=f"audit of diffprivlib {comp.key} at claimed {g}",
+                provenance=Provenance(PAPER, comp.key),
+                tags=("diffprivlib", "privacy", comp.kind),
+            )(_check(comp, eps))
     for comp in VARIANTS.values():  # optional-argument variants: ε = 1 only
         g = comp.build(1.0).privacy
         register(_check_name(comp, 1.0), description=f"audit of diffprivlib {comp.key} at claimed {g}",
@@ -128,6 +131,8 @@ def results_table(results) -> str:
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
         for row in (r.details or {}).get("table", []):
-            lines.append(f"| `{row['component']}` | {row['claimed_epsilon']:g} | {row['delta']:g} | {row['relation']} | "
-                         f"{row['epsilon_lb_95']:.3g} | **{row['verdict']}** | {row['samples']} | {row['seconds']} |")
+            lines.append(
+                f"| `{row['component']}` | {row['claimed_epsilon']:g} | {row['delta']:g} | {row['relation']} | "
+                f"{row['epsilon_lb_95']:.3g} | **{row['verdict']}** | {row['samples']} | {row['seconds']} |"
+            )
     return "\n".join(lines)
