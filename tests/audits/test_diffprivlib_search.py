@@ -145,3 +145,19 @@ def test_registered_checks():
 
     names = {c.name for c in get_checks(["diffprivlib.search"])}
     assert names == {f"diffprivlib.search.{f}" for f in space.FAMILIES}
+
+
+def test_flat_tools_audit_scalar_records():
+    """axis=None flattens the array: the records are its entries, so the pairs replace one entry (not a row)."""
+    c = make_config("tools.count_nonzero", 1.0, dict(axis=None, keepdims=False), dict(n=4, d=2, shape="all_zero"))
+    assert space.base_dataset(c).shape == (8,)
+    p = space.config_pairs(c)[0]
+    assert np.sum(np.asarray(p.d) != np.asarray(p.d_prime)) == 1
+
+
+def test_exact_event_text_keeps_full_precision():
+    ev = {"event": "output[9] >= 684.211", "spec": {"exact": True, "kind": "threshold", "side": ">=",
+                                                     "feature": {"type": "coordinate", "j": 9},
+                                                     "params": ["684.2105263157894"]}}
+    assert rootcause._exact_event_text(ev) == "output[9] >= 684.2105263157894"
+    assert rootcause._exact_event_text({"spec": {"exact": False}}) is None
