@@ -77,8 +77,29 @@ Sizes (:data:`audits.hu2022_experiment_sweeps.SIZES`), 20 replications in the qu
 50 in the full one: quick — polytope figures d ∈ {50, 200}, n ∈ {1000 … 8000}, n_eps = 4000; Alg. 3 d ∈ {100, 200},
 n ∈ {2000 … 8000}, s* = 10, s* grid {5 … 40}; Alg. 5 d ∈ {30, 60}, n ∈ {500 … 2000}, s* = 3 (its robust gradient
 costs ~0.1 µs per record × coordinate × iteration); full — the paper's n = 10⁴ and 9·10⁴ (Fig 1(b)) and n = 5·10⁴,
-s* = 20 (Figs 7–9), d up to 800. Measured (``htdp-verify run hu2022.experiment --profile quick``, all nine checks,
-one thread): 63 s of CPU time (≈ the wall time on an idle 2-core machine; 4 min wall at load average 10–12).
+s* = 20 (Figs 7–9), d up to 800. Measured (``htdp-verify run hu2022.experiment --profile quick``, all ten checks,
+one thread, run seed 20261121): 65 s of CPU time (≈ the wall time on an idle 2-core machine; 3 min 48 s wall at load
+average 9–12 on the shared machine); per check 13–52 s wall under that load (Fig 2 the slowest: logistic Alg. 1 and
+the ℓ1-ball reference fit). The full profile was not run (estimated > 20 min of CPU for Fig 1 alone); Fig 1(b)'s
+number at the paper's n is measured by ``benchmarks/hu2022_fig1b_number.py``.
+
+Quick-profile verdicts (20 replications) and what they mean:
+
+* Alg. 1 with the printed s = ⌊nε⌋: inverse temperature 0.007–0.013, near-uniform vertex choice; errors 0.10–0.24,
+  5–20× the excess risk of w = 0. Fig 1: error ↓ n, ↓ ε and the private–non-private gap ↓ n consistent (Frank–Wolfe
+  averages ever more random vertices towards 0, which is close to the dense w*), d-band inconclusive; with s =
+  √(nε) (``fig1_sqrt_scale``) all four consistent. Fig 2: ↓ ε consistent, ↓ n inconclusive, d-band violated (ratio
+  3.75 for d = 50 → 200; on the logistic metric of this module).
+* Alg. 2: Fig 6 all consistent; Fig 5 ↓ ε and d-band consistent, ↓ n and gap ↓ n inconclusive; "Alg. 2's errors
+  exceed Alg. 1's" **violated** (Alg. 2 lower on the same data in 17 of 20 replications at n = 8000: the paper's
+  ordering, which it calls a contradiction of the theory, is not reproduced). Rising steps: 0.17 for Alg. 2 and for
+  Alg. 1 on the same data (Fig 5), 0 (Fig 6): no sign that Alg. 2 is the less smooth.
+* Alg. 3 (Figs 7–9): Peeling scale 1.9–3.3, errors ≈ 10 = twice that of w = 0 (iterates are projected noise); ↓ n,
+  ↓ ε inconclusive, d-band consistent for that vacuous reason, "not logarithmic in s*" violated (flat in s*).
+* Alg. 5 (Figs 10–11): Peeling scale 380–490, growing with n (through T and δ), independent of ε; excess risk 10⁴–10⁵; ↓ n violated (Fig 10) /
+  inconclusive (Fig 11), ↓ ε inconclusive; the s* claims are consistent only because the noise (s = 2s* coordinates
+  of scale ∝ √s) grows with s*.
+
 """
 from __future__ import annotations
 
