@@ -97,8 +97,8 @@ Quick-profile verdicts (20 replications) and what they mean:
 * Alg. 3 (Figs 7–9): Peeling scale 1.9–3.3, errors ≈ 10 = twice that of w = 0 (iterates are projected noise); ↓ n,
   ↓ ε inconclusive, d-band consistent for that vacuous reason, "not logarithmic in s*" violated (flat in s*).
 * Alg. 5 (Figs 10–11): Peeling scale 380–490, growing with n (through T and δ), independent of ε; excess risk
-  10⁴–10⁵; ↓ n violated (Fig 10) / inconclusive (Fig 11), ↓ ε inconclusive; the s* claims are consistent only because the noise (s = 2s* coordinates
-  of scale ∝ √s) grows with s*.
+  10⁴–10⁵; ↓ n violated (Fig 10) / inconclusive (Fig 11), ↓ ε inconclusive; the s* claims are consistent only
+  because the noise (s = 2s* coordinates of scale ∝ √s) grows with s*.
 
 """
 from __future__ import annotations
