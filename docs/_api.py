@@ -93,6 +93,29 @@ def write_api_pages(outdir):
     return modules, documented
 
 
+def data_names(names):
+    """The names among ``names`` that are module-level data (neither classes nor callables)."""
+    out = []
+    for name in names:
+        modname, _, attr = name.rpartition(".")
+        obj = getattr(importlib.import_module(modname), attr)
+        if not (isinstance(obj, type) or callable(obj)):
+            out.append(name)
+    return out
+
+
+def builtin_aliases(names):
+    """``Class.attr`` names, for the classes among ``names``, of class attributes bound to a builtin type."""
+    out = []
+    for name in names:
+        modname, _, attr = name.rpartition(".")
+        obj = getattr(importlib.import_module(modname), attr)
+        if isinstance(obj, type):
+            out += [f"{name}.{k}" for k, v in vars(obj).items()
+                    if not k.startswith("_") and isinstance(v, type) and v.__module__ == "builtins"]
+    return out
+
+
 if __name__ == "__main__":
     mods, names = write_api_pages(Path(__file__).parent / "api")
     total = sum(len(m.__all__) for m in mods.values())

@@ -41,7 +41,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-n
 root_doc = "index"
 
 # --- API reference -----------------------------------------------------------------------------
-_api.write_api_pages(HERE / "api")
+_API_MODULES, _API_NAMES = _api.write_api_pages(HERE / "api")
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_typehints = "none"          # the numpydoc Parameters/Returns sections carry the types
@@ -56,6 +56,10 @@ numpydoc_validation_checks = {"PR01", "PR02", "RT01"}   # parameters all documen
 _BASELINE = [line.strip() for line in (HERE / "_numpydoc_baseline.txt").read_text().splitlines() if line.strip()]
 numpydoc_validation_exclude = {r"\.__init__$", r"\.__call__$", r"\.__repr__$", r"\.__str__$"}
 numpydoc_validation_exclude |= {"^" + re.escape(name) + "$" for name in _BASELINE}
+# module-level data (constants, Provenance records) and class attributes that alias a builtin type
+# (``output_dtype = float``) take no parameters: autodoc shows their type's docstring
+numpydoc_validation_exclude |= {"^" + re.escape(name) + "$" for name in _api.data_names(_API_NAMES)}
+numpydoc_validation_exclude |= {"^" + re.escape(name) + "$" for name in _api.builtin_aliases(_API_NAMES)}
 nitpicky = True
 # Third-party types named in docstrings: their projects' inventories are not fetched (no network at build time).
 nitpick_ignore_regex = [
@@ -133,13 +137,5 @@ def _resolve_short_python_names(app, env, node, contnode):
                                node, contnode)
 
 
-def _skip_builtin_aliases(app, what, name, obj, skip, options):
-    """Skip class attributes that merely alias a builtin type (``output_dtype = float``): not API to document."""
-    if isinstance(obj, type) and obj.__module__ == "builtins":
-        return True
-    return None
-
-
 def setup(app):
     app.connect("missing-reference", _resolve_short_python_names)
-    app.connect("autodoc-skip-member", _skip_builtin_aliases)
