@@ -525,7 +525,10 @@ def config_pairs(c: Config, *, max_corners: int = 4) -> list[Pair]:
         d = D.shape[1] - 1
         los = np.r_[np.full(d, lo), 0.0]
         his = np.r_[np.full(d, hi), adapter.max_weight]
-        return box_pairs({"base": D}, los, his, relation, max_corners=max_corners)
+        pairs = box_pairs({"base": D}, los, his, relation, max_corners=2 ** (d + 1))
+        # heaviest change of the total weight first (a weight-0 record changes nothing)
+        return sorted(pairs, key=lambda p: -abs(float(np.sum(np.asarray(p.d_prime)[:, -1]) -
+                                                     np.sum(np.asarray(p.d)[:, -1]))))
     if fam == "models" and name == "LinearRegression":
         ly, uy = c.kw["bounds_y"]
         d = D.shape[1] - 1
