@@ -57,7 +57,18 @@ def _check_order(k, tail_index: float) -> float:
 
 
 def abs_normal_moment(k: float) -> float:
-    """E|Z|^k for Z ~ N(0, 1): 2^{k/2} Gamma((k+1)/2) / sqrt(pi)."""
+    """E|Z|^k for Z ~ N(0, 1): 2^{k/2} Gamma((k+1)/2) / sqrt(pi).
+
+    Parameters
+    ----------
+    k : float
+        Order of the moment (> 0).
+
+    Returns
+    -------
+    float
+        The moment.
+    """
     return float(2.0 ** (k / 2) * special.gamma((k + 1) / 2) / math.sqrt(math.pi))
 
 
@@ -65,6 +76,18 @@ def abs_t_moment(k: float, nu: float) -> float:
     """E|T|^k for T ~ t_nu (k < nu): nu^{k/2} Gamma((k+1)/2) Gamma((nu-k)/2) / (sqrt(pi) Gamma(nu/2)).
 
     Computed on the log scale with ``gammaln`` so large ``nu`` does not overflow.
+
+    Parameters
+    ----------
+    k : float
+        Order of the moment, ``0 < k < nu``.
+    nu : float
+        Degrees of freedom.
+
+    Returns
+    -------
+    float
+        The moment.
     """
     if not k < nu:
         raise ValueError(f"k must be < nu={nu}, got k={k!r}")
@@ -74,7 +97,20 @@ def abs_t_moment(k: float, nu: float) -> float:
 
 
 def sphere_coordinate_moment(k: float, d: int) -> float:
-    """E|U_1|^k for U uniform on the unit sphere of R^d: Gamma(d/2) Gamma((k+1)/2) / (sqrt(pi) Gamma((d+k)/2))."""
+    """E|U_1|^k for U uniform on the unit sphere of R^d: Gamma(d/2) Gamma((k+1)/2) / (sqrt(pi) Gamma((d+k)/2)).
+
+    Parameters
+    ----------
+    k : float
+        Order of the moment (> 0).
+    d : int
+        Dimension (≥ 1).
+
+    Returns
+    -------
+    float
+        The moment.
+    """
     log = special.gammaln(d / 2) + special.gammaln((k + 1) / 2) - special.gammaln((d + k) / 2)
     return float(math.exp(log - 0.5 * math.log(math.pi)))
 
@@ -108,7 +144,20 @@ class Law:
 
     # -- sampling ------------------------------------------------------------------------------------------------
     def sample(self, size: int | tuple[int, ...], *, rng: np.random.Generator) -> np.ndarray:
-        """Draw ``size`` independent copies (array of shape ``size``, or ``(*size, d)`` for multivariate laws)."""
+        """Draw ``size`` independent copies (array of shape ``size``, or ``(*size, d)`` for multivariate laws).
+
+        Parameters
+        ----------
+        size : int or tuple of int
+            Number (or shape) of draws.
+        rng : numpy.random.Generator
+            The generator.
+
+        Returns
+        -------
+        numpy.ndarray
+            The draws.
+        """
         shape = _shape(size)
         check_rng(rng)
         return self._draw(shape, rng)
@@ -131,7 +180,20 @@ class Law:
         raise NotImplementedError
 
     def moment(self, k: float, central: bool = False) -> float:
-        """Exact absolute moment: ``E|X|^k`` (raw) or ``E|X - mean|^k`` (central), for ``0 < k < tail_index``."""
+        """Exact absolute moment: ``E|X|^k`` (raw) or ``E|X - mean|^k`` (central), for ``0 < k < tail_index``.
+
+        Parameters
+        ----------
+        k : float
+            Order of the moment, ``0 < k < tail_index``.
+        central : bool, default False
+            Central (about the mean) instead of raw.
+
+        Returns
+        -------
+        float
+            The moment.
+        """
         k = _check_order(k, self.tail_index)
         if central:
             if not self.tail_index > 1:
@@ -148,7 +210,20 @@ class Law:
         return self.abs_moment_about(k, self._mean())
 
     def abs_moment_about(self, k: float, c: float) -> float:
-        """``E|X - c|^k`` for a real centre ``c``; numeric quadrature of the density unless overridden."""
+        """``E|X - c|^k`` for a real centre ``c``; numeric quadrature of the density unless overridden.
+
+        Parameters
+        ----------
+        k : float
+            Order of the moment, ``0 < k < tail_index``.
+        c : float
+            The centre.
+
+        Returns
+        -------
+        float
+            The moment.
+        """
         k = _check_order(k, self.tail_index)
         c = _check_real("c", c)
         lo, hi = self._support()
@@ -168,7 +243,18 @@ class Law:
         raise NotImplementedError(f"{type(self).__name__} has no density")
 
     def sf(self, x: ArrayLike) -> np.ndarray:
-        """Survival function P(X > x)."""
+        """Survival function P(X > x).
+
+        Parameters
+        ----------
+        x : array_like
+            Points at which to evaluate it.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            P(X > x).
+        """
         raise NotImplementedError(f"{type(self).__name__} has no survival function")
 
     def __repr__(self) -> str:

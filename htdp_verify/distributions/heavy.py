@@ -26,6 +26,15 @@ class StudentT(Law):
     Central (and, for ``loc = 0``, raw): ``E|X - loc|^k = scale^k nu^{k/2} Gamma((k+1)/2) Gamma((nu-k)/2)
     / (sqrt(pi) Gamma(nu/2))`` for ``k < nu``. Raw moments with ``loc != 0`` are computed by quadrature.
     Sampling: ``rng.standard_t``.
+
+    Parameters
+    ----------
+    nu : float
+        Degrees of freedom (> 0); the tail index.
+    loc : float, default 0.0
+        Location.
+    scale : float, default 1.0
+        Scale (> 0).
     """
 
     def __init__(self, nu: float, loc: float = 0.0, scale: float = 1.0):
@@ -85,6 +94,13 @@ class Cauchy(StudentT):
 
     No mean (``tail_index = 1``). ``E|X - loc|^k = scale^k / cos(pi k / 2)`` for ``0 < k < 1``.
     Sampling: ``rng.standard_cauchy``.
+
+    Parameters
+    ----------
+    loc : float, default 0.0
+        Location (the median).
+    scale : float, default 1.0
+        Scale (> 0).
     """
 
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
@@ -106,6 +122,13 @@ class Pareto(Law):
 
     ``tail_index = alpha``; mean ``alpha xm/(alpha-1)``; raw ``E X^k = alpha xm^k/(alpha-k)`` for ``k < alpha``.
     Central absolute moments: quadrature. Sampling: ``xm (1 + rng.pareto(alpha))``.
+
+    Parameters
+    ----------
+    alpha : float
+        Tail index (> 0).
+    xm : float, default 1.0
+        Lower end of the support (> 0).
     """
 
     def __init__(self, alpha: float, xm: float = 1.0):
@@ -153,6 +176,13 @@ class Lomax(Law):
     ``P(X > x) = (1 + x/scale)^{-alpha}``; ``tail_index = alpha``; mean ``scale/(alpha-1)``;
     raw ``E X^k = scale^k Gamma(k+1) Gamma(alpha-k) / Gamma(alpha)`` for ``k < alpha``.
     Central absolute moments: quadrature. Sampling: ``scale * rng.pareto(alpha)``.
+
+    Parameters
+    ----------
+    alpha : float
+        Tail index (> 0).
+    scale : float, default 1.0
+        Scale (> 0).
     """
 
     def __init__(self, alpha: float, scale: float = 1.0):
@@ -201,6 +231,15 @@ class SymmetricPareto(Law):
     ``alpha scale^alpha / (2 |x|^{alpha+1})`` for ``|x| >= scale``.
     ``tail_index = alpha``; mean 0 (``alpha > 1``); ``E|X|^k = E|X - 0|^k = E Y^k`` (see :class:`Lomax`,
     :class:`Pareto`). This is the zero-mean Pareto noise of Hu et al. 2022, section 8.3.
+
+    Parameters
+    ----------
+    alpha : float
+        Tail index (> 0).
+    scale : float, default 1.0
+        Scale of Y (> 0).
+    base : str, default "lomax"
+        ``"lomax"`` or ``"pareto"``: the law of Y.
     """
 
     def __init__(self, alpha: float, scale: float = 1.0, base: str = "lomax"):
@@ -257,6 +296,15 @@ class BurrXII(Law):
     Density ``(c d / scale) (x/scale)^{c-1} (1 + (x/scale)^c)^{-(d+1)}``. ``tail_index = c d``;
     raw ``E X^r = scale^r d B(d - r/c, 1 + r/c)`` for ``r < c d``. Central absolute moments: quadrature.
     Sampling by inversion: ``X = scale (U^{-1/d} - 1)^{1/c}``.
+
+    Parameters
+    ----------
+    c : float
+        First shape parameter (> 0).
+    d : float
+        Second shape parameter (> 0); the tail index is ``c d``.
+    scale : float, default 1.0
+        Scale (> 0).
     """
 
     def __init__(self, c: float, d: float, scale: float = 1.0):

@@ -24,6 +24,13 @@ class Normal(Law):
     Density ``phi((x - loc)/scale)/scale``. All moments finite (``tail_index = inf``).
     Central: ``E|X - loc|^k = scale^k 2^{k/2} Gamma((k+1)/2)/sqrt(pi)``.
     Raw: ``E|X|^k = scale^k 2^{k/2} Gamma((k+1)/2)/sqrt(pi) * 1F1(-k/2; 1/2; -loc^2/(2 scale^2))`` (Kummer function).
+
+    Parameters
+    ----------
+    loc : float, default 0.0
+        Mean.
+    scale : float, default 1.0
+        Standard deviation (> 0).
     """
 
     def __init__(self, loc: float = 0.0, scale: float = 1.0):
@@ -70,6 +77,13 @@ class LogNormal(Law):
     All moments finite (``tail_index = inf``) but they grow like ``exp(k^2 sigma^2 / 2)``:
     raw ``E X^k = exp(k mu + k^2 sigma^2/2)``; mean ``exp(mu + sigma^2/2)``. Central absolute moments: quadrature.
     ``sigma`` is the standard deviation of ``log X`` (Hu et al. 2022's "Lognormal(0, 0.6)" read as sigma = 0.6).
+
+    Parameters
+    ----------
+    mu : float, default 0.0
+        Mean of ``log X``.
+    sigma : float, default 1.0
+        Standard deviation of ``log X`` (> 0).
     """
 
     def __init__(self, mu: float = 0.0, sigma: float = 1.0):
@@ -119,6 +133,13 @@ class Spike(Law):
     ``E|X - pa|^k = |a|^k p (1-p) (p^{k-1} + (1-p)^{k-1})``. With small ``p`` and large ``a`` this is the
     canonical hard instance for heavy-tailed mean estimation (a rare huge atom with a prescribed k-th moment);
     :meth:`with_moment` picks ``a``.
+
+    Parameters
+    ----------
+    p : float
+        Probability of the atom, in (0, 1).
+    a : float
+        Position of the atom.
     """
 
     def __init__(self, p: float, a: float):

@@ -32,6 +32,17 @@ class MultivariateT(Law):
       ``E||X||^k = s^k nu^{k/2} Gamma((d+k)/2) Gamma((nu-k)/2) / (Gamma(d/2) Gamma(nu/2))``;
       for ``k = 2`` and any loc, Sigma: ``||loc||^2 + tr(Sigma) nu/(nu-2)``; otherwise ``NotImplementedError``.
     * ``norm_sf(r)`` (``loc = 0``, ``Sigma = s^2 I``): ``||X||^2/(d s^2) ~ F(d, nu)``.
+
+    Parameters
+    ----------
+    nu : float
+        Degrees of freedom (> 0); the tail index.
+    loc : array_like, optional
+        The centre, a 1-d array (default: the origin).
+    shape : array_like or float, optional
+        The symmetric positive-definite shape matrix, or a positive multiple of the identity (default: the identity).
+    d : int, optional
+        The dimension, required when neither ``loc`` nor ``shape`` gives it.
     """
 
     multivariate = True
@@ -94,13 +105,30 @@ class MultivariateT(Law):
         return np.array([self.marginal(j)._central_moment(k) for j in range(self.dim)])
 
     def directional_moment(self, k: float) -> float:
-        """``sup_{||u||=1} E|<u, X - loc>|^k = lambda_max(shape)^{k/2} E|T_nu|^k``."""
+        """``sup_{||u||=1} E|<u, X - loc>|^k = lambda_max(shape)^{k/2} E|T_nu|^k``.
+
+        Parameters
+        ----------
+        k : float
+            Order of the moment, ``0 < k < nu``.
+
+        Returns
+        -------
+        float
+            The directional moment.
+        """
         k = _check_order(k, self.tail_index)
         lam = float(np.linalg.eigvalsh(self.shape)[-1])
         return lam ** (k / 2) * abs_t_moment(k, self.nu)
 
     def top_direction(self) -> np.ndarray:
-        """A unit vector attaining the directional moment (top eigenvector of the shape matrix)."""
+        """A unit vector attaining the directional moment (top eigenvector of the shape matrix).
+
+        Returns
+        -------
+        numpy.ndarray
+            The unit vector.
+        """
         return np.linalg.eigh(self.shape)[1][:, -1]
 
     def _isotropic_scale(self):
@@ -137,6 +165,15 @@ class RadialPareto(Law):
     ``norm_moment(k) = E R^k = alpha xm^k/(alpha - k)``; every direction is extremal, so
     ``directional_moment(k) = E|<u, X>|^k = E R^k * E|U_1|^k`` with
     ``E|U_1|^k = Gamma(d/2) Gamma((k+1)/2) / (sqrt(pi) Gamma((d+k)/2))``; per-coordinate moments equal it too.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (≥ 1).
+    alpha : float
+        Tail index of the radius (> 0).
+    xm : float, default 1.0
+        Smallest radius (> 0).
     """
 
     multivariate = True

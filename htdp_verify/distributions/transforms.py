@@ -20,6 +20,13 @@ class Scaled(Law):
 
     Moments scale as ``|factor|^k``; ``tail_index`` is unchanged; ``sf(x) = P(X > x/factor)`` (or ``P(X < x/factor)``
     for a negative factor, when X has a density). Built by :func:`rescale_to_moment`.
+
+    Parameters
+    ----------
+    law : Law
+        The law X.
+    factor : float
+        The non-zero real factor.
     """
 
     def __init__(self, law: Law, factor: float):
@@ -85,6 +92,13 @@ class Mixture(Law):
     raw ``E|X|^k = sum_i w_i E_i|X|^k``; central ``E|X - m|^k = sum_i w_i E_i|X - m|^k`` (each component's
     ``abs_moment_about``); ``sf = sum_i w_i sf_i``; ``pdf = sum_i w_i pdf_i``. Multivariate mixtures provide
     ``mean``, raw per-coordinate moments and ``norm_moment = sum_i w_i norm_moment_i``.
+
+    Parameters
+    ----------
+    components : sequence of Law
+        The component laws, all of the same dimension.
+    weights : sequence of float
+        Their probabilities (non-negative, summing to 1).
     """
 
     def __init__(self, components: Sequence[Law], weights: Sequence[float]):
@@ -163,6 +177,15 @@ class Contamination(Mixture):
 
     A :class:`Mixture` with two components; ``base``, ``eps`` and ``contaminant`` are kept as attributes.
     Each observation is independently an outlier (drawn from Q) with probability ``eps``.
+
+    Parameters
+    ----------
+    base : Law
+        The law P.
+    eps : float
+        Probability of an outlier, in [0, 1).
+    contaminant : Law
+        The law Q of the outliers.
     """
 
     def __init__(self, base: Law, eps: float, contaminant: Law):
@@ -177,7 +200,22 @@ class Contamination(Mixture):
 
 
 def contaminate(law: Law, eps: float, contaminant: Law) -> Contamination:
-    """Huber contamination ``(1 - eps) law + eps contaminant``; see :class:`Contamination`."""
+    """Huber contamination ``(1 - eps) law + eps contaminant``; see :class:`Contamination`.
+
+    Parameters
+    ----------
+    law : Law
+        The law P.
+    eps : float
+        Probability of an outlier, in [0, 1).
+    contaminant : Law
+        The law Q of the outliers.
+
+    Returns
+    -------
+    Contamination
+        The contaminated law.
+    """
     return Contamination(law, eps, contaminant)
 
 
