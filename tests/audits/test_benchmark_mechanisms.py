@@ -114,7 +114,7 @@ def test_pairs_respect_relation_and_domain(name):
 @pytest.mark.parametrize("name", list(MECHANISMS))
 def test_shape_kind_and_reproducible(name):
     m = get_mechanism(name)
-    state = np.random.get_state()[1].copy()
+    state = np.random.get_state()[1].copy()  # noqa: NPY002 - snapshot of the global RNG
     for p in m.pairs[:2]:
         a = m.sample(p.d, 257, rng=_gen(5))
         b = m(p.d, 257, _gen(5))  # mechanism contract, positional rng
@@ -131,7 +131,7 @@ def test_shape_kind_and_reproducible(name):
         if m.output_kind == "bool-vector":
             assert set(np.unique(a)) <= {0, 1}
         assert np.all(np.isfinite(a))
-    np.testing.assert_array_equal(np.random.get_state()[1], state)  # the global RNG is never touched
+    np.testing.assert_array_equal(np.random.get_state()[1], state)  # noqa: NPY002 - the global RNG is never touched
 
 
 def test_chunked_sampling_is_reproducible_and_shaped(monkeypatch):

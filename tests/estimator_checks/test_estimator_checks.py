@@ -127,7 +127,7 @@ class ToyMean:
 class GlobalRNGMean(ToyMean):
     def sample(self, data, size, *, rng):
         x = self._x(data)
-        return self.statistic(x) + np.random.laplace(0.0, self._scale(x.shape[0]), size=size)
+        return self.statistic(x) + np.random.laplace(0.0, self._scale(x.shape[0]), size=size)  # noqa: NPY002 - a broken estimator for the checks
 
 
 class UnseededMean(ToyMean):
