@@ -52,8 +52,21 @@ def _check_seed(seed) -> int:
 def child_seed_sequence(seed: int, cell: int, index: int | None = None) -> np.random.SeedSequence:
     """The ``SeedSequence`` of replication (or vectorised chunk) ``index`` of grid cell ``cell``.
 
-    Equal to ``SeedSequence(seed).spawn(cell + 1)[cell].spawn(index + 1)[index]``; with ``index=None`` the
-    cell's own sequence.
+    Equal to ``SeedSequence(seed).spawn(cell + 1)[cell].spawn(index + 1)[index]``.
+
+    Parameters
+    ----------
+    seed : int
+        The run seed.
+    cell : int
+        Row-major index of the grid cell.
+    index : int, optional
+        Replication or chunk (``None``: the cell's own sequence).
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        The sequence.
     """
     key = (int(cell),) if index is None else (int(cell), int(index))
     return np.random.SeedSequence(_check_seed(seed), spawn_key=key)
@@ -175,20 +188,50 @@ class MonteCarloResult:
         return int(np.prod([len(v) for v in self.grid.values()])) if self.grid else 1
 
     def cells(self) -> pd.DataFrame:
-        """One row per grid cell: its parameters and the seed of the cell (``seed``, ``spawn_key="c"``)."""
+        """One row per grid cell: its parameters and the seed of the cell (``seed``, ``spawn_key="c"``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The cells.
+        """
         cols = list(self.grid) + ["cell", "seed"]
         out = self.table.drop_duplicates("cell")[cols].reset_index(drop=True)
         out["spawn_key"] = out["cell"].astype(str)
         return out
 
     def values(self, output: str | None = None) -> np.ndarray:
-        """Array of shape ``(n_cells, n_reps)`` of one output (default: the only one)."""
+        """Array of shape ``(n_cells, n_reps)`` of one output (default: the only one).
+
+        Parameters
+        ----------
+        output : str, optional
+            The output column.
+
+        Returns
+        -------
+        numpy.ndarray
+            The values.
+        """
         output = self._output(output)
         t = self.table.sort_values(["cell", "rep"], kind="stable")
         return t[output].to_numpy().reshape(self.n_cells, self.n_reps)
 
     def summary(self, output: str | None = None, stat: str = "median") -> pd.DataFrame:
-        """Per-cell summary of one output (``stat`` any pandas aggregation name: median, mean, std, ...)."""
+        """Per-cell summary of one output.
+
+        Parameters
+        ----------
+        output : str, optional
+            The output column (default: the only one).
+        stat : str, default "median"
+            Any pandas aggregation name: median, mean, std, ...
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per cell.
+        """
         output = self._output(output)
         agg = self.table.groupby("cell", sort=True)[output].agg(stat)
         out = self.cells()
@@ -196,7 +239,20 @@ class MonteCarloResult:
         return out
 
     def rng_for(self, cell: int, rep: int) -> np.random.Generator:
-        """The generator replication ``rep`` (or, vectorised, chunk ``rep``) of ``cell`` was run with."""
+        """The generator replication ``rep`` (or, vectorised, chunk ``rep``) of ``cell`` was run with.
+
+        Parameters
+        ----------
+        cell : int
+            The grid cell.
+        rep : int
+            The replication or chunk.
+
+        Returns
+        -------
+        numpy.random.Generator
+            A fresh generator in that state.
+        """
         return np.random.default_rng(child_seed_sequence(self.seed, cell, rep))
 
     def _output(self, output):
@@ -225,7 +281,18 @@ class MonteCarloResult:
         }
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Save to ``path``: ``*.csv`` writes the table plus ``<path>.meta.json``; ``*.json`` writes one file."""
+        """Save to ``path``: ``*.csv`` writes the table plus ``<path>.meta.json``; ``*.json`` writes one file.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
         path = Path(path)
         if path.suffix == ".csv":
             self.table.to_csv(path, index=False, float_format="%.17g")
@@ -240,7 +307,18 @@ class MonteCarloResult:
 
     @classmethod
     def load(cls, path) -> MonteCarloResult:
-        """Inverse of :meth:`save`."""
+        """Inverse of :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file.
+
+        Returns
+        -------
+        MonteCarloResult
+            The result.
+        """
         path = Path(path)
         if path.suffix == ".csv":
             meta = json.loads(Path(str(path) + ".meta.json").read_text())
@@ -262,7 +340,18 @@ class MonteCarloResult:
 
 
 def load_results(path: str | os.PathLike[str]) -> MonteCarloResult:
-    """Load a :class:`MonteCarloResult` saved with :meth:`MonteCarloResult.save`."""
+    """Load a :class:`MonteCarloResult` saved with :meth:`MonteCarloResult.save`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    MonteCarloResult
+        The result.
+    """
     return MonteCarloResult.load(path)
 
 

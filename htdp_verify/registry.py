@@ -33,7 +33,21 @@ ENTRY_POINT_GROUP = "htdp_verify.checks"
 class RunContext:
     """What a check receives: the ``profile`` (``"quick"`` or ``"full"``), its own ``rng`` and integer ``seed``
     (derived from the run seed and the check name, so checks are reproducible one by one), and ``out_dir``
-    where it may write figures (return their paths relative to ``out_dir`` in ``CheckResult.figures``)."""
+    where it may write figures (return their paths relative to ``out_dir`` in ``CheckResult.figures``).
+
+    Parameters
+    ----------
+    profile : str
+        ``"quick"`` or ``"full"``.
+    seed : int
+        The check's own seed.
+    rng : numpy.random.Generator
+        The check's own generator.
+    out_dir : pathlib.Path
+        Where the check may write figures.
+    progress : bool, default True
+        Whether progress may be shown.
+    """
 
     profile: str
     seed: int
@@ -48,6 +62,21 @@ class RunContext:
 
 @dataclass(frozen=True)
 class Check:
+    """A registered check.
+
+    Parameters
+    ----------
+    name : str
+        Dotted name.
+    func : callable
+        The function run with a :class:`RunContext`.
+    description : str
+        One line on what it checks.
+    provenance : Provenance, optional
+        Where the claim comes from.
+    tags : tuple, default ()
+        Extra selectors.
+    """
     name: str
     func: Callable
     description: str
@@ -64,7 +93,24 @@ _REGISTRY: dict[str, Check] = {}
 def register(
     name: str, *, description: str, provenance: Provenance | dict | None = None, tags: tuple[Any, ...] = ()
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: register ``func`` as the check ``name`` (dotted, e.g. ``"stats.cp_coverage"``)."""
+    """Decorator: register ``func`` as the check ``name`` (dotted, e.g. ``"stats.cp_coverage"``).
+
+    Parameters
+    ----------
+    name : str
+        The check's dotted name; its first part is the suite.
+    description : str
+        One line on what it checks.
+    provenance : Provenance or dict, optional
+        Where the claim comes from.
+    tags : tuple, default ()
+        Extra selectors for ``htdp-verify run``.
+
+    Returns
+    -------
+    callable
+        The decorator; the decorated function receives a :class:`RunContext` and returns ``CheckResult`` objects.
+    """
     if not isinstance(name, str) or not name or " " in name:
         raise ValueError(f"name must be a non-empty string without spaces, got {name!r}")
     if isinstance(provenance, dict):
@@ -83,7 +129,13 @@ _loaded = False
 
 
 def load_plugins() -> list[str]:
-    """Import every module declared under the ``htdp_verify.checks`` entry-point group (once)."""
+    """Import every module declared under the ``htdp_verify.checks`` entry-point group (once).
+
+    Returns
+    -------
+    list of str
+        The entry-point names loaded by this call (empty when they were loaded before).
+    """
     global _loaded
     names: list[str] = []
     if _loaded:
@@ -103,7 +155,15 @@ def all_checks() -> list[Check]:
 def get_checks(selectors: Any = None) -> list[Check]:
     """Checks whose name equals a selector or starts with ``selector + "."`` (or a tag equals it).
 
-    No selectors: every registered check.  An unknown selector raises ``ValueError`` listing what exists.
+    Parameters
+    ----------
+    selectors : sequence of str, optional
+        Names, prefixes or tags; none: every registered check. An unknown selector raises ``ValueError`` listing what exists.
+
+    Returns
+    -------
+    list of Check
+        The selected checks, each once, selector by selector.
     """
     checks = all_checks()
     if not selectors:
@@ -121,9 +181,23 @@ def get_checks(selectors: Any = None) -> list[Check]:
 
 
 def derive_seed(seed: int, name: str) -> int:
-    """The seed a check gets: one ``SeedSequence`` entropy from the run seed and the check's name (never from its
-    position in the run), so a check reproduces alone (``htdp-verify run NAME --seed S``), inside a full run, and in
-    any worker process of a parallel run exactly alike."""
+    """The seed a check gets: one ``SeedSequence`` entropy from the run seed and the check's name.
+
+    Never from its position in the run, so a check reproduces alone (``htdp-verify run NAME --seed S``), inside a
+    full run, and in any worker process of a parallel run exactly alike.
+
+    Parameters
+    ----------
+    seed : int
+        The run seed.
+    name : str
+        The check's name.
+
+    Returns
+    -------
+    int
+        The check's seed.
+    """
     return int(np.random.SeedSequence([seed, zlib.crc32(name.encode())]).generate_state(1, np.uint64)[0] >> 1)
 
 

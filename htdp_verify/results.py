@@ -201,7 +201,13 @@ class CheckResult:
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (format :data:`FORMAT_VERSION`): JSON numbers or ``null``; non-finite floats are
-        ``null`` with their value under ``"nonfinite"`` (JSON Pointer -> "inf" / "-inf" / "nan")."""
+        ``null`` with their value under ``"nonfinite"`` (JSON Pointer -> "inf" / "-inf" / "nan").
+
+        Returns
+        -------
+        dict
+            The result as a dict.
+        """
         d = asdict(self)
         d["claim"] = None if self.claim is None else asdict(self.claim)
         nonfinite: dict = {}
@@ -212,7 +218,18 @@ class CheckResult:
 
     @classmethod
     def from_dict(cls, d: dict) -> CheckResult:
-        """Read a dict written by :meth:`to_dict` (format 2) or by earlier versions ("inf"/"nan" strings)."""
+        """Read a dict written by :meth:`to_dict` (format 2) or by earlier versions ("inf"/"nan" strings).
+
+        Parameters
+        ----------
+        d : dict
+            The dict.
+
+        Returns
+        -------
+        CheckResult
+            The result, an instance of the class this is called on.
+        """
         d = copy.deepcopy(d)
         nonfinite = d.pop("nonfinite", None)
         if nonfinite:
@@ -237,14 +254,26 @@ class CheckResult:
 
     def short_summary(self) -> str:
         """:attr:`summary` with a neighbouring pair's printed datasets (``details["pair"]["text"]``) replaced by
-        :func:`pair_text` (label, sizes and the differing record)."""
+        :func:`pair_text` (label, sizes and the differing record).
+
+        Returns
+        -------
+        str
+            The summary.
+        """
         pair = self.details.get("pair") if isinstance(self.details, dict) else None
         if isinstance(pair, dict) and pair.get("text") and pair["text"] in self.summary:
             return self.summary.replace(pair["text"], pair_text(pair))
         return self.summary
 
     def line(self) -> str:
-        """One line: ``[VERDICT (expected ...)] name: statistic=estimate summary`` (datasets never printed)."""
+        """One line: ``[VERDICT (expected ...)] name: statistic=estimate summary`` (datasets never printed).
+
+        Returns
+        -------
+        str
+            The line.
+        """
         est = (
             ""
             if (isinstance(self.estimate, float) and math.isnan(self.estimate))
@@ -280,7 +309,18 @@ def _short(x) -> str:
 
 def pair_text(pair: dict) -> str:
     """A neighbouring pair in words without printing the datasets: its label and relation, the datasets' sizes and
-    the record(s) in which they differ (``pair``: the dict of ``Pair.to_dict()``, with ``d``, ``d_prime``)."""
+    the record(s) in which they differ.
+
+    Parameters
+    ----------
+    pair : dict
+        The dict of ``Pair.to_dict()``, with ``d`` and ``d_prime``.
+
+    Returns
+    -------
+    str
+        The description.
+    """
     label = pair.get("label") or "pair"
     rel = pair.get("relation")
     head = f"{label}" + (f" [{rel}]" if rel else "")
@@ -310,7 +350,18 @@ def tally(results: Any) -> dict[str, int]:
     """Counts of :attr:`CheckResult.outcome` over ``results``, every key of :data:`OUTCOMES` present (0 if none).
 
     Canaries and controls count under ``"as expected"`` / ``"unexpected"``, never under their verdict, so a
-    canary's intended violation is not a finding and a description (``"info"``) is never counted as consistent."""
+    canary's intended violation is not a finding and a description (``"info"``) is never counted as consistent.
+
+    Parameters
+    ----------
+    results : list of CheckResult
+        The results.
+
+    Returns
+    -------
+    dict
+        ``{outcome: count}``.
+    """
     counts = dict.fromkeys(OUTCOMES, 0)
     for r in results:
         counts[r.outcome] += 1
@@ -318,7 +369,20 @@ def tally(results: Any) -> dict[str, int]:
 
 
 def results_document(results: Any, meta: dict | None = None) -> dict:
-    """The content of ``results.json``: ``{"format", "format_version", "meta", "tally", "results"}``."""
+    """The content of ``results.json``: ``{"format", "format_version", "meta", "tally", "results"}``.
+
+    Parameters
+    ----------
+    results : list of CheckResult
+        The results.
+    meta : dict, optional
+        The run's settings (profile, seed, versions, ...).
+
+    Returns
+    -------
+    dict
+        The JSON-ready document.
+    """
     results = list(results)
     return {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "meta": _jsonable(dict(meta or {})),
             "tally": tally(results), "results": [r.to_dict() for r in results]}
@@ -331,12 +395,36 @@ def dumps(obj, **kw) -> str:
 
 
 def results_to_json(results: Any, **kw: Any) -> str:
-    """A whole results document (see :func:`results_document`) as JSON text."""
+    """A whole results document (see :func:`results_document`) as JSON text.
+
+    Parameters
+    ----------
+    results : list of CheckResult
+        The results.
+    **kw
+        Passed to :func:`results_document` (``meta``).
+
+    Returns
+    -------
+    str
+        The JSON text.
+    """
     return dumps(results_document(results), **kw)
 
 
 def results_from_json(s: str) -> list[CheckResult]:
-    """The results of a ``results.json`` text: a document of any format version, or a bare list of results."""
+    """The results of a ``results.json`` text: a document of any format version, or a bare list of results.
+
+    Parameters
+    ----------
+    s : str
+        The JSON text.
+
+    Returns
+    -------
+    list of CheckResult
+        The results.
+    """
     doc = json.loads(s)
     if isinstance(doc, dict):
         version = doc.get("format_version", 1)

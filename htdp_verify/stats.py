@@ -287,6 +287,27 @@ class ExceedanceResult:
 
     ``verdict`` is ``"violated"`` when H0 (failure rate ≤ β) is rejected at level α and ``"consistent"``
     otherwise; ``min_detectable_rate`` says how large a violation the run could have caught.
+
+    Parameters
+    ----------
+    k : int
+        Failures.
+    n : int
+        Replications.
+    beta : float
+        The claimed failure probability.
+    alpha : float
+        Level of the test.
+    pvalue : float
+        ``P[Bin(n, beta) >= k]``.
+    rate : float
+        ``k / n``.
+    rate_upper : float
+        Clopper–Pearson upper bound of the failure rate at ``1 - alpha``.
+    verdict : str
+        ``"violated"`` or ``"consistent"``.
+    min_detectable_rate : float
+        The smallest failure rate detected with the stated power.
     """
 
     k: int
@@ -513,6 +534,13 @@ class Budget:
     >>> b = Budget(0.05)
     >>> a1 = b.spend("search", 0.01); a2 = b.spend("final", b.remaining)
     >>> print(b.ledger())  # doctest: +SKIP
+
+    Parameters
+    ----------
+    alpha : float
+        The total family-wise error probability.
+    spends : list, optional
+        The ``(name, amount)`` spends recorded so far.
     """
 
     alpha: float
@@ -530,7 +558,20 @@ class Budget:
         return max(self.alpha - self.spent, 0.0)
 
     def spend(self, name: str, amount: float) -> float:
-        """Record a spend of ``amount`` under ``name``; returns ``amount``.  Refuses to overspend."""
+        """Record a spend of ``amount`` under ``name``; refuses to overspend (:class:`BudgetExceededError`).
+
+        Parameters
+        ----------
+        name : str
+            What the α is spent on.
+        amount : float
+            The α spent (≥ 0).
+
+        Returns
+        -------
+        float
+            ``amount``.
+        """
         if not isinstance(name, str) or not name:
             raise ValueError("name must be a non-empty string")
         amount = check_prob("amount", amount)
@@ -543,12 +584,36 @@ class Budget:
         return amount
 
     def spend_fraction(self, name: str, fraction: float) -> float:
-        """Spend ``fraction`` of the *total* budget."""
+        """Spend ``fraction`` of the *total* budget.
+
+        Parameters
+        ----------
+        name : str
+            What the α is spent on.
+        fraction : float
+            Share of the total α, in [0, 1].
+
+        Returns
+        -------
+        float
+            The α spent.
+        """
         fraction = check_prob("fraction", fraction, open_high=False)
         return self.spend(name, self.alpha * fraction)
 
     def spend_rest(self, name: str) -> float:
-        """Spend everything that remains."""
+        """Spend everything that remains.
+
+        Parameters
+        ----------
+        name : str
+            What the α is spent on.
+
+        Returns
+        -------
+        float
+            The α spent.
+        """
         if self.remaining <= 0:
             raise BudgetExceededError(f"nothing remains of alpha={self.alpha:g} to spend on {name!r}")
         return self.spend(name, self.remaining)

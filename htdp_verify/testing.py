@@ -305,7 +305,34 @@ def assert_quantile_shape(
     on_inconclusive: str = "fail",
     name: str = "",
 ) -> CheckResult:
-    """Assert that the (1−β)-quantile of the error grows like ``log(1/β)^gamma`` (± ``tolerance`` on γ)."""
+    """Assert that the (1−β)-quantile of the error grows like ``log(1/β)^gamma`` (± ``tolerance`` on γ).
+
+    Parameters
+    ----------
+    errors : array_like
+        Replications of the error (or one row per β, as for :func:`~htdp_verify.rates.quantile_shape`).
+    betas : array_like, optional
+        The failure probabilities β at which quantiles are taken.
+    gamma : float, default 0.5
+        The claimed exponent γ (1/2: sub-Gaussian tails; 1: exponential tails).
+    tolerance : float, default 0.25
+        Half-width of the band around γ.
+    alpha : float, default 0.05
+        Error probability of the test.
+    n_boot : int, default 1000
+        Bootstrap resamples.
+    rng : numpy.random.Generator, optional
+        Generator of the bootstrap (default: seeded from the data).
+    on_inconclusive : str, default "fail"
+        ``"fail"``, ``"warn"`` or ``"pass"``.
+    name : str, default ""
+        Name of the result.
+
+    Returns
+    -------
+    CheckResult
+        The result (when the assertion passes).
+    """
     from .rates import check_quantile_shape
 
     res = check_quantile_shape(errors, betas, gamma=gamma, tolerance=tolerance, alpha=alpha, n_boot=n_boot, rng=rng,
@@ -388,14 +415,36 @@ def assert_private(
 ) -> Any:
     """Assert that an empirical audit does not refute the privacy claim (:func:`htdp_verify.privacy.audit`).
 
-    ``claim``: a :class:`~htdp_verify.claims.PrivacyClaim` / :class:`~htdp_verify.privacy.PrivacyGuarantee`, or
-    ``None`` for the mechanism's declared ``privacy``. ``pairs`` or ``neighbours`` as in ``audit``. ``n_samples``
-    (releases per side) defaults to :func:`private_sample_size` of the claimed ε (``profile``, default the
-    ``--htdp-profile`` option). Fails (``AssertionError`` with the audit's summary, the pair and the exact event) on
-    ``"violated"`` (false-failure rate ≤ ``alpha`` for a mechanism that satisfies the claim); ``"inconclusive"`` (the
-    run could not certify the claimed ε even with a perfect event) follows ``on_inconclusive``
-    ("fail" / "warn" / "pass"). Returns the :class:`~htdp_verify.privacy.AuditResult`. Extra keyword arguments go
-    to ``audit``."""
+    Parameters
+    ----------
+    mechanism_or_estimator : object
+        A mechanism ``(data, size, rng)``, a :class:`~htdp_verify.privacy.Mechanism` or an estimator with ``sample``.
+    claim : PrivacyClaim or PrivacyGuarantee, optional
+        The claim (default: the mechanism's declared ``privacy``).
+    pairs, neighbours
+        The neighbouring inputs, as in :func:`~htdp_verify.privacy.audit`.
+    n_samples : int, optional
+        Releases per side (default: :func:`private_sample_size` of the claimed ε at ``profile``).
+    alpha : float, default 0.05
+        False-failure rate for a mechanism that satisfies the claim.
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+    on_inconclusive : str, default "fail"
+        What an inconclusive audit (the run could not certify the claimed ε even with a perfect event) does: ``"fail"``, ``"warn"`` or ``"pass"``.
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option).
+    attacks : str or list, default "auto"
+        The attack families, as in :func:`~htdp_verify.privacy.audit`.
+    name : str, default ""
+        Name of the result.
+    **audit_kwargs
+        Passed to :func:`~htdp_verify.privacy.audit`.
+
+    Returns
+    -------
+    AuditResult
+        The audit's result (when the assertion passes); on ``"violated"`` an ``AssertionError`` with the audit's summary, the pair and the exact event is raised instead.
+    """
     from .privacy import audit
     from .privacy.adapters import as_mechanism
     from .privacy.plan import as_claim
