@@ -1,12 +1,11 @@
 """The ``htdp-checks`` directive: the registered checks of a prefix, read from the registry at build time.
 
-``{htdp-checks} hu2022`` renders a table of every check ``htdp-verify list hu2022`` shows (name, description and
+``{htdp-checks} hu2022`` renders a definition list of every check ``htdp-verify list hu2022`` shows (name, description and
 source); with the ``:names-only:`` flag, a compact list of names. The registry is loaded in the build process, so
 the pages cannot drift from the code.
 """
 from docutils import nodes
 from docutils.parsers.rst import directives
-from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 
 
@@ -18,7 +17,7 @@ def _checks(prefix):
 
 
 def _cell(text):
-    return " ".join(str(text).split()).replace("|", "\\|")
+    return " ".join(str(text).split())
 
 
 class HtdpChecks(SphinxDirective):
@@ -30,19 +29,25 @@ class HtdpChecks(SphinxDirective):
     def run(self):
         checks = _checks(self.arguments[0])
         if "names-only" in self.options:
-            text = ", ".join(f"``{c.name}``" for c in checks)
-            lines = [f"{len(checks)} checks: {text}."]
-        else:
-            lines = [".. list-table::", "   :header-rows: 1", "   :widths: 30 70", "",
-                     "   * - check", "     - what it tests (source)"]
-            for c in checks:
-                prov = c.provenance
-                source = ", ".join(p for p in (prov.paper, prov.location, prov.equation) if p)
-                desc = _cell(c.description) + (f" ({_cell(source)})" if source else "")
-                lines += [f"   * - ``{c.name}``", f"     - {desc}"]
-        container = nodes.container()
-        self.state.nested_parse(StringList(lines, source="htdp-checks"), self.content_offset, container)
-        return container.children
+            para = nodes.paragraph()
+            para += nodes.Text(f"{len(checks)} checks: ")
+            for i, c in enumerate(checks):
+                para += nodes.literal(text=c.name)
+                para += nodes.Text(", " if i < len(checks) - 1 else ".")
+            return [para]
+        dlist = nodes.definition_list()
+        for c in checks:
+            prov = c.provenance
+            source = ", ".join(p for p in (prov.paper, prov.location, prov.equation) if p)
+            item = nodes.definition_list_item()
+            term = nodes.term()
+            term += nodes.literal(text=c.name)
+            body = nodes.definition()
+            body += nodes.paragraph(text=_cell(c.description) + (f" ({_cell(source)})" if source else ""))
+            item += term
+            item += body
+            dlist += item
+        return [dlist]
 
 
 def setup(app):
