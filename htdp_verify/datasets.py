@@ -41,7 +41,29 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RegressionData:
-    """``y = X beta + noise``. ``data`` stacks ``[X, y]`` (one record per row); ``truth`` is ``beta``."""
+    """``y = X beta + noise``. ``data`` stacks ``[X, y]`` (one record per row); ``truth`` is ``beta``.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        Design, shape (n, d).
+    y : numpy.ndarray
+        Responses, shape (n,).
+    beta : numpy.ndarray
+        The true parameter, shape (d,).
+    noise : numpy.ndarray
+        The noise drawn, shape (n,).
+    support : numpy.ndarray, optional
+        The true support of a sparse ``beta`` (sorted).
+    design_law : Law, optional
+        Law of the covariates.
+    noise_law : Law, optional
+        Law of the noise.
+    covariance : numpy.ndarray, optional
+        Covariance of the design, when known.
+    info : dict, optional
+        Anything else about the draw.
+    """
 
     X: np.ndarray
     y: np.ndarray
@@ -75,7 +97,22 @@ class RegressionData:
 # ----------------------------------------------------------------------------------------------------------------
 def check_law(name: str, law: Law, *, dim: int | None = None) -> Law:
     """``law`` if it is a :class:`~htdp_verify.distributions.Law` (of dimension ``dim`` when multivariate); else
-    ValueError."""
+    ValueError.
+
+    Parameters
+    ----------
+    name : str
+        Parameter name for the error message.
+    law : Law
+        The law.
+    dim : int, optional
+        The dimension a multivariate law must have.
+
+    Returns
+    -------
+    Law
+        ``law``.
+    """
     if not isinstance(law, Law):
         raise ValueError(f"{name} must be a htdp_verify.distributions.Law, got {type(law).__name__}")
     if dim is not None and law.multivariate and law.dim != dim:
@@ -91,7 +128,20 @@ def _draw_design(design: Law, n: int, d: int, rng) -> np.ndarray:
 
 
 def check_beta(beta: Any, d: int) -> np.ndarray:
-    """``beta`` as a finite float array of shape (d,); else ValueError naming ``beta``."""
+    """``beta`` as a finite float array of shape (d,); else ValueError naming ``beta``.
+
+    Parameters
+    ----------
+    beta : array_like
+        The parameter.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``beta`` as floats.
+    """
     b = np.asarray(beta, dtype=float)
     if b.shape != (d,) or not np.all(np.isfinite(b)):
         raise ValueError(f"beta must be a finite array of shape ({d},), got shape {b.shape}")
@@ -102,11 +152,28 @@ def sparse_vector(d: int, s: int, *, norm: float = 1.0, values: str = "gaussian"
                   signs: str = "random", rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """An s-sparse vector in R^d and its (sorted) support.
 
-    values: ``"gaussian"`` -- ``|N(0,1)|`` magnitudes rescaled to l2 norm ``norm``; ``"constant"`` -- every non-zero
-    equals ``norm/sqrt(s)``; ``"ramp"`` -- ``(10/s)(1, 2, ..., s)`` (a linear ramp;
-    ``norm`` ignored).
-    support: ``"random"`` (uniform s-subset) or ``"first"`` (coordinates 0..s-1).
-    signs: ``"random"`` (Rademacher) or ``"positive"``.
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    s : int
+        Number of non-zero coordinates.
+    norm : float, default 1.0
+        l2 norm of the vector (see ``values``).
+    values : str, default "gaussian"
+        ``"gaussian"`` -- ``|N(0,1)|`` magnitudes rescaled to l2 norm ``norm``; ``"constant"`` -- every
+        non-zero equals ``norm/sqrt(s)``; ``"ramp"`` -- ``(10/s)(1, 2, ..., s)`` (a linear ramp; ``norm`` ignored).
+    support : str, default "random"
+        ``"random"`` (uniform s-subset) or ``"first"`` (coordinates 0..s-1).
+    signs : str, default "random"
+        ``"random"`` (Rademacher) or ``"positive"``.
+    rng : numpy.random.Generator
+        The generator.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The vector, shape (d,), and its sorted support.
     """
     d = check_int("d", d, minimum=1)
     s = check_int("s", s, minimum=1)
@@ -136,7 +203,20 @@ def sparse_vector(d: int, s: int, *, norm: float = 1.0, values: str = "gaussian"
 
 
 def toeplitz_covariance(d: int, rho: float) -> np.ndarray:
-    """``Sigma_jk = rho^{|j-k|}`` (FRAPPE uses rho = 0.1)."""
+    """``Sigma_jk = rho^{|j-k|}`` (FRAPPE uses rho = 0.1).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    rho : float
+        Correlation between neighbouring coordinates.
+
+    Returns
+    -------
+    numpy.ndarray
+        The d × d matrix.
+    """
     d = check_int("d", d, minimum=1)
     if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not -1 < rho < 1:
         raise ValueError(f"rho must lie in (-1, 1), got {rho!r}")
@@ -153,14 +233,25 @@ def linear_regression(n: int, d: int, *, beta: Any = None, design: Law | None = 
 
     Parameters
     ----------
-    n, d : number of records and dimension.
-    beta : the true parameter (shape (d,)); default a uniformly random direction of l2 norm ``beta_norm``.
-    design : law of the covariates -- univariate (i.i.d. entries) or d-variate (i.i.d. rows); default N(0, 1).
+    n, d : int
+        Number of records and dimension.
+    beta : array_like, optional
+        The true parameter (shape (d,)); default a uniformly random direction of l2 norm ``beta_norm``.
+    design : Law, optional
+        Law of the covariates -- univariate (i.i.d. entries) or d-variate (i.i.d. rows); default N(0, 1).
         Hu et al. 2022 use LogNormal(0, 0.6) (Figs 1, 5) and StudentT(10) (Fig 6).
-    noise : law of e, independent of x; default N(0, 1). ``beta`` minimises the population squared loss when
+    noise : Law, optional
+        Law of e, independent of x; default N(0, 1). ``beta`` minimises the population squared loss when
         ``E[x e] = 0``, i.e. when the noise or the design has mean zero (lognormal design needs zero-mean noise).
+    beta_norm : float, default 1.0
+        The l2 norm of the default ``beta``.
+    rng : numpy.random.Generator
+        The generator.
 
-    Returns :class:`RegressionData` with ``truth = beta``.
+    Returns
+    -------
+    RegressionData
+        The data, with ``truth = beta``.
     """
     n = check_int("n", n, minimum=1)
     d = check_int("d", d, minimum=1)
@@ -187,6 +278,26 @@ def sparse_regression(n: int, d: int, s: int, *, design: Law | None = None, nois
 
     Hu et al. 2022, Fig 7-9 (Alg 3): design N(0, 5) entries, s* = 20, ``||beta||_2 = 1``, noise LogNormal(0, 0.5)
     (not zero-mean: fine because the design is). ``support`` of the result holds the true support (sorted).
+
+    Parameters
+    ----------
+    n, d : int
+        Number of records and dimension.
+    s : int
+        Sparsity s*.
+    design : Law, optional
+        Law of the covariates (default N(0, 1)).
+    noise : Law, optional
+        Law of the noise (default N(0, 1)).
+    norm, values, support, signs
+        How ``beta`` is drawn, as in :func:`sparse_vector`.
+    rng : numpy.random.Generator
+        The generator.
+
+    Returns
+    -------
+    RegressionData
+        The data; ``support`` holds the true support (sorted).
     """
     n = check_int("n", n, minimum=1)
     d = check_int("d", d, minimum=1)

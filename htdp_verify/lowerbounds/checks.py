@@ -42,6 +42,26 @@ def cannot_beat(estimate_fn: Callable[..., Any], inst: HardInstance, *, reps: in
     with the same mean (Hoeffding 1956, Thm. 4), so the Clopper–Pearson upper bound of the pooled rate at level α is
     valid.  Verdict "violated" when that upper bound is < L.  Not available for Assouad instances (their bound
     averages over 2^d members; use :func:`optimality_ratio`).
+
+    Parameters
+    ----------
+    estimate_fn : callable
+        ``estimate_fn(datasets, rng=...)`` mapping a stack of datasets (reps, n[, d]) to estimates (reps[, d]).
+    inst : HardInstance
+        The hard instance (not an Assouad one).
+    reps : int, default 2000
+        Datasets per member.
+    alpha : float, default 0.05
+        Level of the test.
+    rng : numpy.random.Generator
+        The generator.
+    name : str, default "lowerbound.cannot_beat"
+        Name of the result.
+
+    Returns
+    -------
+    CheckResult
+        ``violated`` when the estimator beats the bound.
     """
     check_rng(rng)
     alpha = check_prob("alpha", alpha)
@@ -93,6 +113,32 @@ def optimality_ratio(
     ``consistent`` when the interval lies inside [-tolerance, tolerance], ``violated`` when it lies outside it,
     ``inconclusive`` otherwise.  A ratio below 1 at some n is reported in ``details['below_bound']`` (use
     :func:`cannot_beat` for the certified version of that statement).
+
+    Parameters
+    ----------
+    estimate_fn : callable
+        ``estimate_fn(datasets, rng=...)`` as for :func:`cannot_beat`.
+    make_instance : callable
+        ``make_instance(n)`` builds the instance at each n.
+    ns : sequence of int
+        The sample sizes swept.
+    reps : int, default 500
+        Datasets per member and n.
+    rng : numpy.random.Generator
+        The generator.
+    name : str, default "lowerbound.optimality_ratio"
+        Name of the result.
+    out_dir : str or os.PathLike, optional
+        Folder for the figure of risk and bound against n.
+    label : str, default ""
+        The estimator's name in the figure.
+    tolerance : float, default 0.1
+        Half-width of the band around slope 0.
+
+    Returns
+    -------
+    CheckResult
+        The fitted slope of the ratio with its interval.
     """
     tolerance = check_positive("tolerance", tolerance)
     check_rng(rng)

@@ -24,6 +24,22 @@ def private_two_point_error(n: int, q: float, epsilon: float, delta: float = 0.0
     """Lower bound on P_0(ψ=1) + P_1(ψ=0) for (ε,δ)-DP tests when the coupling distance is H ~ Bin(n, q).
 
     ``E[e^{-εH}] - δ e^{-ε} E[H] = (1 - q + q e^{-ε})^n - δ e^{-ε} n q``, clipped at 0.
+
+    Parameters
+    ----------
+    n : int
+        Sample size.
+    q : float
+        Per-record probability that coupled records differ.
+    epsilon : float
+        Privacy level ε.
+    delta : float, default 0.0
+        Privacy level δ.
+
+    Returns
+    -------
+    float
+        The lower bound.
     """
     n = check_int("n", n, minimum=1)
     q = check_prob("q", q, open_low=False, open_high=False)
@@ -38,6 +54,24 @@ def private_multipoint_error(n: int, q: float, epsilon: float, M: int, delta: fl
 
     ``1 - (E e^{εH} + M δ E[H e^{ε(H-1)}]) / M`` with ``E e^{εH} = (1-q+q e^ε)^n`` and
     ``E[H e^{ε(H-1)}] = n q (1-q+q e^ε)^{n-1}``; clipped at 0.
+
+    Parameters
+    ----------
+    n : int
+        Sample size.
+    q : float
+        Per-record probability that coupled records differ.
+    epsilon : float
+        Privacy level ε.
+    M : int
+        Number of members.
+    delta : float, default 0.0
+        Privacy level δ.
+
+    Returns
+    -------
+    float
+        The lower bound.
     """
     n = check_int("n", n, minimum=1)
     q = check_prob("q", q, open_low=False, open_high=False)
@@ -60,6 +94,24 @@ def private_fano_reference_error(n: int, q: float, epsilon: float, M: int, delta
     *Proof.* On {H_v ≤ t} group privacy gives q_v(X) ≤ e^{εt} q_v(Y) + t e^{ε(t-1)} δ; so
     P_v(ψ=v) ≤ e^{εt} P_0(ψ=v) + t e^{ε(t-1)}δ + P(H_v > t); sum over v with Σ_v P_0(ψ=v) ≤ 1.  ∎
     Returns ``(bound, best t)``; the bound is clipped at 0.
+
+    Parameters
+    ----------
+    n : int
+        Sample size.
+    q : float
+        Upper bound on the members' per-record coupling probabilities.
+    epsilon : float
+        Privacy level ε.
+    M : int
+        Number of members.
+    delta : float, default 0.0
+        Privacy level δ.
+
+    Returns
+    -------
+    tuple
+        ``(bound, best t)``.
     """
     n = check_int("n", n, minimum=1)
     q = check_prob("q", q, open_low=False, open_high=False)

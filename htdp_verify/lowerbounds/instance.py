@@ -35,6 +35,17 @@ class MomentAssumption:
 
     ``geometry``: ``"1d"`` (E|X-μ|^k ≤ M), ``"directional"`` (sup_u E|<u, X-μ>|^k ≤ M), ``"coordinate"``
     (max_j E|X_j-μ_j|^k ≤ M) or ``"norm"`` (E‖X-μ‖^k ≤ M); ``central`` says whether moments are about the mean.
+
+    Parameters
+    ----------
+    geometry : str
+        ``"1d"``, ``"directional"``, ``"coordinate"`` or ``"norm"``.
+    k : float
+        Moment order.
+    M : float, default 1.0
+        The moment bound.
+    central : bool, default True
+        Moments about the mean.
     """
 
     geometry: str
@@ -58,7 +69,13 @@ class MomentAssumption:
 
 
 def require_same_assumption(a: MomentAssumption, b: MomentAssumption) -> None:
-    """Refuse to compare results proved under different moment assumptions (d enters differently)."""
+    """Refuse to compare results proved under different moment assumptions (d enters differently).
+
+    Parameters
+    ----------
+    a, b : MomentAssumption
+        The two assumptions; ``ValueError`` when they differ.
+    """
     if (a.geometry, a.k, a.central) != (b.geometry, b.k, b.central) or not math.isclose(a.M, b.M):
         raise ValueError(
             f"assumption mismatch: bound proved under [{a}] cannot be compared with an estimator analysed under "
@@ -71,7 +88,23 @@ def require_same_assumption(a: MomentAssumption, b: MomentAssumption) -> None:
 @dataclass(frozen=True)
 class BoundValue:
     """A lower bound's value with its pieces: ``value`` bounds the worst-case risk (loss ``risk``),
-    ``prob`` bounds ``avg_v P_v(error ≥ radius)`` (the exact, testable form), ``method`` names the argument."""
+    ``prob`` bounds ``avg_v P_v(error ≥ radius)`` (the exact, testable form), ``method`` names the argument.
+
+    Parameters
+    ----------
+    value : float
+        Bound on the worst-case risk.
+    prob : float
+        Bound on ``avg_v P_v(error ≥ radius)``.
+    radius : float
+        The test radius.
+    method : str
+        The argument used.
+    risk : str
+        The loss.
+    constants : dict, optional
+        The constants of the bound.
+    """
 
     value: float
     prob: float
@@ -120,13 +153,25 @@ class HardInstance:
         return len(self.thetas)
 
     def coupling_distance(self) -> float:
-        """D = E[Hamming] of the coupling used by the private bound (n·q)."""
+        """D = E[Hamming] of the coupling used by the private bound (n·q).
+
+        Returns
+        -------
+        float
+            The expected Hamming distance.
+        """
         if self.coupling_q is None:
             raise ValueError(f"instance {self.name!r} has no coupling (method {self.method})")
         return self.n * self.coupling_q
 
     def bound(self) -> BoundValue:
-        """The lower bound with its constants (see the module docstring for the derivations)."""
+        """The lower bound with its constants (see the module docstring for the derivations).
+
+        Returns
+        -------
+        BoundValue
+            The bound.
+        """
         c = {"n": self.n, "epsilon": self.epsilon, "delta": self.delta, "M": self.M, "radius": self.radius}
         if self.method == "private_two_point":
             s = private_two_point_error(self.n, self.coupling_q, self.epsilon, self.delta)
@@ -178,7 +223,22 @@ class HardInstance:
         return LowerBoundClaim(b.value, b.risk, str(self.assumption), self.provenance)
 
     def sample(self, v: int, size: int, *, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent n-sample datasets from member ``v``."""
+        """``size`` independent n-sample datasets from member ``v``.
+
+        Parameters
+        ----------
+        v : int
+            Index of the member.
+        size : int
+            Number of datasets.
+        rng : numpy.random.Generator
+            The generator.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (size, n) or (size, n, d).
+        """
         check_rng(rng)
         v = check_int("v", v, minimum=0)
         if v >= self.M:

@@ -38,6 +38,26 @@ def mean_1d_spike(k: float, n: int, epsilon: float, *, M: float = 1.0, delta: fl
     the datasets differ exactly where P_1's spike fires, H ~ Bin(n, p).  Bound: worst-case E|θ̂-θ| ≥ radius ·
     (E e^{-εH} - δ e^{-ε} n p)/2.  With ``p=None``, p is chosen to maximise the bound (≈ 1/(nε)).
     (Barber & Duchi 2014; Kamath, Singhal & Ullman 2020.)
+
+    Parameters
+    ----------
+    k : float
+        Moment order (≥ 2).
+    n : int
+        Sample size.
+    epsilon : float
+        Privacy level ε.
+    M : float, default 1.0
+        Bound on the central k-th moment.
+    delta : float, default 0.0
+        Privacy level δ.
+    p : float, optional
+        Spike probability (default: the one maximising the bound).
+
+    Returns
+    -------
+    HardInstance
+        The two-point instance.
     """
     k = check_positive("k", k)
     if k < 2:
@@ -83,6 +103,22 @@ def mean_1d_gaussian(k: float, n: int, *, M: float = 1.0, shift: float | None = 
 
     TV(P_0^n, P_1^n) = 2Φ(√n Δ / (2σ)) - 1; worst-case E|θ̂-θ| ≥ (Δ/2)(1 - TV)/2.  ``shift=None`` maximises over Δ
     (optimum at √n Δ/(2σ) ≈ 0.75).  This bound holds for every estimator, private or not.
+
+    Parameters
+    ----------
+    k : float
+        Moment order.
+    n : int
+        Sample size.
+    M : float, default 1.0
+        The central k-th moment.
+    shift : float, optional
+        The separation Δ (default: the one maximising the bound).
+
+    Returns
+    -------
+    HardInstance
+        The two-point Gaussian instance.
     """
     k = check_positive("k", k)
     n = check_int("n", n, minimum=1)
@@ -108,7 +144,26 @@ def mean_1d_gaussian(k: float, n: int, *, M: float = 1.0, shift: float | None = 
 
 
 def mean_1d_lower_bound(k: float, n: int, epsilon: float, *, M: float = 1.0, delta: float = 0.0) -> dict:
-    """max(statistical, private) lower bound on worst-case E|θ̂-θ| for 1-d mean estimation; returns both terms."""
+    """max(statistical, private) lower bound on worst-case E|θ̂-θ| for 1-d mean estimation; returns both terms.
+
+    Parameters
+    ----------
+    k : float
+        Moment order (≥ 2).
+    n : int
+        Sample size.
+    epsilon : float
+        Privacy level ε.
+    M : float, default 1.0
+        Bound on the central k-th moment.
+    delta : float, default 0.0
+        Privacy level δ.
+
+    Returns
+    -------
+    dict
+        The bound and its statistical and private terms.
+    """
     priv = mean_1d_spike(k, n, epsilon, M=M, delta=delta).bound().value
     stat = mean_1d_gaussian(k, n, M=M).bound().value
     return {"value": max(priv, stat), "private": priv, "statistical": stat}
