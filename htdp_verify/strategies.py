@@ -83,20 +83,59 @@ def _ti_window(min_tail_index: float, max_tail_index: float, floor: float = 0.2)
 
 
 def normal_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
-    """N(loc, scale^2), loc in [-10, 10], scale in [0.1, 10] (tail index inf; excluded if max_tail_index is finite)."""
+    """N(loc, scale^2), loc in [-10, 10], scale in [0.1, 10] (tail index inf; excluded if max_tail_index is finite).
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window.
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws.
+    """
     if np.isfinite(max_tail_index):
         return st.nothing()
     return st.builds(D.Normal, _pos(-10, 10), _pos(0.1, 10))
 
 
 def student_t_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
-    """StudentT(nu, loc, scale) with nu in the tail-index window (within [0.2, 50])."""
+    """StudentT(nu, loc, scale) with nu in the tail-index window (within [0.2, 50]).
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window.
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws.
+    """
     lo, hi = _ti_window(min_tail_index, max_tail_index)
     return st.builds(D.StudentT, _pos(lo, hi), _pos(-10, 10), _pos(0.1, 10))
 
 
 def cauchy_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
-    """Cauchy(loc, scale) (tail index 1), when 1 lies in the window."""
+    """Cauchy(loc, scale) (tail index 1), when 1 lies in the window.
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window.
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws.
+    """
     if not (min_tail_index < 1 <= max_tail_index):
         return st.nothing()
     return st.builds(D.Cauchy, _pos(-10, 10), _pos(0.1, 10))
@@ -118,7 +157,20 @@ def symmetric_pareto_laws(min_tail_index: float = 0.0, max_tail_index: float = n
 
 
 def lognormal_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
-    """LogNormal(mu, sigma), mu in [-2, 2], sigma in [0.1, 1.5] (tail index inf)."""
+    """LogNormal(mu, sigma), mu in [-2, 2], sigma in [0.1, 1.5] (tail index inf).
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window.
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws.
+    """
     if np.isfinite(max_tail_index):
         return st.nothing()
     return st.builds(D.LogNormal, _pos(-2, 2), _pos(0.1, 1.5))
@@ -134,7 +186,20 @@ def burr_laws(draw, min_tail_index: float = 0.0, max_tail_index: float = np.inf)
 
 
 def spike_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
-    """Spike(p, a), p in [1e-4, 0.5], a in +-[1e-3, 1e6] (tail index inf)."""
+    """Spike(p, a), p in [1e-4, 0.5], a in +-[1e-3, 1e6] (tail index inf).
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window.
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws.
+    """
     if np.isfinite(max_tail_index):
         return st.nothing()
     mag = _pos(1e-3, 1e6)
@@ -169,7 +234,20 @@ def _simple_laws(min_tail_index, max_tail_index):
 
 def contaminated_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
     """Huber contamination ``(1-eps) P + eps Q`` with eps in [0, 0.3]; both components respect the window
-    from below, and at least the base does from above (so the mixture's tail index lies in the window)."""
+    from below, and at least the base does from above (so the mixture's tail index lies in the window).
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window.
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws.
+    """
     inner = _simple_laws(min_tail_index, max_tail_index)
     any_q = _simple_laws(min_tail_index, np.inf)
     return st.builds(D.Contamination, inner, _pos(0.0, 0.3), any_q)
@@ -188,7 +266,22 @@ def mixture_laws(draw, min_tail_index: float = 0.0, max_tail_index: float = np.i
 def univariate_laws(
     min_tail_index: float = 0.0, max_tail_index: float = np.inf, *, compound: bool = True
 ) -> st.SearchStrategy[Any]:
-    """Any univariate law whose tail index lies in ``(min_tail_index, max_tail_index]`` (within [0.2, 50] or inf)."""
+    """Any univariate law whose tail index lies in ``(min_tail_index, max_tail_index]`` (within [0.2, 50] or inf).
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window.
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window.
+    compound : bool, default True
+        Also draw mixtures and contaminations.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws.
+    """
     base = _simple_laws(min_tail_index, max_tail_index)
     if not compound:
         return base
@@ -218,7 +311,24 @@ def multivariate_laws(d: int, min_tail_index: float = 0.0, max_tail_index: float
 
 def laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf, *, d: int | None = None,
          compound: bool = True) -> st.SearchStrategy[Any]:
-    """Laws with tail index in ``(min_tail_index, max_tail_index]``; univariate if ``d`` is None, else d-variate."""
+    """Laws with tail index in ``(min_tail_index, max_tail_index]``; univariate if ``d`` is None, else d-variate.
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window.
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window.
+    d : int, optional
+        Dimension of multivariate laws (``None``: univariate).
+    compound : bool, default True
+        Also draw mixtures and contaminations (univariate).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws.
+    """
     if d is None:
         return univariate_laws(min_tail_index, max_tail_index, compound=compound)
     return multivariate_laws(d, min_tail_index, max_tail_index)
@@ -228,7 +338,13 @@ def laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf, *, d: int 
 # data sets
 # ----------------------------------------------------------------------------------------------------------------
 def seeds() -> st.SearchStrategy[int]:
-    """Seeds for ``numpy.random.default_rng`` (hypothesis-controlled, so examples are reproducible)."""
+    """Seeds for ``numpy.random.default_rng`` (hypothesis-controlled, so examples are reproducible).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for non-negative integer seeds.
+    """
     return st.integers(min_value=0, max_value=2**32 - 1)
 
 
@@ -251,7 +367,22 @@ def arrays_from_laws(draw, n: int, d: int | None = None, law: Any = None):
 def datasets(
     n: int | st.SearchStrategy = st.integers(2, 50), d: int | None | st.SearchStrategy = None, law: Any = None
 ) -> st.SearchStrategy[np.ndarray]:
-    """Data sets of shape ``(n,)`` or ``(n, d)``; ``n`` and ``d`` may be ints or strategies."""
+    """Data sets of shape ``(n,)`` or ``(n, d)``; ``n`` and ``d`` may be ints or strategies.
+
+    Parameters
+    ----------
+    n : int or SearchStrategy
+        Number of records.
+    d : int, SearchStrategy or None
+        Dimension (``None``: shape ``(n,)``).
+    law : Law or SearchStrategy, optional
+        The law of the entries (default: any univariate law).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for arrays.
+    """
 
     @st.composite
     def _ds(draw):
@@ -339,6 +470,22 @@ def neighbouring_pairs(
     adversarial row inserted, or a row removed). For 2-d data the value fills the whole row or one coordinate.
     ``data`` is never mutated; ``neighbour`` is a fresh array. Replacements always change the row, except
     ``duplicate`` of an identical row, which hypothesis may still produce (the pair is then equal).
+
+    Parameters
+    ----------
+    data : array_like or SearchStrategy, optional
+        The base dataset (default: :func:`datasets`).
+    relation : str or sequence of str
+        ``"replace"`` and/or ``"add_remove"``.
+    kinds : sequence of str, optional
+        The kinds of adversarial change to draw (default: all of the relation's).
+    max_magnitude : float, default 1e12
+        Largest magnitude of a ``huge`` record.
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for :class:`Neighbours`.
     """
     if not (isinstance(max_magnitude, (int, float)) and 1e6 <= max_magnitude < np.inf):
         raise ValueError(f"max_magnitude must lie in [1e6, inf), got {max_magnitude!r}")

@@ -102,7 +102,18 @@ _ALWAYS = (check_guarantee_well_formed, check_call_matches_sample, check_release
 
 
 def check_selection(estimator: Any) -> dict:
-    """``{check name: None if selected, else the reason it does not apply}`` for every check of this module."""
+    """``{check name: None if selected, else the reason it does not apply}`` for every check of this module.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator.
+
+    Returns
+    -------
+    dict
+        ``{check name: None or the reason it does not apply}``.
+    """
     tags = get_tags(estimator)
     out = {f.__name__: None for f in _ALWAYS}
     out["check_privacy_worst_case_pairs"] = None if tags["worst_case_pairs"] else "no worst_case_pairs tag declared"
@@ -114,7 +125,13 @@ def check_selection(estimator: Any) -> dict:
 
 
 def dp_checks(estimator: Any) -> Iterator[tuple[str, Callable[..., Any]]]:
-    """Yield ``(name, check)`` for the checks selected by the estimator's tags (``check(estimator, **kw)``)."""
+    """Yield ``(name, check)`` for the checks selected by the estimator's tags (``check(estimator, **kw)``).
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator.
+    """
     sel = check_selection(estimator)
     for f in _ALWAYS + (check_privacy_worst_case_pairs, check_noise_off_reference):
         if sel[f.__name__] is None:

@@ -37,7 +37,24 @@ def check_guarantee_well_formed(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
     """``privacy`` is a PrivacyGuarantee: finite ε > 0, δ in [0, 1), a known neighbour relation; the ``pure`` and
-    ``add_remove`` tags, when declared, agree with it."""
+    ``add_remove`` tags, when declared, agree with it.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     from ..privacy import PrivacyGuarantee
 
     name, t0 = "check_guarantee_well_formed", time.perf_counter()
@@ -81,7 +98,24 @@ def check_call_matches_sample(
 
     Design: with ``c`` the asymptotic KS critical value at α/(#features), a true CDF gap D ≥ c + 0.84·½·√(2/m)
     is detected with power ≥ 0.8 (the empirical CDF difference at the gap's point has sd ≤ ½·√(2/m)); m = 400
-    (quick) and six features give D ≈ 0.17 (``details["min_detectable_gap"]``)."""
+    (quick) and six features give D ≈ 0.17 (``details["min_detectable_gap"]``).
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     from scipy import stats
 
     name, t0 = "check_call_matches_sample", time.perf_counter()
@@ -111,7 +145,24 @@ def check_call_matches_sample(
 def check_releases_independent(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
-    """``sample`` releases are i.i.d.: :func:`htdp_verify.privacy.check_independent_releases` at α = 0.01."""
+    """``sample`` releases are i.i.d.: :func:`htdp_verify.privacy.check_independent_releases` at α = 0.01.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     from ..privacy.independence import check_independent_releases
 
     name, t0 = "check_releases_independent", time.perf_counter()
@@ -134,7 +185,24 @@ def _draws(estimator, data, s, k=5):
 def check_reproducible(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
-    """Releases are a function of ``rng`` alone: the same seed gives identical ``sample`` and ``__call__`` output."""
+    """Releases are a function of ``rng`` alone: the same seed gives identical ``sample`` and ``__call__`` output.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     name, t0 = "check_reproducible", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     s = int(rng.integers(2**62))
@@ -153,7 +221,24 @@ def check_seeds_differ(
 ) -> CheckResult:
     """Different seeds give different releases (the noise is drawn from ``rng``, not fixed): 20 releases of
     ``sample`` and 20 of ``__call__`` per seed, so that a release with few outcomes (a bit, an index, a count)
-    repeats by chance with probability at most ``p_max**20`` (a bit at ε = 1: 0.73**20 ≈ 2e-3)."""
+    repeats by chance with probability at most ``p_max**20`` (a bit at ε = 1: 0.73**20 ≈ 2e-3).
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     name, t0 = "check_seeds_differ", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     s1, s2 = (int(v) for v in rng.integers(2**62, size=2))
@@ -171,7 +256,24 @@ def check_seeds_differ(
 def check_no_global_rng(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
-    """Neither ``numpy.random``'s global state nor Python's ``random`` module is read or advanced."""
+    """Neither ``numpy.random``'s global state nor Python's ``random`` module is read or advanced.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     name, t0 = "check_no_global_rng", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     np_before, py_before = np.random.get_state(), random.getstate()  # noqa: NPY002 - detects use of the global RNG
@@ -225,7 +327,24 @@ def _both(estimator, x, rng):
 def check_rejects_nonfinite(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
-    """NaN, +inf and −inf in one record raise ``ValueError`` in ``sample`` and ``__call__``."""
+    """NaN, +inf and −inf in one record raise ``ValueError`` in ``sample`` and ``__call__``.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     name, t0 = "check_rejects_nonfinite", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     cases = []
@@ -240,7 +359,24 @@ def check_rejects_nonfinite(
 def check_rejects_empty(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
-    """Data with no records raise ``ValueError``."""
+    """Data with no records raise ``ValueError``.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     name, t0 = "check_rejects_empty", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     x = np.empty((0,) + np.asarray(data).shape[1:])
@@ -253,7 +389,24 @@ def check_rejects_empty(
 def check_rejects_wrong_shape(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
-    """Data whose ``ndim`` is not in the ``input_ndim`` tag (a scalar, a 3-d array) raise ``ValueError``."""
+    """Data whose ``ndim`` is not in the ``input_ndim`` tag (a scalar, a 3-d array) raise ``ValueError``.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     name, t0 = "check_rejects_wrong_shape", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     x = np.asarray(data, dtype=float)
@@ -272,7 +425,24 @@ def check_rejects_bad_parameters(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
     """Rebuilding the estimator with an out-of-range ε, δ or ρ (those it has) or a declared ``invalid_params``
-    value raises a ``ValueError`` whose message names the parameter."""
+    value raises a ``ValueError`` whose message names the parameter.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     name, t0 = "check_rejects_bad_parameters", time.perf_counter()
     tags = get_tags(estimator)
     params = _init_params(estimator)
@@ -296,7 +466,24 @@ def check_extreme_inputs(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
     """Releases are finite and of the declared shape on heavy-tailed data (any law of tail index ≥ 0.5) with one
-    record replaced by a huge (1e6, 1e12), tiny (0, subnormal) or negated value (hypothesis, derandomised)."""
+    record replaced by a huge (1e6, 1e12), tiny (0, subnormal) or negated value (hypothesis, derandomised).
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 
@@ -375,7 +562,24 @@ def check_privacy_audit(
 ) -> CheckResult:
     """:func:`~htdp_verify.privacy.audit` at the declared claim on generated neighbours of the data (the engine's
     held-out pair search over ``dataset_patterns``: a record moved to the data's extremes / to ±c·bound,
-    duplicated), α = 0.01; 20 000 certification releases per side under the quick profile."""
+    duplicated), α = 0.01; 20 000 certification releases per side under the quick profile.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     from ..privacy import audit
 
     name, t0 = "check_privacy_audit", time.perf_counter()
@@ -391,7 +595,24 @@ def check_privacy_audit(
 def check_privacy_worst_case_pairs(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
-    """:func:`~htdp_verify.privacy.audit` at the declared claim on the pairs of the ``worst_case_pairs`` tag."""
+    """:func:`~htdp_verify.privacy.audit` at the declared claim on the pairs of the ``worst_case_pairs`` tag.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     from ..privacy import audit
 
     name, t0 = "check_privacy_worst_case_pairs", time.perf_counter()
@@ -406,7 +627,24 @@ def check_noise_off_reference(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
     """With the noise switched off (tag ``noise_off``) every release equals the declared non-private reference
-    (tag ``reference``) within ``reference_tol``, on the data and on two rescalings of it."""
+    (tag ``reference``) within ``reference_tol``, on the data and on two rescalings of it.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator under test.
+    data : array_like, optional
+        The dataset the check runs on (default: generated from the estimator's tags).
+    profile : str, optional
+        ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option, else ``$HTDP_PROFILE``, else ``"quick"``).
+    seed : int, optional
+        The check's seed (default: derived from the estimator's id and the check's name).
+
+    Returns
+    -------
+    CheckResult
+        The check's verdict; ``info`` when the check has nothing to test on this estimator.
+    """
     name, t0 = "check_noise_off_reference", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     worst, rows = 0.0, []

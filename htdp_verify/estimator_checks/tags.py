@@ -97,7 +97,18 @@ def _size(key: str, profile: str, tags: dict) -> int:
 # tags, ids, data
 # ---------------------------------------------------------------------------------------------------------
 def get_tags(estimator: Any) -> dict:
-    """The estimator's declared properties: ``estimator._dp_tags`` then ``estimator.dp_tags()`` over the defaults."""
+    """The estimator's declared properties: ``estimator._dp_tags`` then ``estimator.dp_tags()`` over the defaults.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator.
+
+    Returns
+    -------
+    dict
+        The tags, over :data:`DEFAULT_TAGS`.
+    """
     declared = {}
     if isinstance(getattr(estimator, "_dp_tags", None), dict):
         declared.update(estimator._dp_tags)
@@ -119,7 +130,18 @@ def get_tags(estimator: Any) -> dict:
 
 
 def xfail_checks(estimator: Any) -> dict:
-    """``{check name: reason}`` of the checks the estimator declares as expected failures."""
+    """``{check name: reason}`` of the checks the estimator declares as expected failures.
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator.
+
+    Returns
+    -------
+    dict
+        ``{check name: reason}``.
+    """
     out = dict(getattr(estimator, "_xfail_checks", None) or {})
     out.update(get_tags(estimator).get("xfail") or {})
     for k, v in out.items():
@@ -150,7 +172,18 @@ def _init_params(estimator) -> dict:
 
 
 def estimator_id(estimator: Any) -> str:
-    """``ClassName(param=value, ...)`` with the parameters that differ from their defaults (test ids)."""
+    """``ClassName(param=value, ...)`` with the parameters that differ from their defaults (test ids).
+
+    Parameters
+    ----------
+    estimator : object
+        The DP estimator.
+
+    Returns
+    -------
+    str
+        The id.
+    """
     parts = []
     sig = inspect.signature(type(estimator).__init__).parameters
     for name, value in _init_params(estimator).items():
