@@ -145,6 +145,20 @@ def from_scalar_function(f: Callable, *, name: str | None = None, guarantee: Any
     """Adapt a one-release function ``f(data, rng) -> scalar or array`` by looping ``size`` times.
 
     ``f`` must draw all its randomness from the ``rng`` it is given (``numpy.random.Generator``).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(data, rng) -> scalar or array``, one release drawing all its randomness from ``rng``.
+    name : str, optional
+        Name of the mechanism in results.
+    guarantee : PrivacyGuarantee, optional
+        The claimed guarantee the audit tests by default.
+
+    Returns
+    -------
+    Mechanism
+        The auditor mechanism ``(data, size, rng) -> (size, ...)``.
     """
     if not callable(f):
         raise ValueError(f"f must be callable, got {type(f).__name__}")
@@ -161,6 +175,20 @@ def from_seeded_callable(f: Callable, *, name: str | None = None, guarantee: Any
 
     One integer seed per release is drawn from ``rng`` (in ``[0, 2**31 - 1)``), so a run is reproducible
     from the auditor's generator and releases are independent as far as ``f``'s seeding allows.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(data, seed) -> release`` with an integer seed.
+    name : str, optional
+        Name of the mechanism in results.
+    guarantee : PrivacyGuarantee, optional
+        The claimed guarantee the audit tests by default.
+
+    Returns
+    -------
+    Mechanism
+        The auditor mechanism ``(data, size, rng) -> (size, ...)``.
     """
     if not callable(f):
         raise ValueError(f"f must be callable, got {type(f).__name__}")
@@ -255,6 +283,24 @@ def from_diffprivlib(
     to ``RandomState(seed_i)``, so releases are independent and reproducible, and ``mechanism.adapter.release(data,
     seed)`` replays one of them. diffprivlib's secure ``SystemRandom`` path (used when ``random_state`` is
     ``None``) is never used, because it cannot be seeded.
+
+    Parameters
+    ----------
+    obj : object
+        A diffprivlib mechanism instance or class, a factory, or a tool (see above).
+    kind : str, default "auto"
+        ``"auto"``, ``"mechanism"``, ``"factory"`` or ``"tool"``.
+    neighbours : str, default "replace"
+        The neighbouring relation of the declared guarantee.
+    name : str, optional
+        Name of the mechanism in results.
+    **kwargs
+        Constructor arguments when ``obj`` is a mechanism class.
+
+    Returns
+    -------
+    Mechanism
+        The auditor mechanism ``(data, size, rng) -> (size, ...)``.
     """
     if kind not in ("auto", "instance", "class", "factory", "tool"):
         raise ValueError(f"kind must be one of 'auto', 'instance', 'class', 'factory', 'tool'; got {kind!r}")

@@ -204,7 +204,18 @@ class PrivacyProfile:
     events: list = field(default_factory=list)
 
     def epsilon_at(self, delta: float) -> float:
-        """Lower bound on ε at ``delta`` (interpolates nothing: recomputed from the grid's nearest δ above)."""
+        """Lower bound on ε at ``delta`` (interpolates nothing: recomputed from the grid's nearest δ above).
+
+        Parameters
+        ----------
+        delta : float
+            The δ.
+
+        Returns
+        -------
+        float
+            The ε lower bound.
+        """
         idx = np.searchsorted(self.deltas, delta, "left")
         return float(self.epsilon_lb[min(idx, self.deltas.size - 1)]) if idx < self.deltas.size else 0.0
 

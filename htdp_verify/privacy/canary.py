@@ -105,13 +105,25 @@ def _p_value(r: int, v: int, epsilon: float, c: float) -> float:
 def one_run_p_value(r: int, v: int, epsilon: float, *, delta: float = 0.0, m: int | None = None) -> float:
     """Upper bound on P[V ≥ v] for v correct of r guesses under (ε, δ)-DP with m canaries (module docstring).
 
+    The δ-term is 2mδ·max_i (f(v−i) − f(v))/i (Steinke et al. 2023, approximate-DP theorem).
+
     Parameters
     ----------
-    r
-        number of guesses (abstentions excluded); v: number of correct guesses, 0 ≤ v ≤ r.
-    epsilon
-        the ε under test (≥ 0).  delta: its δ in [0, 1).  m: number of canaries (default r); the δ-term
-        is 2mδ·max_i (f(v−i) − f(v))/i (Steinke et al. 2023, approximate-DP theorem).
+    r : int
+        Number of guesses (abstentions excluded).
+    v : int
+        Number of correct guesses, 0 ≤ v ≤ r.
+    epsilon : float
+        The ε under test (≥ 0).
+    delta : float, default 0.0
+        Its δ, in [0, 1).
+    m : int, optional
+        Number of canaries (default ``r``).
+
+    Returns
+    -------
+    float
+        The p-value bound.
     """
     r, v, m = _check_rv(r, v, m)
     epsilon = check_positive("epsilon", epsilon, allow_zero=True)
@@ -126,6 +138,26 @@ def epsilon_lower_bound_one_run(r: int, v: int, *, delta: float = 0.0, m: int | 
     Returns sup{ε ≥ 0 : p_ε(v) ≤ β} (``one_run_p_value``), computed with Brent's method to 1e-10 and returned
     from the side where the p-value is ≤ β, so it never overstates; 0 when even ε = 0 is not rejected, when r = 0, or
     when 2mδ ≥ 1 (the δ-term then makes the theorem useless).  Valid: P[ε_lb > ε_true] ≤ β (module docstring).
+
+    Parameters
+    ----------
+    r : int
+        Number of guesses (abstentions excluded).
+    v : int
+        Number of correct guesses.
+    delta : float, default 0.0
+        The δ.
+    m : int, optional
+        Number of canaries (default ``r``).
+    beta : float, default 0.05
+        Error probability.
+    eps_max : float, default 60.0
+        Upper end of the search for ε.
+
+    Returns
+    -------
+    float
+        The ε lower bound.
     """
     r, v, m = _check_rv(r, v, m)
     delta = check_prob("delta", delta, open_low=False)
@@ -385,6 +417,32 @@ def regression_canaries(
     largest label y_hi; out-record: the same x_i with the smallest label y_lo.  For a model whose coefficients
     follow Xᵀy (least squares through the origin, y-domain centred near 0) including the canary pulls β̂ along u_i.
     Score: ⟨β̂, u_i⟩ with β̂ = ``release[release_slice]`` (default the first d entries).
+
+    Parameters
+    ----------
+    m : int
+        Number of canaries.
+    d : int
+        Dimension of a record's covariates.
+    rng : numpy.random.Generator
+        Generator of the canaries' directions or corners.
+    y_bounds : tuple
+        ``(y_lo, y_hi)``, the label domain.
+    lower, upper : float or array_like, optional
+        The box domain (give these, or ``radius``).
+    radius : float, optional
+        The ball domain's radius.
+    norm : int, default 2
+        Norm of the ball: 2 or 1.
+    centre : array_like, optional
+        Centre of the domain.
+    release_slice : tuple, default (0, None)
+        ``(start, stop)`` of the flattened release that holds β̂.
+
+    Returns
+    -------
+    CanaryDesign
+        The canary records, their out-records and score directions.
     """
     yb = np.asarray(y_bounds, dtype=float).ravel()
     if yb.shape != (2,) or not np.all(np.isfinite(yb)) or yb[1] <= yb[0]:
@@ -415,6 +473,30 @@ def cluster_canaries(
 
     Records as in :func:`mean_canaries` (extreme points along random directions; out-record the mirror image).
     Score: max over centres of ⟨c_j − centre, u_i⟩: an included extreme record drags its nearest centre outwards.
+
+    Parameters
+    ----------
+    m : int
+        Number of canaries.
+    d : int
+        Dimension of a record's covariates.
+    rng : numpy.random.Generator
+        Generator of the canaries' directions or corners.
+    lower, upper : float or array_like, optional
+        The box domain (give these, or ``radius``).
+    radius : float, optional
+        The ball domain's radius.
+    norm : int, default 2
+        Norm of the ball: 2 or 1.
+    centre : array_like, optional
+        Centre of the domain.
+    release_slice : tuple, optional
+        ``(start, stop)`` of the flattened release that holds the centres.
+
+    Returns
+    -------
+    CanaryDesign
+        The canary records, their out-records and score directions.
     """
     pts, dirs, c, how, dom = _extreme_points(m, d, lower=lower, upper=upper, radius=radius, norm=norm,
                                              centre=centre, rng=rng)

@@ -457,7 +457,34 @@ def peeling_profile(
     ``argmax`` ``"remaining"`` (chosen indices removed) or ``"all"``; ``release`` ``"set"`` (unordered indices with
     values) or ``"sequence"`` (ordered); ``values`` whether the noisy values are released; ``absolute`` whether the
     selection scores are ``|v_j|``; ``grid`` the loss grid step; ``group`` whether to merge coordinates with equal
-    ``(v_j, v'_j)`` (exact either way; ``False`` labels outcomes by single coordinates)."""
+    ``(v_j, v'_j)`` (exact either way; ``False`` labels outcomes by single coordinates).
+
+    Parameters
+    ----------
+    v, v_prime : array_like
+        The two score vectors.
+    s : int
+        Rounds, 1 ≤ s ≤ d.
+    scale : float
+        The Laplace scale b of both the selection and value noise.
+    argmax : str, default "remaining"
+        ``"remaining"`` (chosen indices removed) or ``"all"``.
+    release : str, default "set"
+        ``"set"`` (unordered indices with values) or ``"sequence"`` (ordered).
+    values : bool, default True
+        Whether the noisy values are released.
+    absolute : bool, default True
+        Whether the selection scores are ``|v_j|``.
+    grid : float, default 1e-4
+        The privacy-loss grid step.
+    group : bool, default True
+        Merge coordinates with equal ``(v_j, v'_j)`` (exact either way).
+
+    Returns
+    -------
+    PeelingProfile
+        The exact privacy loss distribution with its ε(δ) and δ(ε).
+    """
     v, v_prime, s, b, grid = _check_pair(v, v_prime, s, scale, argmax, release, grid)
     vg, vpg, n, inverse = _groups(v, v_prime, group)
     a_groups = np.abs(vg - vpg) / b
@@ -486,7 +513,34 @@ def peeling_epsilon(
     grid: float = 1e-4,
 ) -> float:
     """Tight ε at ``delta`` of the peeling release on the pair (v, v'), both directions (upper end of the
-    discretisation bracket, which is at most ``(s + 1) · grid`` wide). Arguments as in :func:`peeling_profile`."""
+    discretisation bracket, which is at most ``(s + 1) · grid`` wide). Arguments as in :func:`peeling_profile`.
+
+    Parameters
+    ----------
+    v, v_prime : array_like
+        The two score vectors.
+    s : int
+        Rounds, 1 ≤ s ≤ d.
+    scale : float
+        The Laplace scale b of both the selection and value noise.
+    delta : float
+        The δ.
+    argmax : str, default "remaining"
+        ``"remaining"`` (chosen indices removed) or ``"all"``.
+    release : str, default "set"
+        ``"set"`` (unordered indices with values) or ``"sequence"`` (ordered).
+    values : bool, default True
+        Whether the noisy values are released.
+    absolute : bool, default True
+        Whether the selection scores are ``|v_j|``.
+    grid : float, default 1e-4
+        The privacy-loss grid step.
+
+    Returns
+    -------
+    float
+        The ε.
+    """
     delta = check_prob("delta", delta, open_low=False)
     prof = peeling_profile(v, v_prime, s=s, scale=scale, argmax=argmax, release=release, values=values,
                            absolute=absolute, grid=grid)
@@ -506,7 +560,34 @@ def peeling_delta(
     absolute: bool = True,
     grid: float = 1e-4,
 ) -> float | np.ndarray:
-    """Tight δ(ε) of the peeling release on (v, v'); ``epsilon`` a float or an array (the δ(ε) curve)."""
+    """Tight δ(ε) of the peeling release on (v, v'); ``epsilon`` a float or an array (the δ(ε) curve).
+
+    Parameters
+    ----------
+    v, v_prime : array_like
+        The two score vectors.
+    s : int
+        Rounds, 1 ≤ s ≤ d.
+    scale : float
+        The Laplace scale b of both the selection and value noise.
+    epsilon : float or array_like
+        The ε (or a grid of them).
+    argmax : str, default "remaining"
+        ``"remaining"`` (chosen indices removed) or ``"all"``.
+    release : str, default "set"
+        ``"set"`` (unordered indices with values) or ``"sequence"`` (ordered).
+    values : bool, default True
+        Whether the noisy values are released.
+    absolute : bool, default True
+        Whether the selection scores are ``|v_j|``.
+    grid : float, default 1e-4
+        The privacy-loss grid step.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The δ(ε).
+    """
     prof = peeling_profile(v, v_prime, s=s, scale=scale, argmax=argmax, release=release, values=values,
                            absolute=absolute, grid=grid)
     eps = np.asarray(epsilon, dtype=float)

@@ -187,12 +187,40 @@ class PrivacyGuarantee:
     def from_zcdp(cls, rho: float, delta: float, neighbours: str = "replace", *,
                   conversion: str = "cks") -> PrivacyGuarantee:
         """(ε, δ) implied by ρ-zCDP: ``conversion="cks"`` (default, Canonne–Kamath–Steinke 2020, tight) or
-        ``"bun_steinke"`` (Bun & Steinke 2016 Prop. 1.3; use it where a paper states its claim with it)."""
+        ``"bun_steinke"`` (Bun & Steinke 2016 Prop. 1.3; use it where a paper states its claim with it).
+
+        Parameters
+        ----------
+        rho : float
+            The zCDP parameter ρ.
+        delta : float
+            The δ.
+        neighbours : str, default "replace"
+            The relation.
+        conversion : str, default "cks"
+            ``"cks"`` or ``"bun_steinke"``.
+
+        Returns
+        -------
+        PrivacyGuarantee
+            The guarantee, with ``rho`` and ``conversion`` set.
+        """
         eps = zcdp_to_approx_dp(rho, delta, conversion=conversion)
         return cls(eps, delta, neighbours, rho=rho, conversion=_CONVERSION_TEXT[conversion])
 
     def claim(self, provenance: Provenance | None = None) -> PrivacyClaim:
-        """The :class:`PrivacyClaim` an auditor tests for this guarantee."""
+        """The :class:`PrivacyClaim` an auditor tests for this guarantee.
+
+        Parameters
+        ----------
+        provenance : Provenance, optional
+            Where the claim comes from.
+
+        Returns
+        -------
+        PrivacyClaim
+            The claim.
+        """
         notes = self.conversion
         prov = provenance or Provenance()
         if notes and not prov.notes:

@@ -136,10 +136,15 @@ def check_independent_releases(
         the power at which ``details["min_detectable_ratio"]`` is stated.
     rng
         the generator every call draws from.
+    name
+        name of the result.
 
-    Returns a :class:`~htdp_verify.results.CheckResult` with ``statistic="dispersion_ratio"`` (the event ratio
-    farthest from 1 on the log scale), verdict ``"violated"`` (releases are
-    not i.i.d. at level α) or ``"consistent"``, and per-event ratios and p-values in ``details["events"]``.
+    Returns
+    -------
+    CheckResult
+        ``statistic="dispersion_ratio"`` (the event ratio farthest from 1 on the log scale), verdict ``"violated"``
+        (releases are not i.i.d. at level α) or ``"consistent"``, and per-event ratios and p-values in
+        ``details["events"]``.
     """
     from ..results import CheckResult
 

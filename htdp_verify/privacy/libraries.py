@@ -114,6 +114,11 @@ def opendp_guarantee(measurement: Any, *, d_in: Any = None, delta: float | None 
         for ``Approximate(MaxDivergence)``, whose δ is the map's).
     neighbours
         ``"replace"`` or ``"add_remove"`` (default: from the input metric).
+
+    Returns
+    -------
+    PrivacyGuarantee
+        The guarantee under the stated relation.
     """
     if not _is_opendp_measurement(measurement):
         raise ValueError(f"measurement must be an opendp Measurement, got {type(measurement).__name__}")
@@ -162,6 +167,20 @@ def from_opendp(measurement: Any, *, d_in: Any = None, delta: float | None = Non
     release. The guarantee is :func:`opendp_guarantee` (``d_in``, ``delta``, ``neighbours`` as there). OpenDP
     samples its noise from its own cryptographically secure generator and cannot be seeded: the mechanism is marked
     ``reproducible=False`` and ``rng`` is not used for the releases.
+
+    Parameters
+    ----------
+    measurement : opendp.mod.Measurement
+        The measurement.
+    d_in, delta, neighbours
+        As in :func:`opendp_guarantee`.
+    name : str, optional
+        Name of the mechanism in results.
+
+    Returns
+    -------
+    Mechanism
+        The auditor mechanism ``(data, size, rng) -> (size, ...)``.
     """
     guarantee = opendp_guarantee(measurement, d_in=d_in, delta=delta, neighbours=neighbours)
     label = name or f"opendp[{_measure_name(measurement)}]"
@@ -179,7 +198,22 @@ def pydp_guarantee(epsilon: float, delta: float = 0.0, neighbours: str = "add_re
     """python-dp's guarantee for an algorithm built with ``epsilon``, ``delta`` and one contribution per user.
 
     Add/remove one record: (ε, δ) as constructed. Replace one record (a removal and an addition): group privacy,
-    (2ε, (1 + e^ε) δ) (Dwork & Roth 2014, Thm 2.2 applied twice)."""
+    (2ε, (1 + e^ε) δ) (Dwork & Roth 2014, Thm 2.2 applied twice).
+
+    Parameters
+    ----------
+    epsilon : float
+        The ε the algorithm is built with.
+    delta : float, default 0.0
+        The δ it is built with.
+    neighbours : str, default "add_remove"
+        ``"add_remove"`` or ``"replace"``.
+
+    Returns
+    -------
+    PrivacyGuarantee
+        The guarantee.
+    """
     epsilon = check_positive("epsilon", epsilon)
     delta = check_prob("delta", delta, open_low=False)
     if neighbours == "add_remove":
@@ -200,6 +234,26 @@ def from_pydp(algorithm: Any, *, epsilon: float, delta: float = 0.0, neighbours:
     arguments (``lower_bound``, ``upper_bound``, ``dtype`` ...); ``l0_sensitivity`` / ``linf_sensitivity`` other
     than 1 are refused, because the claim is stated for one record per user. python-dp samples from its own secure
     generator and cannot be seeded: the mechanism is marked ``reproducible=False``.
+
+    Parameters
+    ----------
+    algorithm : type
+        The python-dp algorithm class.
+    epsilon : float
+        The ε it is built with.
+    delta : float, default 0.0
+        The δ it is built with.
+    neighbours : str, default "add_remove"
+        The relation of the claim (see :func:`pydp_guarantee`).
+    name : str, optional
+        Name of the mechanism in results.
+    **kwargs
+        The constructor's other arguments.
+
+    Returns
+    -------
+    Mechanism
+        The auditor mechanism ``(data, size, rng) -> (size, ...)``.
     """
     if not (isinstance(algorithm, type) and hasattr(algorithm, "quick_result")):
         raise ValueError(f"algorithm must be a python-dp algorithm class (with quick_result), got {algorithm!r}")

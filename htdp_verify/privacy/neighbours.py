@@ -421,6 +421,20 @@ def statdp_patterns(m: int = 5, relation: str = "Ninf", sensitivity: float = 1.0
     d1 = 1^m (scaled by ``sensitivity``) and d2 is one of: one below, one above, one above rest below, one below
     rest above, half-half, all above, all below; plus X-shape ((1^{⌊m/2⌋}, 0^{⌈m/2⌉}) vs (0^{⌊m/2⌋},
     1^{⌈m/2⌉})).  Under ``"N1"`` only the first two (one coordinate changes) are returned.
+
+    Parameters
+    ----------
+    m : int, default 5
+        Length of the query vector.
+    relation : str, default "Ninf"
+        ``"Ninf"`` or ``"N1"``.
+    sensitivity : float, default 1.0
+        Scale of the patterns.
+
+    Returns
+    -------
+    list of Pair
+        The pairs.
     """
     m = check_int("m", m, minimum=1)
     if relation not in ("N1", "Ninf"):
@@ -520,6 +534,30 @@ def dataset_patterns(
 
     * ``"replace"``: row i moved to each target, and replaced by a duplicate of the row farthest from it;
     * ``"add_remove"``: row i removed, row i duplicated, and (once) a row added at each target.
+
+    Parameters
+    ----------
+    data : array_like
+        The dataset (rows are records), inside the declared domain.
+    relation : str, default "replace"
+        ``"replace"`` or ``"add_remove"``.
+    bound : float, optional
+        A symmetric clipping bound ``[-b, b]``.
+    lower, upper : float or array_like, optional
+        The declared data domain.
+    multiples : sequence of float, optional
+        Multiples of ``bound`` probed (default ``(1, 2)``).
+    rows : sequence of int, optional
+        The rows changed (default: see above).
+    max_pairs : int, optional
+        Most pairs returned.
+    max_corners : int, default 16
+        Most domain corners used for multi-column records.
+
+    Returns
+    -------
+    list of Pair
+        The candidate pairs.
     """
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")

@@ -58,7 +58,13 @@ class AuditResult(CheckResult):
         return bool(self.detectability.get("possibly_unbounded", False))
 
     def report(self) -> str:
-        """A multi-line human-readable report."""
+        """A multi-line human-readable report.
+
+        Returns
+        -------
+        str
+            The report.
+        """
         d = self.details
         lines = [str(self)]
         lines.append(f"  pair:   {d.get('pair', {}).get('text', '')}")

@@ -131,8 +131,11 @@ def search_pairs(
         fewest releases per side a pair is scored on in a round (default ``MIN_PER_PAIR``; ``audit()``
         passes less when the caller chose a smaller ``n_search``, e.g. for estimators that cost seconds a release).
 
-    Returns every pair as a :class:`SearchResult`, the survivors of the last round best first, then the pairs
-    eliminated earlier in their ranking at elimination.
+    Returns
+    -------
+    list of SearchResult
+        Every pair, the survivors of the last round best first, then the pairs eliminated earlier in their ranking
+        at elimination.
     """
     pair_list = as_pairs(pairs)
     n_search = check_int("n_search", n_search, minimum=20)

@@ -140,7 +140,22 @@ def binary_composition_epsilon(tests: Any, delta: float, *, repeat: int = 1) -> 
 
     ``tests``: a list of pairs (P_D(E), P_D'(E)) of event probabilities, one per step; ``repeat``: with one test,
     the number of independent copies composed. ε(δ) = inf{ε ≥ 0 : Σ_o max(0, P(o) − e^ε Q(o)) ≤ δ}; at δ = 0 the
-    largest log-likelihood ratio of an outcome of positive probability (∞ if some outcome has Q = 0 < P)."""
+    largest log-likelihood ratio of an outcome of positive probability (∞ if some outcome has Q = 0 < P).
+
+    Parameters
+    ----------
+    tests : list of tuple
+        Pairs ``(P_D(E), P_D'(E))`` of event probabilities, one per step.
+    delta : float
+        The δ.
+    repeat : int, default 1
+        With one test, the number of independent copies composed.
+
+    Returns
+    -------
+    float
+        The ε(δ).
+    """
     tests = [(float(p), float(q)) for p, q in tests]
     if not tests or any(not (0 <= p <= 1 and 0 <= q <= 1) for p, q in tests):
         raise ValueError("tests must be a non-empty list of probability pairs (p, q) in [0, 1]")
