@@ -207,7 +207,28 @@ def execute_check(check: Check, *, profile: str, seed: int, out_dir: Path, progr
 
     A check that raises, or returns something other than ``CheckResult`` objects, gives one ``"error"`` result
     holding the traceback (a check that cannot run is reported, not hidden).  ``func`` replaces ``check.func``
-    (a worker process runs the function it was sent).  The same code runs the check serially and in workers."""
+    (a worker process runs the function it was sent).  The same code runs the check serially and in workers.
+
+    Parameters
+    ----------
+    check : Check
+        The check.
+    profile : str
+        ``"quick"`` or ``"full"``.
+    seed : int
+        The run seed.
+    out_dir : pathlib.Path
+        The report folder.
+    progress : bool, default True
+        Whether the check may show progress.
+    func : callable, optional
+        Replaces ``check.func``.
+
+    Returns
+    -------
+    tuple
+        ``(check seed, results)``.
+    """
     from .results import CheckResult
 
     s = derive_seed(seed, check.name)

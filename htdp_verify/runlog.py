@@ -38,7 +38,17 @@ class RunLog:
     """Append-only writer of ``results.jsonl`` (use as a context manager).
 
     ``RunLog(out_dir, meta)`` starts a new stream (overwriting one left in ``out_dir``); ``RunLog(out_dir,
-    resume=True)`` appends to the existing stream after dropping a cut-short last line."""
+    resume=True)`` appends to the existing stream after dropping a cut-short last line.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        The report folder.
+    meta : dict, optional
+        The run's settings, written in the header line.
+    resume : bool, default False
+        Append to the existing stream instead of starting a new one.
+    """
 
     def __init__(self, out_dir: str | os.PathLike[str], meta: dict | None = None, *, resume: bool = False):
         self.path = Path(out_dir) / STREAM_NAME
@@ -58,7 +68,17 @@ class RunLog:
         os.fsync(self._f.fileno())
 
     def append(self, check: str, seed: int | None, results: list[CheckResult]) -> None:
-        """Record one finished check (all its results) as one line."""
+        """Record one finished check (all its results) as one line.
+
+        Parameters
+        ----------
+        check : str
+            The check's name.
+        seed : int or None
+            The check's seed.
+        results : list of CheckResult
+            Its results.
+        """
         self._write({"check": check, "seed": seed, "results": [r.to_dict() for r in results]})
 
     def close(self) -> None:
@@ -72,7 +92,18 @@ class RunLog:
 
 
 def read_runlog(out_dir: str | os.PathLike[str]) -> RunLogContent:
-    """Read ``out_dir/results.jsonl``; raises ``ValueError`` (naming the file) when it is missing or not a stream."""
+    """Read ``out_dir/results.jsonl``; raises ``ValueError`` (naming the file) when it is missing or not a stream.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        The report folder.
+
+    Returns
+    -------
+    RunLogContent
+        The header's settings and the finished checks' results.
+    """
     path = Path(out_dir) / STREAM_NAME
     if not path.is_file():
         raise ValueError(f"{path} does not exist: nothing to resume (a run writes it as checks finish)")

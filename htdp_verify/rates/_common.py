@@ -210,7 +210,22 @@ def _boot_summary(e: np.ndarray, kind: str, q, n_boot: int, rng) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------------
 def three_outcome_verdict(interval: Any, target: float, tolerance: float) -> str:
     """``consistent`` if ``interval ⊂ [target − tol, target + tol]``, ``violated`` if disjoint, else
-    ``inconclusive``."""
+    ``inconclusive``.
+
+    Parameters
+    ----------
+    interval : tuple
+        The ``(lo, hi)`` confidence interval.
+    target : float
+        The claimed value.
+    tolerance : float
+        Half-width of the band.
+
+    Returns
+    -------
+    str
+        ``"consistent"``, ``"violated"`` or ``"inconclusive"``.
+    """
     lo, hi = interval
     b0, b1 = target - tolerance, target + tolerance
     if b0 <= lo and hi <= b1:

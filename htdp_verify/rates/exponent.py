@@ -107,13 +107,37 @@ class RateFit:
         return float(max(self.exponent - lo, hi - self.exponent))
 
     def reps_needed(self, halfwidth: float) -> int:
-        """Replications per cell for a CI half-width ``halfwidth`` (width ∝ 1/sqrt(reps); same grid)."""
+        """Replications per cell for a CI half-width ``halfwidth`` (width ∝ 1/sqrt(reps); same grid).
+
+        Parameters
+        ----------
+        halfwidth : float
+            The target half-width of the interval.
+
+        Returns
+        -------
+        int
+            Replications per cell.
+        """
         halfwidth = check_positive("halfwidth", halfwidth)
         return int(math.ceil(int(self.n_reps.min()) * (self.halfwidth / halfwidth) ** 2))
 
     def reps_needed_for_tolerance(self, tolerance: float, power: float = 0.8) -> int:
         """Replications per cell so that a *correct* exponent (at the band centre) gives a CI inside
-        ``[r0 − tolerance, r0 + tolerance]`` with probability ≈ ``power`` (normal approximation of the fit)."""
+        ``[r0 − tolerance, r0 + tolerance]`` with probability ≈ ``power`` (normal approximation of the fit).
+
+        Parameters
+        ----------
+        tolerance : float
+            Half-width of the band.
+        power : float, default 0.8
+            Required probability.
+
+        Returns
+        -------
+        int
+            Replications per cell.
+        """
         tolerance = check_positive("tolerance", tolerance)
         power = check_prob("power", power)
         z = _st.norm.ppf(1 - self.alpha / 2) + _st.norm.ppf(power)
@@ -122,12 +146,29 @@ class RateFit:
 
     def min_detectable_deviation(self, power: float = 0.8) -> float:
         """Smallest distance outside the tolerance band at which a wrong exponent is declared *violated* with
-        probability ≈ ``power``: ``halfwidth + z_power · se``."""
+        probability ≈ ``power``: ``halfwidth + z_power · se``.
+
+        Parameters
+        ----------
+        power : float, default 0.8
+            Required probability of detection.
+
+        Returns
+        -------
+        float
+            The distance outside the band.
+        """
         power = check_prob("power", power)
         return float(self.halfwidth + _st.norm.ppf(power) * self.se)
 
     def local_table(self) -> Any:
-        """MMS-style table: consecutive grid pairs, their local slope and its bootstrap interval."""
+        """MMS-style table: consecutive grid pairs, their local slope and its bootstrap interval.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per consecutive pair of grid values.
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -166,7 +207,13 @@ class RateFit:
         }
 
     def describe(self) -> str:
-        """A few lines: the fit, its CI, and the local slopes (what an assertion message shows)."""
+        """A few lines: the fit, its CI, and the local slopes (what an assertion message shows).
+
+        Returns
+        -------
+        str
+            The description.
+        """
         lo, hi = self.interval
         lines = [
             f"{self.summary} error ~ {math.exp(self.intercept):.3g} * {self.variable}^{self.exponent:.4f}  "
@@ -362,7 +409,20 @@ def _theilsen(u, cells, alpha, max_points) -> dict:
 
 
 def local_slopes(data: Any, **kw: Any) -> Any:
-    """The MMS-style table of local slopes between consecutive grid values (see :func:`fit_rate` for ``kw``)."""
+    """The MMS-style table of local slopes between consecutive grid values (see :func:`fit_rate` for ``kw``).
+
+    Parameters
+    ----------
+    data : MonteCarloResult, DataFrame, tuple or array_like
+        The errors, as for :func:`fit_rate`.
+    **kw
+        Passed to :func:`fit_rate`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per consecutive pair of grid values.
+    """
     kw.setdefault("warn", False)
     return fit_rate(data, **kw).local_table()
 

@@ -67,7 +67,13 @@ class QuantileShape:
     se: float = float("nan")
 
     def gamma_text(self) -> str:
-        """``"0.873"``, or ``"≤ 0.1 (censored at the grid edge)"`` / ``"≥ 2.5 (censored ...)"``."""
+        """``"0.873"``, or ``"≤ 0.1 (censored at the grid edge)"`` / ``"≥ 2.5 (censored ...)"``.
+
+        Returns
+        -------
+        str
+            The text.
+        """
         if self.censored == "below":
             return f"≤ {self.grid[0]:g} (censored at the grid edge)"
         if self.censored == "above":
@@ -144,6 +150,9 @@ def quantile_shape(
 ) -> QuantileShape:
     """Shape of the (1−β)-quantile of the error as a function of ``ℓ = log(1/β)``.
 
+    Sub-Gaussian errors give γ ≈ 1/2 (for ``|N(0,1)|`` over β ∈ [1e-4, 0.5] the fit gives γ ≈ 0.52); exponential tails
+    (Laplace noise, a clipping bias that turns Poisson-like) give γ = 1.
+
     Parameters
     ----------
     errors
@@ -161,8 +170,10 @@ def quantile_shape(
     gammas
         profile grid for γ (default 0.1 … 2.5 in steps of 0.005).
 
-    Sub-Gaussian errors give γ ≈ 1/2 (for |N(0,1)| over β ∈ [1e-4, 0.5] the fit gives γ ≈ 0.52); exponential tails
-    (Laplace noise, a clipping bias that turns Poisson-like) give γ = 1.
+    Returns
+    -------
+    QuantileShape
+        The quantiles with their intervals and the fit of γ.
     """
     alpha = check_prob("alpha", alpha)
     n_boot = check_int("n_boot", n_boot, minimum=100)
@@ -292,7 +303,38 @@ def check_quantile_shape(
     summary says "γ ≥ 2.5 (censored ...)") and the verdict cannot be ``consistent`` (it is ``inconclusive`` unless
     the interval's finite end already clears the band).  ``details['min_detectable_deviation']`` is the distance
     outside the band at which a true γ is declared violated with probability ≈ ``power`` (half-width of the
-    interval plus ``z_power`` bootstrap standard deviations, a normal approximation), reported in the summary."""
+    interval plus ``z_power`` bootstrap standard deviations, a normal approximation), reported in the summary.
+
+    Parameters
+    ----------
+    errors : array_like or mapping
+        The errors, as for :func:`quantile_shape`.
+    betas : array_like, optional
+        The failure probabilities β.
+    gamma : float, default 0.5
+        The claimed γ.
+    tolerance : float, default 0.25
+        Half-width of the band around γ.
+    alpha : float, default 0.05
+        Error probability.
+    n_boot : int, default 1000
+        Bootstrap resamples.
+    rng : numpy.random.Generator, optional
+        Generator of the bootstrap (default: seeded from the data).
+    name : str, default ""
+        Name of the result.
+    provenance : Provenance or dict, optional
+        Source of the claim.
+    seed : int, optional
+        Seed recorded in the result.
+    power : float, default 0.8
+        Power at which the smallest detectable deviation is stated.
+
+    Returns
+    -------
+    CheckResult
+        Statistic ``gamma``; the fit in ``details``.
+    """
     t0 = time.perf_counter()
     gamma = check_positive("gamma", gamma)
     tolerance = check_positive("tolerance", tolerance)

@@ -51,7 +51,18 @@ class TermFit:
     alpha: float
 
     def term_values(self, x: ArrayLike | None = None) -> np.ndarray:
-        """Each term's value ``c_j x^{r_j} (log x)^{p_j}`` at ``x`` (default: the grid); shape (len(x), m)."""
+        """Each term's value ``c_j x^{r_j} (log x)^{p_j}`` at ``x`` (default: the grid); shape (len(x), m).
+
+        Parameters
+        ----------
+        x : array_like, optional
+            Where to evaluate the terms (default: the grid).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (len(x), m).
+        """
         x = self.x if x is None else np.asarray(x, dtype=float)
         return _design(x, self.terms) * self.constants
 
@@ -131,6 +142,30 @@ def fit_terms(
     (``scipy.optimize.nnls``), so every grid value counts equally whatever its magnitude; their ``1 − alpha``
     intervals come from the within-cell bootstrap.  Issues a :class:`CrossoverWarning` when two active terms
     cross inside the grid (then a single exponent fitted over the grid describes neither regime).
+
+    Parameters
+    ----------
+    data : MonteCarloResult, DataFrame, tuple or array_like
+        The errors, as for :func:`fit_rate`.
+    exponents : sequence
+        The terms: exponents ``r_j``, or pairs ``(r_j, p_j)`` with a power of log.
+    errors, variable, output
+        As for :func:`fit_rate`.
+    summary : str, default "median"
+        Statistic of the error per grid value.
+    alpha : float, default 0.05
+        Level of the intervals of the constants.
+    n_boot : int, default 500
+        Bootstrap resamples.
+    rng : numpy.random.Generator, optional
+        Generator of the bootstrap (default: seeded from the data).
+    warn : bool, default True
+        Issue the :class:`CrossoverWarning`.
+
+    Returns
+    -------
+    TermFit
+        The constants with their intervals, crossovers and lack of fit.
     """
     terms = _norm_terms(exponents)
     kind, q = _parse_summary(summary)

@@ -23,14 +23,38 @@ _OUTCOME_LABELS = {"violated": "violated (finding)", "as expected": "canary/cont
 
 
 def tally_text(results: list[CheckResult]) -> str:
-    """One sentence counting the outcomes (canaries and controls apart; descriptions apart from claims)."""
+    """One sentence counting the outcomes (canaries and controls apart; descriptions apart from claims).
+
+    Parameters
+    ----------
+    results : list of CheckResult
+        The results.
+
+    Returns
+    -------
+    str
+        The sentence.
+    """
     counts = tally(results)
     parts = [f"{n} {_OUTCOME_LABELS.get(k, k)}" for k, n in counts.items() if n]
     return f"{len(results)} results: " + ", ".join(parts) + "."
 
 
 def overview_figure(results: list[CheckResult], out_dir: Path) -> str | None:
-    """One bar per outcome; returns the figure's file name in ``out_dir`` (or None with no results)."""
+    """One bar per outcome; returns the figure's file name in ``out_dir`` (or None with no results).
+
+    Parameters
+    ----------
+    results : list of CheckResult
+        The results.
+    out_dir : pathlib.Path
+        Where the figure is written.
+
+    Returns
+    -------
+    str or None
+        The figure's file name.
+    """
     if not results:
         return None
     import matplotlib
@@ -59,7 +83,22 @@ def write_report(
 ) -> dict[str, Path]:
     """Write ``results.json``, ``report.md`` and ``report.html`` to ``out_dir`` (created if needed); returns their
     paths.  ``run_info``: profile, seed, version, seconds, checks (shown in the header and used for the
-    reproduction commands)."""
+    reproduction commands).
+
+    Parameters
+    ----------
+    results : list of CheckResult
+        The results.
+    out_dir : str or os.PathLike
+        The report folder.
+    run_info : dict, optional
+        Profile, seed, version, seconds, checks.
+
+    Returns
+    -------
+    dict
+        ``{file kind: path}`` of the files written.
+    """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     meta = {"created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "python": platform.python_version()}

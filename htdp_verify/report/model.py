@@ -27,7 +27,20 @@ OUTCOME_COLOURS = {"consistent": "#2e7d32", "violated": "#c62828", "inconclusive
 
 
 def fmt(x: ArrayLike, digits: int = 4) -> str:
-    """A number for people: 4 significant digits, ∞ for infinity, — for a missing value."""
+    """A number for people: 4 significant digits, ∞ for infinity, — for a missing value.
+
+    Parameters
+    ----------
+    x : float
+        The number.
+    digits : int, default 4
+        Significant digits.
+
+    Returns
+    -------
+    str
+        The text.
+    """
     if x is None:
         return "—"
     if isinstance(x, bool):
@@ -42,7 +55,18 @@ def fmt(x: ArrayLike, digits: int = 4) -> str:
 
 
 def claim_text(claim: Any) -> str:
-    """The claim in words (not a Python repr)."""
+    """The claim in words (not a Python repr).
+
+    Parameters
+    ----------
+    claim : object
+        A claim dataclass or ``None``.
+
+    Returns
+    -------
+    str
+        The claim in words.
+    """
     if claim is None:
         return ""
     kind = getattr(claim, "kind", "")
@@ -202,6 +226,22 @@ def _alpha_text(results) -> str:
 
 
 def build_model(results: list[CheckResult], meta: dict, out_dir: str | os.PathLike[str]) -> ReportModel:
+    """The report model of a run: entries, findings first, one suite per name prefix.
+
+    Parameters
+    ----------
+    results : list of CheckResult
+        The results.
+    meta : dict
+        The run's settings (profile, seed, version, seconds, checks).
+    out_dir : str or os.PathLike
+        The report folder (figures are referred to relative to it).
+
+    Returns
+    -------
+    ReportModel
+        What the Markdown and HTML renderers show.
+    """
     out_dir = Path(out_dir)
     entries = [_entry(r, meta, out_dir) for r in results]
     order = {k: i for i, k in enumerate(FINDING_OUTCOMES)}
