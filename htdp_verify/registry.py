@@ -158,7 +158,8 @@ def get_checks(selectors: Any = None) -> list[Check]:
     Parameters
     ----------
     selectors : sequence of str, optional
-        Names, prefixes or tags; none: every registered check. An unknown selector raises ``ValueError`` listing what exists.
+        Names, prefixes or tags; none: every registered check. An unknown selector raises ``ValueError`` listing what
+        exists.
 
     Returns
     -------

@@ -430,7 +430,8 @@ def assert_private(
     rng : numpy.random.Generator
         The generator every release is drawn from.
     on_inconclusive : str, default "fail"
-        What an inconclusive audit (the run could not certify the claimed ε even with a perfect event) does: ``"fail"``, ``"warn"`` or ``"pass"``.
+        What an inconclusive audit (the run could not certify the claimed ε even with a perfect event) does: ``"fail"``,
+        ``"warn"`` or ``"pass"``.
     profile : str, optional
         ``"quick"`` or ``"full"`` (default: the ``--htdp-profile`` option).
     attacks : str or list, default "auto"
@@ -443,7 +444,8 @@ def assert_private(
     Returns
     -------
     AuditResult
-        The audit's result (when the assertion passes); on ``"violated"`` an ``AssertionError`` with the audit's summary, the pair and the exact event is raised instead.
+        The audit's result (when the assertion passes); on ``"violated"`` an ``AssertionError`` with the audit's
+        summary, the pair and the exact event is raised instead.
     """
     from .privacy import audit
     from .privacy.adapters import as_mechanism
