@@ -351,7 +351,26 @@ def from_diffprivlib(
 
 
 def draw(mechanism: Any, data: Any, size: int, rng: np.random.Generator, *, chunk_size: int = 1_000_000) -> np.ndarray:
-    """``size`` releases on ``data`` in chunks of at most ``chunk_size`` (bounded memory per call)."""
+    """``size`` releases on ``data`` in chunks of at most ``chunk_size`` (bounded memory per call).
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        The mechanism ``(data, size, rng) -> (size, ...)``.
+    data : array_like
+        The input.
+    size : int
+        Releases.
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+    chunk_size : int, default 1000000
+        Most releases per call.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(size, ...)``.
+    """
     size = check_int("size", size, minimum=1)
     chunk_size = check_int("chunk_size", chunk_size, minimum=1)
     parts, left = [], size
@@ -368,7 +387,28 @@ def draw(mechanism: Any, data: Any, size: int, rng: np.random.Generator, *, chun
 def count_events(
     mechanism: Any, data: Any, size: int, events: Any, rng: np.random.Generator, *, chunk_size: int = 1_000_000
 ) -> np.ndarray:
-    """How many of ``size`` fresh releases on ``data`` fall in each event (releases drawn and discarded in chunks)."""
+    """How many of ``size`` fresh releases on ``data`` fall in each event (releases drawn and discarded in chunks).
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        The mechanism ``(data, size, rng) -> (size, ...)``.
+    data : array_like
+        The input.
+    size : int
+        Releases.
+    events : sequence
+        The fixed events.
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+    chunk_size : int, default 1000000
+        Most releases per call.
+
+    Returns
+    -------
+    numpy.ndarray
+        One count per event.
+    """
     size = check_int("size", size, minimum=1)
     counts = np.zeros(len(events), dtype=np.int64)
     left = size

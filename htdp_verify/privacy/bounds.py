@@ -40,7 +40,22 @@ __all__ = [
 def pure_epsilon_lb(
     k1: float | np.ndarray, n1: float | np.ndarray, k2: float | np.ndarray, n2: float | np.ndarray, alpha: float
 ) -> float | np.ndarray:
-    """Pure-ε lower bound ``ln(CP_lo(k1,n1,α/2) / CP_hi(k2,n2,α/2))`` (clipped at 0), confidence ``1 - alpha``."""
+    """Pure-ε lower bound ``ln(CP_lo(k1,n1,α/2) / CP_hi(k2,n2,α/2))`` (clipped at 0), confidence ``1 - alpha``.
+
+    Parameters
+    ----------
+    k1, n1 : int or array_like of int
+        Count of the event and number of releases on D.
+    k2, n2 : int or array_like of int
+        Count of the event and number of releases on D'.
+    alpha : float
+        Total error probability, split evenly over the two sides.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The ε lower bound (≥ 0).
+    """
     return epsilon_lower_bound(k1, n1, k2, n2, alpha, 0.0)
 
 
@@ -52,7 +67,24 @@ def epsilon_lb_at_delta(
     alpha: float,
     delta: float,
 ) -> float | np.ndarray:
-    """ε lower bound at a given δ: ``ln((lo - δ)/hi)``, 0 when ``lo <= δ``."""
+    """ε lower bound at a given δ: ``ln((lo - δ)/hi)``, 0 when ``lo <= δ``.
+
+    Parameters
+    ----------
+    k1, n1 : int or array_like of int
+        Count of the event and number of releases on D.
+    k2, n2 : int or array_like of int
+        Count of the event and number of releases on D'.
+    alpha : float
+        Total error probability, split evenly over the two sides.
+    delta : float
+        The δ.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The ε lower bound (≥ 0).
+    """
     return epsilon_lower_bound(k1, n1, k2, n2, alpha, delta)
 
 
@@ -64,7 +96,24 @@ def delta_lb_at_epsilon(
     alpha: float,
     epsilon: float | np.ndarray,
 ) -> float | np.ndarray:
-    """δ lower bound at a given ε: ``max(0, lo - e^ε hi)``."""
+    """δ lower bound at a given ε: ``max(0, lo - e^ε hi)``.
+
+    Parameters
+    ----------
+    k1, n1 : int or array_like of int
+        Count of the event and number of releases on D.
+    k2, n2 : int or array_like of int
+        Count of the event and number of releases on D'.
+    alpha : float
+        Total error probability, split evenly over the two sides.
+    epsilon : float or array_like
+        The ε.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The δ lower bound (≥ 0).
+    """
     return delta_lower_bound(k1, n1, k2, n2, epsilon, alpha)
 
 
@@ -157,6 +206,18 @@ def smallest_resolvable_delta(n: float | np.ndarray, alpha: float) -> float:
 
     A δ-violation needs an event with probability at least δ on D, and an event seen 0 times out of n is only
     bounded by ``CP_hi(0, n, α/2) ≈ ln(2/α)/n``: δ below this floor is invisible to the run.
+
+    Parameters
+    ----------
+    n : int
+        Samples per side.
+    alpha : float
+        Error probability.
+
+    Returns
+    -------
+    float
+        The δ floor.
     """
     return float(cp_upper(0, int(n), check_prob("alpha", alpha) / 2))
 
@@ -249,7 +310,28 @@ def privacy_profile(
 ) -> PrivacyProfile:
     """Profile lower curves from counts ``k1[j]`` (numerator side) and ``k2[j]`` (denominator side) of J fixed
     events, each certified at ``alphas[j]`` (which must sum to the total α), with ``n`` releases on the numerator
-    side and ``n2`` (default ``n``) on the denominator side; ``n`` and ``n2`` may be per-event arrays."""
+    side and ``n2`` (default ``n``) on the denominator side; ``n`` and ``n2`` may be per-event arrays.
+
+    Parameters
+    ----------
+    k1, k2 : array_like of int
+        Counts of the J events on the numerator and denominator sides.
+    n : int or array_like
+        Releases on the numerator side (per event, or one for all).
+    alphas : array_like
+        The α of each event.
+    n2 : int or array_like, optional
+        Releases on the denominator side (default ``n``).
+    deltas : array_like, optional
+        The δ grid.
+    epsilons : array_like, optional
+        The ε grid.
+
+    Returns
+    -------
+    PrivacyProfile
+        The lower curves.
+    """
     k1 = np.atleast_1d(np.asarray(k1))
     k2 = np.atleast_1d(np.asarray(k2))
     n1a = np.broadcast_to(np.asarray(n), k1.shape)

@@ -50,7 +50,24 @@ class Counts:
 
 
 def certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.random.Generator) -> Counts:
-    """Count the selected events on ``Poisson(n_samples)`` fresh releases per side."""
+    """Count the selected events on ``Poisson(n_samples)`` fresh releases per side.
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan.
+    pair : Pair
+        The pair.
+    sel : Selection
+        The chosen events.
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+
+    Returns
+    -------
+    Counts
+        The raw counts.
+    """
     ts = time.perf_counter()
     events = sel.main + sel.profile
     N_d, N_dp = int(rng.poisson(plan.n_samples)), int(rng.poisson(plan.n_samples))
@@ -114,7 +131,22 @@ def _profile(plan: AuditPlan, c: Counts, sel: Selection, mu_main: float) -> tupl
 
 
 def bounds_stage(plan: AuditPlan, sel: Selection, c: Counts) -> Bounds:
-    """ε lower bound of every main event (the best is reported) and the statements derived from its counts."""
+    """ε lower bound of every main event (the best is reported) and the statements derived from its counts.
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan.
+    sel : Selection
+        The chosen events.
+    c : Counts
+        Their counts.
+
+    Returns
+    -------
+    Bounds
+        The certified statements.
+    """
     eps_main = np.array([_main_bound(plan, c, j, m) for j, m in enumerate(sel.methods)])
     i = int(np.argmax(eps_main))
     kn, nn, kd, nd = int(c.k_num[i]), int(c.n_num[i]), int(c.k_den[i]), int(c.n_den[i])

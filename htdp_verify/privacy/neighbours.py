@@ -117,6 +117,20 @@ def given_pair(d: int, d_prime: Any, relation: str, label: str = "given pair") -
     axis; a 1-d array is a dataset of scalar records), checked with :func:`check_neighbours` and returned with
     ``relation``; a pair that is not neighbouring raises ``ValueError`` saying how the two differ.  A scalar
     against an array raises; anything that is not a plain array stays ``"given"`` (cannot be checked).
+
+    Parameters
+    ----------
+    d, d_prime : array_like or float
+        The two inputs.
+    relation : str
+        ``"replace"`` or ``"add_remove"``.
+    label : str, default "given pair"
+        Label of the pair.
+
+    Returns
+    -------
+    Pair
+        The pair.
     """
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
@@ -138,6 +152,18 @@ def as_pairs(pairs: Any, relation: str | None = None) -> list[Pair]:
 
     With ``relation`` (the claim's dataset relation) plain tuples go through :func:`given_pair` (datasets are
     checked); without it they stay ``"given"``.  :class:`Pair` objects are returned as they are.
+
+    Parameters
+    ----------
+    pairs : Pair, tuple or list
+        The pairs.
+    relation : str, optional
+        The claim's dataset relation.
+
+    Returns
+    -------
+    list of Pair
+        The pairs.
     """
     def plain(d, dp, label):
         return Pair(d, dp, label, "given") if relation is None else given_pair(d, dp, relation, label)

@@ -147,7 +147,22 @@ def plan_audit(
     backend: str = "serial",
     client: Any = None,
 ) -> AuditPlan:
-    """Validate the arguments of :func:`~htdp_verify.privacy.audit` and fix sizes and the α budget."""
+    """Validate the arguments of :func:`~htdp_verify.privacy.audit` and fix sizes and the α budget.
+
+    Parameters
+    ----------
+    mechanism, claim, pairs, neighbours, n_samples, alpha, attacks, rng, n_select, n_search, n_certify
+        As in :func:`~htdp_verify.privacy.audit`.
+    log_density, directions, profile, profile_epsilons, profile_share, max_candidates, chunk_size, name
+        As in :func:`~htdp_verify.privacy.audit`.
+    max_memory, backend, client
+        As in :func:`~htdp_verify.privacy.audit`.
+
+    Returns
+    -------
+    AuditPlan
+        The validated plan.
+    """
     check_rng(rng)
     mech = as_mechanism(mechanism)
     claim = as_claim(claim, mech)

@@ -25,7 +25,18 @@ def _details(result) -> dict:
 
 
 def rebuild_event(result: Any) -> Any:
-    """The certified event of ``result`` (an ``AuditResult`` or its ``details``), rebuilt from its exact spec."""
+    """The certified event of ``result`` (an ``AuditResult`` or its ``details``), rebuilt from its exact spec.
+
+    Parameters
+    ----------
+    result : AuditResult or dict
+        The result or its ``details``.
+
+    Returns
+    -------
+    Event
+        The event.
+    """
     spec = _details(result)["event"].get("spec")
     if spec is None:
         raise ValueError("this result has no exact event spec (written by an older version)")
@@ -34,7 +45,26 @@ def rebuild_event(result: Any) -> Any:
 
 def recount(result: Any, mechanism: Any, *, n: int, rng: np.random.Generator, pair: Any = None) -> dict:
     """Count the rebuilt event on ``n`` fresh releases per side of ``mechanism`` on the audit's pair (or ``pair``,
-    needed when the stored pair was too large to keep).  Returns the counts and the plug-in log-ratio."""
+    needed when the stored pair was too large to keep).  Returns the counts and the plug-in log-ratio.
+
+    Parameters
+    ----------
+    result : AuditResult or dict
+        The audit's result.
+    mechanism : Mechanism or callable
+        The mechanism ``(data, size, rng) -> (size, ...)``.
+    n : int
+        Releases per side.
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+    pair : Pair, optional
+        The pair (when the stored one was too large to keep).
+
+    Returns
+    -------
+    dict
+        The counts and the plug-in log-ratio.
+    """
     d = _details(result)
     ev = rebuild_event(d)
     if pair is None:

@@ -71,7 +71,20 @@ def _min_per_pair(plan: AuditPlan) -> int:
 
 
 def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
-    """Rank the plan's pairs on a search split and keep the best (no search with a single pair)."""
+    """Rank the plan's pairs on a search split and keep the best (no search with a single pair).
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan.
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+
+    Returns
+    -------
+    SearchOutcome
+        The pair kept and the search's record.
+    """
     if not plan.searching:
         return SearchOutcome(plan.pairs[0])
     ts = time.perf_counter()
@@ -168,7 +181,22 @@ def selection_size(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> tup
 
 def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Selection:
     """Choose the main and profile events on ``n_select`` fresh releases per side of ``pair`` (fewer when the
-    default does not fit ``max_memory``: ``selection_size``)."""
+    default does not fit ``max_memory``: ``selection_size``).
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan.
+    pair : Pair
+        The pair to audit.
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+
+    Returns
+    -------
+    Selection
+        The chosen events.
+    """
     ts = time.perf_counter()
     n, capped = selection_size(plan, pair, rng)
     Y1 = draw(plan.mechanism, pair.d, n, rng, chunk_size=plan.chunk_size)

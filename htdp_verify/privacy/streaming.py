@@ -35,7 +35,18 @@ HELD_OVERHEAD = 4.0
 
 
 def parse_memory(value: Any) -> int:
-    """Bytes from an int or a string such as ``"2GiB"``, ``"512MiB"``, ``"1e9"``."""
+    """Bytes from an int or a string such as ``"2GiB"``, ``"512MiB"``, ``"1e9"``.
+
+    Parameters
+    ----------
+    value : int or str
+        The budget.
+
+    Returns
+    -------
+    int
+        Bytes.
+    """
     if isinstance(value, (int, np.integer)) and value > 0:
         return int(value)
     if isinstance(value, str):
@@ -60,7 +71,22 @@ def parse_memory(value: Any) -> int:
 
 def probe_release_nbytes(mechanism: Any, data: Any, rng: np.random.Generator) -> int:
     """Bytes of one release of ``mechanism`` on ``data``, drawn from a *copy* of ``rng`` (the audit's stream is not
-    advanced, so an audit gives the same result whether or not it probes)."""
+    advanced, so an audit gives the same result whether or not it probes).
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        The mechanism ``(data, size, rng) -> (size, ...)``.
+    data : array_like
+        The input.
+    rng : numpy.random.Generator
+        Copied, not advanced.
+
+    Returns
+    -------
+    int
+        Bytes of one release.
+    """
     import copy
 
     probe = np.random.Generator(copy.deepcopy(rng.bit_generator))
@@ -70,12 +96,36 @@ def probe_release_nbytes(mechanism: Any, data: Any, rng: np.random.Generator) ->
 
 def held_releases_cap(release_nbytes: int, max_memory: int | str) -> int:
     """Most releases per side the search or selection stage may hold within ``max_memory`` (both sides held at
-    once, :data:`HELD_OVERHEAD` bytes of working memory per byte held)."""
+    once, :data:`HELD_OVERHEAD` bytes of working memory per byte held).
+
+    Parameters
+    ----------
+    release_nbytes : int
+        Bytes of one release.
+    max_memory : int or str
+        Memory budget.
+
+    Returns
+    -------
+    int
+        Releases per side.
+    """
     return int(parse_memory(max_memory) // (2 * HELD_OVERHEAD * max(int(release_nbytes), 1)))
 
 
 def block_size(release_nbytes: int) -> int:
-    """Releases per block for releases of ``release_nbytes`` bytes (depends on nothing else)."""
+    """Releases per block for releases of ``release_nbytes`` bytes (depends on nothing else).
+
+    Parameters
+    ----------
+    release_nbytes : int
+        Bytes of one release.
+
+    Returns
+    -------
+    int
+        Releases per block.
+    """
     return int(min(MAX_BLOCK, max(MIN_BLOCK, BLOCK_BYTES // max(int(release_nbytes), 1))))
 
 
@@ -102,6 +152,32 @@ def count_streamed(mechanism: Any, data: Any, n: int, events: Any, rng: np.rando
     (peak memory ≈ a few times ``max_memory`` per worker, whatever ``n``); ``backend`` is ``"serial"`` or
     ``"dask"`` (with a ``distributed.Client`` as ``client``; the mechanism and events are shipped to the workers).
     The result depends only on ``rng``'s state, ``n`` and the release size.
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        The mechanism ``(data, size, rng) -> (size, ...)``.
+    data : array_like
+        The input.
+    n : int
+        Releases.
+    events : sequence
+        The fixed events.
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+    release_nbytes : int
+        Bytes of one release.
+    max_memory : int or str, default "2GiB"
+        Memory budget.
+    backend : str, default "serial"
+        ``"serial"`` or ``"dask"``.
+    client : distributed.Client, optional
+        The Dask client.
+
+    Returns
+    -------
+    numpy.ndarray
+        One count per event.
     """
     n = check_int("n", n, minimum=0)
     if backend not in ("serial", "dask"):

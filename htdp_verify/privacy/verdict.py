@@ -27,7 +27,22 @@ class Verdict:
 
 
 def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
-    """Verdict on the claim, and the detectability statement (the largest certifiable ε, the event floor)."""
+    """Verdict on the claim, and the detectability statement (the largest certifiable ε, the event floor).
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan.
+    b : Bounds
+        The certified statements.
+    c : Counts
+        The counts.
+
+    Returns
+    -------
+    Verdict
+        The verdict and the detectability statement.
+    """
     claim, n, a = plan.claim, plan.n_samples, plan.a_event
     kn, _, kd, _ = b.event_counts(c)
     max_cert = max_certifiable_epsilon_poisson(n, a) if claim.delta == 0 else max_certifiable_epsilon(n, a, claim.delta)
@@ -80,7 +95,32 @@ def _seed_of(rng) -> int | None:
 
 def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: Counts, b: Bounds, v: Verdict, *,
                     seconds: float, rng: np.random.Generator) -> AuditResult:
-    """The :class:`AuditResult`: summary line, every certified statement and what each stage did (JSON-ready)."""
+    """The :class:`AuditResult`: summary line, every certified statement and what each stage did (JSON-ready).
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan.
+    search : SearchOutcome
+        The search stage's outcome.
+    sel : Selection
+        The chosen events.
+    c : Counts
+        The counts.
+    b : Bounds
+        The certified statements.
+    v : Verdict
+        The verdict.
+    seconds : float
+        Wall-clock time of the audit.
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+
+    Returns
+    -------
+    AuditResult
+        The result.
+    """
     claim, alpha, pair = plan.claim, plan.alpha, search.pair
     i = b.index
     ev = c.events[i]
