@@ -84,14 +84,14 @@ class DPLModel(EstimatorContract, DPLAdapter):
 
     #: sizes of the contract checks ``{size key: (quick, full)}`` (the ``sizes`` tag of
     #: :mod:`htdp_verify.estimator_checks`); full = the checks' sizes for expensive estimators.  Quick: the privacy
-    #: audit certifies on 600 releases per side (300 to select the event): it refutes the claim on gross leaks (an
+    #: audit certifies on 400 releases per side (200 to select the event): it refutes the claim on gross leaks (an
     #: event several times likelier on one side than e^ε allows, e.g. a coordinate released exactly where it should
-    #: be noisy; the largest certifiable ε_lb is about ln(600 / ln 100) ≈ 4.9), not on a leak of a few tenths of ε;
-    #: the KS comparison of __call__ and sample uses 100 releases each (CDF gap >= 0.33);
-    #: the dispersion test 20 batches of 30 (variance ratio >= ~3); 10 hypothesis examples.  About 2 000 fits per
-    #: model instead of ~5 700 at the expensive defaults.
-    CHECK_SIZES = {"audit": (600, 30_000), "select": (300, 5_000), "agree": (100, 600), "batches": (20, 100),
-                   "batch": (30, 200), "examples": (10, 200)}
+    #: be noisy; the largest certifiable ε_lb is about ln(400 / ln 100) ≈ 4.5), not on a leak of a few tenths of ε;
+    #: the KS comparison of __call__ and sample uses 100 releases each (a CDF gap >= 0.33 at power 0.8 with six
+    #: features); the dispersion test 15 batches of 20; 10 hypothesis examples.  About 1 900 fits per model (2-10 ms
+    #: each) instead of ~5 700 at the expensive defaults.
+    CHECK_SIZES = {"audit": (400, 30_000), "select": (200, 5_000), "agree": (100, 600), "batches": (15, 100),
+                   "batch": (20, 200), "examples": (10, 200)}
 
     def __init__(self, model: str, *, epsilon: float, n_jobs: int = 1, probe=None, **params):
         super().__init__(n_jobs)
