@@ -75,11 +75,17 @@ class LoadSampler:
                 "load15_end": round(self.samples[-1][2], 2)}
 
 
+def _drop_seconds(x):
+    """``x`` without wall-clock fields: every key named ``seconds`` (a result's, and the audits' stage timings)."""
+    if isinstance(x, dict):
+        return {k: _drop_seconds(v) for k, v in x.items() if k != "seconds"}
+    if isinstance(x, list):
+        return [_drop_seconds(v) for v in x]
+    return x
+
+
 def _results(out: Path):
-    rs = json.loads((out / "results.json").read_text())["results"]
-    for r in rs:
-        r.pop("seconds", None)
-    return rs
+    return _drop_seconds(json.loads((out / "results.json").read_text())["results"])
 
 
 # ------------------------------------------------------------------------------------------------- capacity
@@ -128,8 +134,9 @@ def real_subset(names, seed, repeats):
                 rows.append(row)
                 print(row, flush=True)
         for rep in range(repeats):
-            row = {"part": "real", "identical_results": _results(Path(tmp) / f"w1_{rep}") ==
-                   _results(Path(tmp) / f"w2_{rep}"), "repeat": rep}
+            a, b = _results(Path(tmp) / f"w1_{rep}"), _results(Path(tmp) / f"w2_{rep}")
+            row = {"part": "real", "identical_results": a == b, "repeat": rep, "results": len(a),
+                   "differing": sorted({x["name"] for x in a if x not in b})}
             rows.append(row)
             print(row, flush=True)
     return rows
