@@ -539,7 +539,22 @@ def delta_of(
 def advanced_composition_epsilon(step_epsilon: float, steps: int, delta_prime: float) -> float:
     """Dwork, Rothblum & Vadhan (2010) advanced composition: k (ε0, δ0)-DP steps are
     (ε0√(2k ln(1/δ')) + kε0(e^{ε0} − 1), kδ0 + δ')-DP. Returns that ε (a rule papers state claims with; the exact
-    composition is ``Calibration("approx_dp", step_epsilon=ε0, step_delta=δ0, steps=k)``)."""
+    composition is ``Calibration("approx_dp", step_epsilon=ε0, step_delta=δ0, steps=k)``).
+
+    Parameters
+    ----------
+    step_epsilon : float
+        ε0 of a step.
+    steps : int
+        Number of steps k.
+    delta_prime : float
+        The slack δ'.
+
+    Returns
+    -------
+    float
+        The composed ε.
+    """
     e0 = check_positive("step_epsilon", step_epsilon)
     k = check_int("steps", steps, minimum=1)
     dp = check_prob("delta_prime", delta_prime)

@@ -187,6 +187,18 @@ def guess_plans(n_canaries: int, k_guesses: Any = None) -> list[tuple[int, int]]
     (at least 2, duplicates dropped), each split k_plus = ⌈r/2⌉, k_minus = ⌊r/2⌋; ``int``: that one total;
     ``(k_plus, k_minus)`` tuple: that one plan; a list of ints / tuples: those plans.  α is split equally over the
     plans (Bonferroni) by :func:`audit_one_run`.
+
+    Parameters
+    ----------
+    n_canaries : int
+        Number of pooled canaries M.
+    k_guesses : int, tuple or list, optional
+        The plans (see above).
+
+    Returns
+    -------
+    list of tuple
+        The ``(k_plus, k_minus)`` plans.
     """
     M = check_int("n_canaries", n_canaries, minimum=1)
 

@@ -49,6 +49,18 @@ def release_seeds(rng: np.random.Generator, size: int) -> np.ndarray:
     """The integer seeds of ``size`` releases: ``rng.integers(0, 2**32, size, dtype=int64)``.
 
     Release ``i`` of any :class:`DPLAdapter` equals diffprivlib's output with ``random_state=int(seeds[i])``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The generator.
+    size : int
+        Number of releases.
+
+    Returns
+    -------
+    numpy.ndarray
+        The seeds (int64).
     """
     check_rng(rng)
     size = check_int("size", size, minimum=1)

@@ -603,7 +603,28 @@ def peeling_outcome_probabilities(
 
     Keys: a sorted index tuple for ``release="set"``; the ordered index tuple for ``release="sequence"`` with
     ``argmax="remaining"``; for ``argmax="all"`` with ``release="sequence"``, the sorted tuple of chosen indices with
-    repetitions (the probability of the whole class of orderings)."""
+    repetitions (the probability of the whole class of orderings).
+
+    Parameters
+    ----------
+    v : array_like
+        The score vector.
+    s : int
+        Rounds.
+    scale : float
+        Laplace scale.
+    argmax : str, default "remaining"
+        ``"remaining"`` or ``"all"``.
+    release : str, default "set"
+        ``"set"`` or ``"sequence"``.
+    absolute : bool, default True
+        Whether the selection scores are ``|v_j|``.
+
+    Returns
+    -------
+    dict
+        ``{outcome: probability}``.
+    """
     v, _, s, b, _ = _check_pair(v, v, s, scale, argmax, release, 1.0)
     if math.comb(v.size, s) > 200_000:
         raise ValueError(f"d={v.size}, s={s} has too many outcomes to list; use peeling_profile with grouping")

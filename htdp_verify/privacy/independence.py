@@ -54,6 +54,18 @@ def dispersion_test(counts: Any, batch_size: int) -> tuple[float, float, float]:
     Returns ``(ratio, statistic, p_value)`` with ``statistic = Σ (C_j − b p̂)² / (b p̂ (1 − p̂))`` ~ χ²_{k−1} under
     i.i.d. trials, ``ratio = statistic / (k − 1)`` and ``p_value = 2 min(P(χ² ≥ X²), P(χ² ≤ X²))`` (capped at 1).
     Raises ValueError when the event never or always occurs (no dispersion to test).
+
+    Parameters
+    ----------
+    counts : array_like
+        One count per batch.
+    batch_size : int
+        Trials per batch.
+
+    Returns
+    -------
+    tuple
+        ``(ratio, statistic, p_value)``.
     """
     c = np.asarray(counts, dtype=float)
     b = check_int("batch_size", batch_size, minimum=1)
@@ -72,7 +84,24 @@ def dispersion_test(counts: Any, batch_size: int) -> tuple[float, float, float]:
 
 
 def min_detectable_ratio(n_batches: int, alpha: float, n_events: int = 1, power: float = 0.8) -> float:
-    """Smallest variance ratio φ the two-sided test at ``alpha / n_events`` detects with probability ``power``."""
+    """Smallest variance ratio φ the two-sided test at ``alpha / n_events`` detects with probability ``power``.
+
+    Parameters
+    ----------
+    n_batches : int
+        Number of batches k.
+    alpha : float
+        Family-wise level.
+    n_events : int, default 1
+        Events tested (Bonferroni).
+    power : float, default 0.8
+        Required probability of detection.
+
+    Returns
+    -------
+    float
+        The variance ratio φ.
+    """
     k = check_int("n_batches", n_batches, minimum=2)
     alpha = check_prob("alpha", alpha)
     m = check_int("n_events", n_events, minimum=1)

@@ -78,7 +78,22 @@ METHOD_NOTES = {
 
 
 def checkpoints(max_samples: int, first: int = 100, growth: float = 2.0) -> np.ndarray:
-    """The fixed schedule of releases per side at which the test looks: ``first``, ×``growth`` …, ``max_samples``."""
+    """The fixed schedule of releases per side at which the test looks: ``first``, ×``growth`` …, ``max_samples``.
+
+    Parameters
+    ----------
+    max_samples : int
+        Last checkpoint.
+    first : int, default 100
+        First checkpoint.
+    growth : float, default 2.0
+        Growth factor.
+
+    Returns
+    -------
+    numpy.ndarray
+        Releases per side at each look.
+    """
     max_samples = check_int("max_samples", max_samples, minimum=1)
     first = check_int("first", first, minimum=1)
     if not (isinstance(growth, (int, float)) and math.isfinite(growth) and growth > 1.0):
@@ -95,7 +110,20 @@ def checkpoints(max_samples: int, first: int = 100, growth: float = 2.0) -> np.n
 
 
 def checkpoint_alpha(alpha: float, j: Any) -> np.ndarray | float:
-    """Level of checkpoint ``j`` (1-based): ``alpha · 6 / (π² j²)``; the levels sum to at most ``alpha``."""
+    """Level of checkpoint ``j`` (1-based): ``alpha · 6 / (π² j²)``; the levels sum to at most ``alpha``.
+
+    Parameters
+    ----------
+    alpha : float
+        Total level.
+    j : int or array_like
+        Checkpoint index (1-based).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The level.
+    """
     j = np.asarray(j, dtype=float)
     if np.any(j < 1):
         raise ValueError("checkpoint index j must be >= 1")
@@ -152,7 +180,22 @@ def _projected_bound(kn, kd, n, N, a_final, delta, mode, beta):
 
 def epsilon_grid(claim: float, top: float | None = None, size: int = 64) -> np.ndarray:
     """ε values tested by the betting method: ``[0, claim]`` evenly, one point just above the claim, then
-    geometrically up to ``top`` (default ``max(20, 10·claim)``).  The reported bound is a grid point."""
+    geometrically up to ``top`` (default ``max(20, 10·claim)``).  The reported bound is a grid point.
+
+    Parameters
+    ----------
+    claim : float
+        The claimed ε.
+    top : float, optional
+        Largest ε tested.
+    size : int, default 64
+        Number of grid points.
+
+    Returns
+    -------
+    numpy.ndarray
+        The grid.
+    """
     top = max(20.0, 10.0 * claim) if top is None else float(top)
     above = claim * (1 + 1e-9) + 1e-12
     return np.unique(np.r_[np.linspace(0.0, claim, size // 2), above,
@@ -220,6 +263,36 @@ def run_sequential(count: Any, n_events: int, *, epsilon: float, delta: float, a
     pairing) or ``"union"`` (Clopper–Pearson at α·6/(π² j²) at checkpoint j).  ``first`` / ``growth``: the
     checkpoint schedule (defaults 50 / 1.5 for betting, where looking costs nothing, 100 / 2 for the union bound).
     ``alpha`` is the level of each event (Bonferroni over events is the caller's); see the module docstring.
+
+    Parameters
+    ----------
+    count : callable
+        ``count(m) -> (k_num_new, k_den_new)``.
+    n_events : int
+        Number of events.
+    epsilon : float
+        The claimed ε.
+    delta : float
+        The claimed δ.
+    alpha : float
+        Level of each event.
+    max_samples : int
+        Most releases per side.
+    rng : numpy.random.Generator, optional
+        Generator of the random pairing (betting).
+    method : str, default "betting"
+        ``"betting"`` or ``"union"``.
+    first, growth : optional
+        The checkpoint schedule.
+    futility : str or None, default "plausible"
+        ``"plausible"`` or ``"certain"`` (see the module docstring); ``None``: no futility stop.
+    futility_level : float, default 0.001
+        Level of the futility rule.
+
+    Returns
+    -------
+    SequentialOutcome
+        The stop, its reason and the bound.
     """
     n_events = check_int("n_events", n_events, minimum=1)
     alpha = check_prob("alpha", alpha)
@@ -288,7 +361,34 @@ def sequential_certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, 
                                    futility_level: float = 1e-3) -> SequentialCounts:
     """Certify the main events sequentially: rounds of fresh releases on both sides of ``pair`` at the checkpoints
     of :func:`checkpoints` (up to ``max_samples`` per side, default ``plan.n_samples``), stopping on a violation,
-    for futility, or at the budget.  Profile events are not certified sequentially (``ValueError``)."""
+    for futility, or at the budget.  Profile events are not certified sequentially (``ValueError``).
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan.
+    pair : Pair
+        The pair.
+    sel : Selection
+        The chosen events.
+    rng : numpy.random.Generator
+        The generator.
+    max_samples : int, optional
+        Most releases per side (default ``plan.n_samples``).
+    method : str, default "betting"
+        ``"betting"`` or ``"union"``.
+    first, growth : optional
+        The checkpoint schedule.
+    futility : str or None, default "plausible"
+        ``"plausible"`` or ``"certain"`` (see the module docstring); ``None``: no futility stop.
+    futility_level : float, default 0.001
+        Level of the futility rule.
+
+    Returns
+    -------
+    SequentialCounts
+        The counts at the stop.
+    """
     if plan.n_profile:
         raise ValueError("profile is not supported with sequential=True (certify a profile with a fixed-n audit)")
     max_samples = plan.n_samples if max_samples is None else check_int("max_samples", max_samples, minimum=10)
@@ -322,7 +422,22 @@ def sequential_bounds_stage(plan: AuditPlan, sel: Selection, c: SequentialCounts
     valid at the stopping time), also a pure-ε lower bound (an ε-DP mechanism is (ε, δ)-DP).  With the union
     method the derived statements (CP bounds, δ at the claimed ε, GDP μ) use the stopping checkpoint's two CP
     intervals at ``alpha_at_stop``, which are among those the union bound covers, so they hold together with it;
-    the betting method certifies only ε (the others are ``None``)."""
+    the betting method certifies only ε (the others are ``None``).
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan.
+    sel : Selection
+        The chosen events.
+    c : SequentialCounts
+        The counts.
+
+    Returns
+    -------
+    Bounds
+        The certified statements.
+    """
     o = c.outcome
     assert o is not None, "sequential counts always carry the test's outcome"
     i = int(np.argmax(o.eps_lb))
@@ -339,7 +454,20 @@ def sequential_bounds_stage(plan: AuditPlan, sel: Selection, c: SequentialCounts
 
 def annotate_result(result: Any, c: SequentialCounts) -> Any:
     """Mark an :class:`~.result.AuditResult` as sequential: ``details["sequential"]`` (stop reason, releases used,
-    schedule, history) and the per-side sizes and method that the fixed-n assembly filled in."""
+    schedule, history) and the per-side sizes and method that the fixed-n assembly filled in.
+
+    Parameters
+    ----------
+    result : AuditResult
+        The result.
+    c : SequentialCounts
+        The sequential counts.
+
+    Returns
+    -------
+    AuditResult
+        The same result, annotated.
+    """
     o = c.outcome
     assert o is not None, "sequential counts always carry the test's outcome"
     d = result.details

@@ -80,6 +80,20 @@ def auto_attacks(
     * the likelihood ratio when ``log_density`` is given.
 
     With several families the audit compares them on a held-out part of the selection split.
+
+    Parameters
+    ----------
+    Y_example : numpy.ndarray
+        Selection releases on D.
+    log_density : callable, optional
+        ``log_density(Y, data) -> (n,)``: enables the likelihood-ratio attack.
+    max_categories : int, default MAX_CATEGORIES
+        Most distinct releases for the discrete families.
+
+    Returns
+    -------
+    list of Attack
+        The families.
     """
     scalar = _is_scalar(Y_example)
     if _n_distinct_small(Y_example, max_categories):
@@ -104,7 +118,24 @@ def make_attacks(
     max_categories: int = MAX_CATEGORIES,
 ) -> list[Attack]:
     """Resolve ``attacks`` (``"auto"``, a name, an :class:`Attack`, or a list of these) for releases like ``Y``;
-    ``"auto"`` is :func:`auto_attacks`."""
+    ``"auto"`` is :func:`auto_attacks`.
+
+    Parameters
+    ----------
+    attacks : str, Attack or list
+        ``"auto"``, a name, an :class:`Attack`, or a list of these.
+    Y_example : numpy.ndarray
+        Selection releases on D.
+    log_density : callable, optional
+        ``log_density(Y, data) -> (n,)``: enables the likelihood-ratio attack.
+    max_categories : int, default MAX_CATEGORIES
+        Most distinct releases for the discrete families.
+
+    Returns
+    -------
+    list of Attack
+        The attacks.
+    """
     if isinstance(attacks, (str, Attack)):
         attacks = [attacks]
     out: list[Attack] = []

@@ -25,7 +25,20 @@ def _as_2d(Y: np.ndarray) -> np.ndarray:
 
 
 def isin_nan(x: ArrayLike, values: ArrayLike) -> np.ndarray:
-    """``np.isin`` in which NaN matches NaN: a NaN release is an outcome like any other."""
+    """``np.isin`` in which NaN matches NaN: a NaN release is an outcome like any other.
+
+    Parameters
+    ----------
+    x : array_like
+        Values.
+    values : array_like
+        The set.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean mask of ``x``'s shape.
+    """
     x = np.asarray(x)
     values = np.asarray(values)
     out = np.isin(x, values)
@@ -162,6 +175,16 @@ def bit_features(Y: np.ndarray) -> np.ndarray:
 
     Useful against floating-point leaks (Mironov 2012; DP-Sniper's bit-pattern transform): the low-order
     mantissa bits of a naive Laplace sample depend on the input.
+
+    Parameters
+    ----------
+    Y : numpy.ndarray
+        Releases (float64).
+
+    Returns
+    -------
+    numpy.ndarray
+        0/1 features, 64 per float.
     """
     X = np.ascontiguousarray(_as_2d(Y).astype(np.float64))
     u = X.view(np.uint64)

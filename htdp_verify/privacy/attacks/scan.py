@@ -42,6 +42,22 @@ def scan_thresholds(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, a
 
     ``s1``/``s2`` are scores on the selection releases of D and D'.  All candidate thresholds (up to
     ``ctx.max_candidates``, spread over the whole range including both extreme tails) are counted at once.
+
+    Parameters
+    ----------
+    s1, s2 : array_like
+        Scores on the selection releases of D and D'.
+    ctx : SelectionContext
+        The audit's selection context.
+    feature : Feature
+        The feature the scores come from.
+    attack : str
+        Name of the attack family (recorded in the event).
+
+    Returns
+    -------
+    list of Event
+        The best event per side and orientation.
     """
     a1, n1 = _sorted_valid(s1)
     a2, n2 = _sorted_valid(s2)
@@ -67,7 +83,24 @@ def scan_thresholds(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, a
 
 
 def scan_intervals(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, attack: str) -> list[Event]:
-    """Best interval ``[a, b]`` per orientation over a quantile grid of end points (vectorised over all pairs)."""
+    """Best interval ``[a, b]`` per orientation over a quantile grid of end points (vectorised over all pairs).
+
+    Parameters
+    ----------
+    s1, s2 : array_like
+        Scores on the selection releases of D and D'.
+    ctx : SelectionContext
+        The audit's selection context.
+    feature : Feature
+        The feature the scores come from.
+    attack : str
+        Name of the attack family (recorded in the event).
+
+    Returns
+    -------
+    list of Event
+        The best event per orientation.
+    """
     a1, n1 = _sorted_valid(s1)
     a2, n2 = _sorted_valid(s2)
     cand = _candidates(a1, a2, ctx.max_candidates)

@@ -57,6 +57,30 @@ def predicted_bound(
     ``method``: ``"cp"`` (two Clopper–Pearson bounds), ``"poisson"`` (the conditional test on Poissonised counts,
     pure ε only) or ``"auto"`` (the larger of the two when δ = 0: the auditor certifies with whichever method
     the selection samples predict to be tighter).
+
+    Parameters
+    ----------
+    p_num, p_den : float or array_like
+        Selection proportions of the event on the numerator and denominator sides.
+    n_final : int
+        Certification samples per side.
+    alpha : float
+        Error probability of the certification.
+    delta : float, default 0.0
+        The δ.
+    objective : str, default "epsilon"
+        ``"epsilon"``: the ε lower bound at ``delta``; ``"mu"``: the Gaussian-DP μ lower bound.
+    n_num, n_den : float or array_like, optional
+        Selection sizes (for the pessimism).
+    z : float or array_like, default 3.0
+        Selection standard errors of pessimism.
+    method : str, default "auto"
+        ``"cp"`` (two Clopper–Pearson bounds), ``"poisson"`` (Poissonised counts, pure ε) or ``"auto"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The predicted bound per candidate.
     """
     p_num = np.clip(np.asarray(p_num, dtype=float), 0.0, 1.0)
     p_den = np.clip(np.asarray(p_den, dtype=float), 0.0, 1.0)
@@ -98,6 +122,18 @@ def union_pessimism(j: Any, n_outcomes: int) -> np.ndarray:
     (median) / 0.79 (10th percentile) with a fixed 3 s.e. to 0.935 / 0.900.  The ``1 / sqrt(1 - q)`` factor
     only matters for near-complete unions; without it (0.931 / 0.898 in that study) they were under-penalised
     (SVT1's X-shape pair from 3·10⁵ selection releases: median 0.92 of the oracle without, 1.00 with).
+
+    Parameters
+    ----------
+    j : int or array_like
+        Number of outcomes in the union.
+    n_outcomes : int
+        Number of outcomes K.
+
+    Returns
+    -------
+    numpy.ndarray
+        The pessimism in standard errors.
     """
     j = np.asarray(j, dtype=float)
     q = np.clip(j / max(int(n_outcomes), 1), 1e-300, 1.0)

@@ -79,7 +79,18 @@ def _transform_from_spec(d):
 
 
 def feature_spec(f: Any) -> dict:
-    """Exact description of a feature (``{"exact": False, "type": ...}`` when it cannot be written down)."""
+    """Exact description of a feature (``{"exact": False, "type": ...}`` when it cannot be written down).
+
+    Parameters
+    ----------
+    f : Feature
+        The feature.
+
+    Returns
+    -------
+    dict
+        The spec.
+    """
     if isinstance(f, Identity):
         return {"exact": True, "type": "identity", "name": f.name}
     if isinstance(f, Coordinate):
@@ -110,7 +121,18 @@ def feature_spec(f: Any) -> dict:
 
 
 def feature_from_spec(d: dict) -> Feature:
-    """Rebuild the feature of :func:`feature_spec` (``ValueError`` when the spec is not exact)."""
+    """Rebuild the feature of :func:`feature_spec` (``ValueError`` when the spec is not exact).
+
+    Parameters
+    ----------
+    d : dict
+        A spec written by :func:`feature_spec`.
+
+    Returns
+    -------
+    Feature
+        The feature.
+    """
     if not d.get("exact", False):
         raise ValueError(f"feature {d.get('type')!r} ({d.get('name', '')}) was not recorded exactly; it can only be "
                          "re-counted in the process that chose it")
@@ -168,7 +190,18 @@ def _keys_from_spec(f, d: dict):
 
 
 def event_spec(e: Event) -> dict:
-    """The exact spec of an event: kind, side, orientation, exact parameters and feature."""
+    """The exact spec of an event: kind, side, orientation, exact parameters and feature.
+
+    Parameters
+    ----------
+    e : Event
+        The event.
+
+    Returns
+    -------
+    dict
+        The JSON-ready spec.
+    """
     out = {"kind": e.kind, "side": e.side, "orientation": int(e.orientation), "feature": feature_spec(e.feature)}
     exact = bool(out["feature"].get("exact", False))
     if e.kind == "set":
@@ -181,7 +214,18 @@ def event_spec(e: Event) -> dict:
 
 
 def event_from_spec(d: dict) -> Event:
-    """Rebuild an :class:`Event` from :func:`event_spec` (its indicator is the certified set)."""
+    """Rebuild an :class:`Event` from :func:`event_spec` (its indicator is the certified set).
+
+    Parameters
+    ----------
+    d : dict
+        A spec written by :func:`event_spec`.
+
+    Returns
+    -------
+    Event
+        The event.
+    """
     f = feature_from_spec(d["feature"])
     if d["kind"] == "set":
         params = (_keys_from_spec(f, d["set"]),)

@@ -33,7 +33,26 @@ __all__ = ["column_atoms", "isin_nan", "AtomKey", "PatternKey", "ExtremeCoordina
 
 def column_atoms(X: Any, *, atom_share: float = 0.01, max_levels: int = 16, min_repeats: int = 3,
                  max_rows: int = 200_000) -> list[np.ndarray]:
-    """Atoms of each column of ``X`` (rows = releases): see the module docstring.  Non-finite values are atoms."""
+    """Atoms of each column of ``X`` (rows = releases): see the module docstring.  Non-finite values are atoms.
+
+    Parameters
+    ----------
+    X : array_like
+        Releases (rows).
+    atom_share : float, default 0.01
+        Smallest share of a value to count as an atom.
+    max_levels : int, default 16
+        Most atoms per column.
+    min_repeats : int, default 3
+        Fewest repeats of an atom.
+    max_rows : int, default 200000
+        Most rows inspected.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The atoms of each column.
+    """
     X = _as_2d(np.asarray(X)).astype(float)[:max_rows]
     out = []
     for j in range(X.shape[1]):
