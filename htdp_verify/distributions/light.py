@@ -154,6 +154,22 @@ class Spike(Law):
         ``target``.
 
         Raw: ``a = (target/p)^{1/k}``; central: ``a = (target / (p(1-p)(p^{k-1} + (1-p)^{k-1})))^{1/k}``.
+
+        Parameters
+        ----------
+        k : float
+            Moment order.
+        target : float
+            The moment.
+        p : float
+            Probability of the atom.
+        central : bool, default False
+            Central instead of raw moment.
+
+        Returns
+        -------
+        Spike
+            The law.
         """
         k = check_positive("k", k)
         target = check_positive("target", target)

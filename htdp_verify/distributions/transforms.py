@@ -228,15 +228,24 @@ _MEASURES = ("central", "raw", "directional", "norm", "max_coordinate")
 def rescale_to_moment(law: Law, k: float, target: float, *, measure: str = "central") -> Scaled:
     """Return ``Scaled(law, c)`` with ``c > 0`` chosen so that the chosen k-th moment of ``c X`` equals ``target``.
 
+    All of these moments are homogeneous of degree k in the scale, so ``c = (target / current)^{1/k}``.
+
     Parameters
     ----------
-    law : the law to rescale (univariate or multivariate).
-    k : moment order, ``0 < k < law.tail_index``.
-    target : the moment bound to hit, e.g. tau (a second-moment bound) or M (a k-th moment bound).
-    measure : which moment: ``"central"`` E|X - mean|^k (default; univariate), ``"raw"`` E|X|^k (univariate),
-        ``"directional"`` sup_u E|<u, X - mean>|^k, ``"norm"`` E||X||^k, ``"max_coordinate"`` max_j E|X_j - mean_j|^k.
+    law : Law
+        The law to rescale (univariate or multivariate).
+    k : float
+        Moment order, ``0 < k < law.tail_index``.
+    target : float
+        The moment bound to hit, e.g. tau (a second-moment bound) or M (a k-th moment bound).
+    measure : str, default "central"
+        Which moment: ``"central"`` E|X - mean|^k (univariate), ``"raw"`` E|X|^k (univariate), ``"directional"``
+        sup_u E|<u, X - mean>|^k, ``"norm"`` E||X||^k, ``"max_coordinate"`` max_j E|X_j - mean_j|^k.
 
-    All of these are homogeneous of degree k in the scale, so ``c = (target / current)^{1/k}``.
+    Returns
+    -------
+    Scaled
+        The rescaled law.
     """
     if not isinstance(law, Law):
         raise ValueError(f"law must be a Law, got {type(law).__name__}")

@@ -181,7 +181,27 @@ class Calibration:
 class Accounting:
     """ε(δ) of a calibration: ``epsilon`` is an upper bound on the exact value, ``epsilon_lower`` a lower bound
     (equal for closed forms), ``accountant`` names the method, ``discretisation`` the PLD grid (None for closed
-    forms), ``rdp_epsilon`` the Rényi accountant's (upper-bound) ε as a cross-check (None if unsupported)."""
+    forms), ``rdp_epsilon`` the Rényi accountant's (upper-bound) ε as a cross-check (None if unsupported).
+
+    Parameters
+    ----------
+    epsilon : float
+        Upper bound on the exact ε.
+    epsilon_lower : float
+        Lower bound on it (equal for closed forms).
+    delta : float
+        The δ.
+    accountant : str
+        The method.
+    discretisation : float or None
+        The PLD grid (None for closed forms).
+    rdp_epsilon : float or None
+        The Rényi accountant's ε (None if unsupported).
+    seconds : float
+        Time taken.
+    notes : list
+        Remarks.
+    """
 
     epsilon: float
     epsilon_lower: float

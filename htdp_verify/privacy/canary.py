@@ -281,7 +281,22 @@ class CanaryDesign:
         return int(self.records.shape[0])
 
     def dataset(self, data: np.ndarray, include: np.ndarray, neighbours: str) -> np.ndarray:
-        """``data`` plus the included canaries (add_remove), or plus one record per slot (replace)."""
+        """``data`` plus the included canaries (add_remove), or plus one record per slot (replace).
+
+        Parameters
+        ----------
+        data : numpy.ndarray
+            The records the canaries are added to.
+        include : numpy.ndarray
+            Boolean inclusion of each canary.
+        neighbours : str
+            ``"add_remove"`` or ``"replace"``.
+
+        Returns
+        -------
+        numpy.ndarray
+            The dataset of the run.
+        """
         include = np.asarray(include, dtype=bool)
         slots = self.records[include] if neighbours == "add_remove" else np.where(include[:, None], self.records,
                                                                                    self.out_records)
@@ -290,7 +305,18 @@ class CanaryDesign:
         return np.concatenate([data, slots], axis=0)
 
     def scores(self, release: str) -> np.ndarray:
-        """``(m,)`` scores of the canaries on one release (larger = more likely included)."""
+        """``(m,)`` scores of the canaries on one release (larger = more likely included).
+
+        Parameters
+        ----------
+        release : numpy.ndarray
+            One release.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(m,)`` scores.
+        """
         y = np.asarray(release, dtype=float).reshape(-1)
         if self.release_slice is not None:
             y = y[self.release_slice[0]:self.release_slice[1]]

@@ -391,25 +391,69 @@ class PeelingProfile:
     total_mass: dict
 
     def delta_bounds(self, epsilon: float) -> tuple:
-        """(lower, upper) bracket of the tight δ(ε) = max over both directions of the hockey-stick divergence."""
+        """(lower, upper) bracket of the tight δ(ε) = max over both directions of the hockey-stick divergence.
+
+        Parameters
+        ----------
+        epsilon : float
+            The ε.
+
+        Returns
+        -------
+        tuple
+            ``(lower, upper)``.
+        """
         epsilon = check_positive("epsilon", epsilon, allow_zero=True)
         lo = max(_delta_of(*self.plds[(d, "lower")], self.grid, epsilon) for d in ("v|v'", "v'|v"))
         hi = max(_delta_of(*self.plds[(d, "upper")], self.grid, epsilon) for d in ("v|v'", "v'|v"))
         return min(lo, 1.0), min(hi, 1.0)
 
     def delta(self, epsilon: float) -> float:
-        """Tight δ(ε), upper end of the bracket (never below the truth up to quadrature error)."""
+        """Tight δ(ε), upper end of the bracket (never below the truth up to quadrature error).
+
+        Parameters
+        ----------
+        epsilon : float
+            The ε.
+
+        Returns
+        -------
+        float
+            The δ(ε).
+        """
         return self.delta_bounds(epsilon)[1]
 
     def epsilon_bounds(self, delta: float) -> tuple:
-        """(lower, upper) bracket of the tight ε at δ."""
+        """(lower, upper) bracket of the tight ε at δ.
+
+        Parameters
+        ----------
+        delta : float
+            The δ.
+
+        Returns
+        -------
+        tuple
+            ``(lower, upper)``.
+        """
         delta = check_prob("delta", delta, open_low=False)
         lo = max(_epsilon_of(*self.plds[(d, "lower")], self.grid, delta) for d in ("v|v'", "v'|v"))
         hi = max(_epsilon_of(*self.plds[(d, "upper")], self.grid, delta) for d in ("v|v'", "v'|v"))
         return lo, hi
 
     def epsilon(self, delta: float) -> float:
-        """Tight ε at δ, upper end of the bracket."""
+        """Tight ε at δ, upper end of the bracket.
+
+        Parameters
+        ----------
+        delta : float
+            The δ.
+
+        Returns
+        -------
+        float
+            The ε.
+        """
         return self.epsilon_bounds(delta)[1]
 
     def best_event(self, epsilon: float, delta: float = 0.0) -> dict:
@@ -417,7 +461,20 @@ class PeelingProfile:
         from the lower PLD (losses rounded down, so Q(E) = E_P[e^{-L} 1_E] is not understated).
 
         Returns the direction, threshold t, P(E), Q(E) and the attained ``ln((P − δ)/Q)``; an audit of the
-        claim ``(epsilon, delta)`` has a chance only when that exceeds ``epsilon``."""
+        claim ``(epsilon, delta)`` has a chance only when that exceeds ``epsilon``.
+
+        Parameters
+        ----------
+        epsilon : float
+            The claimed ε.
+        delta : float, default 0.0
+            The claimed δ.
+
+        Returns
+        -------
+        dict
+            The direction, threshold t, P(E), Q(E) and the attained ``ln((P − δ)/Q)``.
+        """
         best: dict[str, Any] | None = None
         for d in ("v|v'", "v'|v"):
             lo, pmf = self.plds[(d, "lower")]

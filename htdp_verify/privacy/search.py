@@ -44,7 +44,25 @@ MIN_PER_PAIR = 500  # releases per side per pair and round with the default budg
 class SearchResult:
     """One searched pair: its held-out score (the predicted certified bound), the best event's text, the
     releases per side it received in its last round, the round it reached (1-based) and the releases per side
-    spent on it in all."""
+    spent on it in all.
+
+    Parameters
+    ----------
+    pair : Pair
+        The pair.
+    predicted : float
+        Its held-out score (the predicted certified bound).
+    event : str
+        The best event, in words.
+    n_per_side : int
+        Releases per side in its last round.
+    round : int
+        The round it reached (1-based).
+    tie : float
+        Tie-breaking score.
+    drawn : int
+        Releases per side spent on it in all.
+    """
 
     pair: Pair
     predicted: float

@@ -86,7 +86,17 @@ class SteppedEstimator(Protocol):
 class StepAuditResult(CheckResult):
     """The result of :func:`audit_steps`: a :class:`~htdp_verify.results.CheckResult` whose ``details`` hold the
     per-step audits (``steps``), the ``accounting`` check and the consequences of per-step violations;
-    ``step_results`` keeps the per-step :class:`~.result.AuditResult` objects (not serialised)."""
+    ``step_results`` keeps the per-step :class:`~.result.AuditResult` objects (not serialised).
+
+    Parameters
+    ----------
+    name, verdict, statistic, estimate, interval, alpha, claim, n_samples
+        As in :class:`~htdp_verify.results.CheckResult`.
+    seconds, seed, provenance, summary, details, figures, expected
+        As in :class:`~htdp_verify.results.CheckResult`.
+    step_results : tuple
+        The per-step :class:`~htdp_verify.privacy.AuditResult` objects.
+    """
 
     step_results: tuple = ()
 
