@@ -94,6 +94,9 @@ class StepAuditResult(CheckResult):
         As in :class:`~htdp_verify.results.CheckResult`.
     seconds, seed, provenance, summary, details, figures, expected
         As in :class:`~htdp_verify.results.CheckResult`.
+
+    Attributes
+    ----------
     step_results : tuple
         The per-step :class:`~htdp_verify.privacy.AuditResult` objects.
     """
