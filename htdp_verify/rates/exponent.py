@@ -77,6 +77,49 @@ class RateFit:
     :meth:`reps_needed_for_tolerance` (replications so that a correct rate passes an equivalence test with
     tolerance ``tol`` with probability ``power``) and :meth:`min_detectable_deviation` (how far outside the
     tolerance band a wrong exponent must lie to be detected with probability ``power``).
+
+    Parameters
+    ----------
+    variable : str
+        The swept variable.
+    summary : str
+        The statistic of the error per grid value.
+    method : str
+        ``"bootstrap"`` or ``"theilsen"``: where ``exponent`` and ``interval`` come from.
+    exponent : float
+        The fitted exponent.
+    interval : tuple
+        Its two-sided ``1 − alpha`` confidence interval.
+    alpha : float
+        Level of the intervals.
+    intercept : float
+        The fitted log-scale intercept.
+    x : numpy.ndarray
+        The grid values.
+    summaries : numpy.ndarray
+        The summary of the error at each grid value.
+    n_reps : numpy.ndarray
+        Replications per grid value.
+    se : float
+        Standard error of the exponent.
+    n_boot : int
+        Bootstrap resamples.
+    local_slopes : numpy.ndarray
+        Slopes between consecutive grid values.
+    local_intervals : numpy.ndarray
+        Their bootstrap intervals.
+    slope_change : float
+        Change of the local slope across the grid (quadratic fit in log x).
+    slope_change_interval : tuple
+        Its bootstrap interval.
+    crossover : bool
+        Whether the slope changes significantly (a :class:`CrossoverWarning` was warranted).
+    theilsen : dict, optional
+        The Theil–Sen fit, kept as a cross-check.
+    bootstrap_exponent : float, optional
+        The bootstrap fit's exponent, kept as a cross-check.
+    bootstrap_interval : tuple, optional
+        Its interval.
     """
 
     variable: str

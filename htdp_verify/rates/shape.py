@@ -44,6 +44,43 @@ class QuantileShape:
     bound, not an estimate).  When a bootstrap percentile falls on a grid end, that end of ``gamma_interval`` is
     opened to 0 (γ > 0) or to +inf, and ``interval_censored`` says which.  ``se`` is the bootstrap standard
     deviation of γ (used for the power statement of :func:`check_quantile_shape`).
+
+    Parameters
+    ----------
+    betas : numpy.ndarray
+        The failure probabilities β.
+    ells : numpy.ndarray
+        ``ℓ = log(1/β)``.
+    quantiles : numpy.ndarray
+        The (1−β)-quantiles.
+    quantile_intervals : numpy.ndarray
+        Their confidence intervals.
+    n_reps : numpy.ndarray
+        Replications behind each quantile.
+    gamma : float
+        The fitted γ (a grid end when censored).
+    gamma_interval : tuple
+        Its bootstrap interval.
+    a, b : float
+        The fit's intercept and scale.
+    nested : dict
+        The nested regression ``q = a + b·sqrt(ℓ) + c·ℓ`` with intervals.
+    sse_sqrt, sse_linear : float
+        Weighted residual sums at γ = 1/2 and γ = 1.
+    preferred : str
+        ``"sqrt"``, ``"linear"``, ``"heavier"`` or ``"undecided"``.
+    alpha : float
+        Level of the intervals.
+    n_boot : int
+        Bootstrap resamples.
+    grid : tuple, default (0.1, 2.5)
+        The search range of γ.
+    censored : str, default ""
+        ``"below"`` or ``"above"`` when the best γ is a grid end.
+    interval_censored : tuple, default (False, False)
+        Which ends of ``gamma_interval`` were opened.
+    se : float, optional
+        Bootstrap standard deviation of γ.
     """
 
     betas: np.ndarray

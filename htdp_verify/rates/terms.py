@@ -32,6 +32,39 @@ class TermFit:
     ``dominant``: index of the largest term at each grid value; ``local_exponent``: the fitted curve's
     d log / d log x at each grid value; ``lack_of_fit``: ``Σ (log y − log fit)² / var_boot(log y)`` with an
     approximate chi-square p-value on ``K − (#active terms)`` degrees of freedom.
+
+    Parameters
+    ----------
+    variable : str
+        The swept variable.
+    summary : str
+        The statistic of the error per grid value.
+    terms : list
+        The ``(r_j, p_j)`` of each term.
+    constants : numpy.ndarray
+        The fitted ``c_j ≥ 0``.
+    constant_intervals : numpy.ndarray
+        Their ``1 − alpha`` intervals.
+    x : numpy.ndarray
+        The grid values.
+    summaries : numpy.ndarray
+        The summary of the error at each grid value.
+    fitted : numpy.ndarray
+        The fitted curve.
+    rel_residuals : numpy.ndarray
+        Relative residuals.
+    local_exponent : numpy.ndarray
+        d log fit / d log x at each grid value.
+    dominant : numpy.ndarray
+        Index of the largest term at each grid value.
+    crossovers : list
+        For each pair of active terms, where they are equal and whether that lies inside the grid.
+    lack_of_fit : float
+        The lack-of-fit statistic.
+    lack_of_fit_pvalue : float
+        Its approximate p-value.
+    alpha : float
+        Level of the intervals.
     """
 
     variable: str
