@@ -18,7 +18,10 @@ Parts
 The machine is shared: the 1-minute load average is sampled every 2 s during each measurement and printed with
 it, and before each part the *capacity* is measured: 2 x (time of a fixed CPU-bound task alone) / (time of two
 such tasks on two processes at once), 2.0 on an idle 2-core machine, ~1.0 when other work leaves one core.  A
-CPU-bound ratio can only be judged against the capacity measured next to it.
+CPU-bound ratio can only be judged against the capacity measured next to it.  On a Linux machine with
+``/proc/sys/kernel/sched_autogroup_enabled`` = 1 the CPU is shared between *sessions*: while other sessions keep both
+cores busy, a session gets the same share whatever its number of processes, so two workers cannot beat one (the
+sleep-bound mechanism, which needs no CPU, still shows what the parallel machinery itself costs).
 Writes ``benchmarks/results/bench_run_workers.json``.
 """
 from __future__ import annotations
