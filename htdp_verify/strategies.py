@@ -56,7 +56,21 @@ _MAX_TI = 50.0
 class Neighbours(NamedTuple):
     """A neighbouring pair. ``relation`` is ``"replace"`` (same n, row ``index`` differs) or ``"add_remove"``
     (``neighbour`` has one row more -- inserted at ``index`` -- or one row fewer -- row ``index`` removed).
-    ``kind`` says which: one of :data:`REPLACE_KINDS` or :data:`ADD_REMOVE_KINDS`."""
+    ``kind`` says which: one of :data:`REPLACE_KINDS` or :data:`ADD_REMOVE_KINDS`.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The dataset D.
+    neighbour : numpy.ndarray
+        Its neighbour D'.
+    relation : str
+        ``"replace"`` or ``"add_remove"``.
+    index : int
+        The row replaced, inserted or removed.
+    kind : str, default ""
+        The kind of change.
+    """
 
     data: np.ndarray
     neighbour: np.ndarray

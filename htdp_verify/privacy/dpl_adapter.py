@@ -119,6 +119,11 @@ class DPLAdapter:
         turn diffprivlib's privacy-leak warnings into errors.
     output_dtype
         dtype of the stacked releases.
+
+    Parameters
+    ----------
+    n_jobs : int, default 1
+        Worker processes (``1``: serial).
     """
 
     name: str = ""
@@ -141,7 +146,20 @@ class DPLAdapter:
         return self.run_seeds(data, seeds)
 
     def run_seeds(self, data: Any, seeds: Sequence[int]) -> np.ndarray:
-        """Releases for explicit integer ``seeds`` (``0 <= seed < 2**32``), in order."""
+        """Releases for explicit integer ``seeds`` (``0 <= seed < 2**32``), in order.
+
+        Parameters
+        ----------
+        data : array_like
+            The input.
+        seeds : sequence of int
+            The seeds.
+
+        Returns
+        -------
+        numpy.ndarray
+            One release per seed, stacked.
+        """
         data = self._validate(data)
         seeds = np.asarray(seeds)
         if seeds.ndim != 1 or seeds.size < 1 or seeds.dtype.kind not in "iu":
@@ -164,7 +182,20 @@ class DPLAdapter:
                              "release must have one shape") from exc
 
     def release(self, data: Any, seed: int) -> np.ndarray:
-        """One release with ``random_state=seed`` (what a direct diffprivlib call with that seed returns)."""
+        """One release with ``random_state=seed`` (what a direct diffprivlib call with that seed returns).
+
+        Parameters
+        ----------
+        data : array_like
+            The input.
+        seed : int
+            The seed.
+
+        Returns
+        -------
+        numpy.ndarray or float
+            The release.
+        """
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < SEED_BOUND:
             raise ValueError(f"seed must be an integer in [0, 2**32), got {seed!r}")
         return self.run_seeds(data, np.array([seed], dtype=np.int64))[0]

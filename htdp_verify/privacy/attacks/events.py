@@ -79,7 +79,19 @@ class Coordinate(Feature):
 
 
 class Projection(Feature):
-    """``w · (y - centre) / scale`` for a fixed direction ``w`` (random or declared)."""
+    """``w · (y - centre) / scale`` for a fixed direction ``w`` (random or declared).
+
+    Parameters
+    ----------
+    w : array_like
+        The direction.
+    centre : array_like, optional
+        Subtracted first.
+    scale : array_like, optional
+        Divides the centred release.
+    label : str, optional
+        Name in reports.
+    """
 
     def __init__(self, w: Any, centre: Any = None, scale: ArrayLike | None = None, label: str | None = None):
         self.w = np.asarray(w, dtype=float).ravel()
@@ -94,7 +106,23 @@ class Projection(Feature):
 
 
 class LearnedScore(Feature):
-    """Decision function of a fitted classifier on (optionally transformed, standardised) releases."""
+    """Decision function of a fitted classifier on (optionally transformed, standardised) releases.
+
+    Parameters
+    ----------
+    model : object
+        A fitted classifier with ``decision_function``.
+    transform : callable or None
+        Applied to the releases first.
+    centre : array_like
+        Standardisation centre.
+    scale : array_like
+        Standardisation scale.
+    label : str
+        Name in reports.
+    n_threads : int or None, default 1
+        Threads the model may use.
+    """
 
     def __init__(
         self,
@@ -137,7 +165,15 @@ def _threads(n):
 
 
 class LikelihoodRatio(Feature):
-    """``log p(y | D) - log p(y | D')`` from a user-supplied ``log_density(Y, data) -> (n,)``."""
+    """``log p(y | D) - log p(y | D')`` from a user-supplied ``log_density(Y, data) -> (n,)``.
+
+    Parameters
+    ----------
+    log_density : callable
+        ``log_density(Y, data) -> (n,)``.
+    d1, d2 : array_like
+        The datasets D and D'.
+    """
 
     def __init__(self, log_density: Callable, d1: Any, d2: Any):
         self.log_density, self.d1, self.d2 = log_density, d1, d2
@@ -150,7 +186,15 @@ class LikelihoodRatio(Feature):
 
 
 class RowKey:
-    """Exact keys of releases for set events: the value for scalar releases, the raw bytes of each row otherwise."""
+    """Exact keys of releases for set events: the value for scalar releases, the raw bytes of each row otherwise.
+
+    Parameters
+    ----------
+    shape_tail : tuple
+        Shape of one release.
+    dtype : numpy.dtype
+        Its dtype.
+    """
 
     def __init__(self, shape_tail: tuple, dtype: Any):
         self.shape_tail = tuple(shape_tail)
@@ -202,6 +246,27 @@ class Event:
     ``kind``: ``"threshold"`` (``side`` ``">="`` or ``"<="``, ``params=(t,)``), ``"interval"`` (``params=(a, b)``)
     or ``"set"`` (``params=(keys,)``).  ``orientation`` is +1 when the event is more likely under D.
     ``predicted`` is the selection objective; ``sel_counts`` the selection counts (num, den) and sizes.
+
+    Parameters
+    ----------
+    kind : str
+        ``"threshold"``, ``"interval"`` or ``"set"``.
+    feature : Feature
+        The map from releases to scores or keys.
+    side : str
+        ``">="`` or ``"<="`` for thresholds.
+    params : tuple
+        ``(t,)``, ``(a, b)`` or ``(keys,)``.
+    orientation : int
+        +1 when the event is more likely under D, else −1.
+    attack : str
+        The attack family that chose it.
+    predicted : float, optional
+        The selection objective.
+    sel_props : tuple, optional
+        The selection proportions (num, den).
+    extra : dict, optional
+        Anything else (selection counts and sizes).
     """
 
     kind: str
@@ -253,7 +318,13 @@ class Event:
         }
 
     def spec(self) -> dict:
-        """Exact, JSON-ready description of the set (see :mod:`.serialise`); rebuilt by ``event_from_spec``."""
+        """Exact, JSON-ready description of the set (see :mod:`.serialise`); rebuilt by ``event_from_spec``.
+
+        Returns
+        -------
+        dict
+            The spec.
+        """
         from .serialise import event_spec
 
         return event_spec(self)
@@ -261,7 +332,39 @@ class Event:
 
 @dataclass
 class SelectionContext:
-    """What the selection objective needs: final size per side, per-event certification α, claim δ, knobs."""
+    """What the selection objective needs: final size per side, per-event certification α, claim δ, knobs.
+
+    Parameters
+    ----------
+    n_final : int
+        Certification releases per side.
+    alpha : float
+        Certification α per event.
+    delta : float, default 0.0
+        The claim's δ.
+    max_candidates : int, default 4096
+        Thresholds per scan.
+    max_interval_grid : int, default 160
+        End points of the interval scan.
+    max_categories : int, default 4096
+        Most distinct outcomes for set events.
+    max_train : int, default 200000
+        Most releases a learned score is trained on.
+    n_projections : int, default 8
+        Random projections tried for vector releases.
+    directions : sequence, optional
+        Declared projection directions.
+    log_density : callable, optional
+        For the likelihood-ratio attack.
+    pair : tuple, optional
+        The pair ``(D, D')``.
+    rng : numpy.random.Generator, optional
+        Generator of random projections and training splits.
+    objective : str, default "epsilon"
+        ``"epsilon"`` or ``"mu"`` (see :func:`predicted_bound`).
+    z : float, default 3.0
+        Selection pessimism in standard errors.
+    """
 
     n_final: int
     alpha: float

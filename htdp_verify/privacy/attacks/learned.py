@@ -53,7 +53,17 @@ class _ClassifierAttack(Attack):
 
 
 class LogisticAttack(_ClassifierAttack):
-    """Logistic regression (scikit-learn) on standardised releases; events are thresholds on its score."""
+    """Logistic regression (scikit-learn) on standardised releases; events are thresholds on its score.
+
+    Parameters
+    ----------
+    transform : callable, optional
+        Feature map applied to the releases before the classifier.
+    n_threads : int or None, default 1
+        Threads the classifier may use.
+    **model_kwargs
+        Passed to the scikit-learn model.
+    """
 
     name = "logistic"
 
@@ -66,7 +76,17 @@ class LogisticAttack(_ClassifierAttack):
 
 
 class GradientBoostingAttack(_ClassifierAttack):
-    """Histogram gradient boosting (scikit-learn) score; optional, slower, catches non-monotone leaks."""
+    """Histogram gradient boosting (scikit-learn) score; optional, slower, catches non-monotone leaks.
+
+    Parameters
+    ----------
+    transform : callable, optional
+        Feature map applied to the releases before the classifier.
+    n_threads : int or None, default 1
+        Threads the classifier may use.
+    **model_kwargs
+        Passed to the scikit-learn model.
+    """
 
     name = "gboost"
     in_search = False  # a fit per pair and fold would dominate the pair search; it competes in the selection only
@@ -99,6 +119,19 @@ class MixedFeatures:
     carries smooth monotone effects (e.g. a released value that caps a noisy threshold) but lets heavy tails
     dominate the score's extremes, so neither choice is best everywhere: offer both and let the held-out
     comparison of the selection choose.  Nothing mechanism-specific is used.
+
+    Parameters
+    ----------
+    X_train : array_like
+        Training releases (rows).
+    trend : str or None, default "linear"
+        ``"linear"``, ``"tanh"`` or ``None``.
+    atom_share : float, default 0.01
+        Smallest share of the training rows for a value to be an atom.
+    max_levels : int, default 16
+        Columns with at most this many distinct values are purely discrete.
+    max_rows : int, default 50000
+        Most training rows used.
     """
 
     def __init__(self, X_train: Any, *, trend: str | None = "linear", atom_share: float = 0.01, max_levels: int = 16,
@@ -189,7 +222,21 @@ class MixedLogisticAttack(Attack):
 
     For vector releases that mix codes and numbers (sparse-vector variants that release noisy answers, noisy
     max returning values, ...).  ``pre``: optional post-processing applied first (a bound on ``pre(M(D))`` is a
-    bound on ``M``)."""
+    bound on ``M``).
+
+    Parameters
+    ----------
+    pre : callable, optional
+        Post-processing applied to the releases first.
+    trend : str or None, default "linear"
+        Trend feature of the continuous parts: ``"linear"``, ``"tanh"`` or ``None``.
+    label : str, optional
+        Name in reports.
+    n_threads : int or None, default 1
+        Threads the classifier may use.
+    **model_kwargs
+        Passed to the scikit-learn model.
+    """
 
     name = "mixed_logistic"
 
@@ -227,14 +274,30 @@ class MixedLogisticAttack(Attack):
 
 
 class BitPatternAttack(LogisticAttack):
-    """Logistic regression on the 64 IEEE-754 bits of each float64 output (floating-point leaks)."""
+    """Logistic regression on the 64 IEEE-754 bits of each float64 output (floating-point leaks).
+
+    Parameters
+    ----------
+    transform : callable, optional
+        Feature map applied to the releases before the classifier.
+    n_threads : int or None, default 1
+        Threads the classifier may use.
+    **model_kwargs
+        Passed to the scikit-learn model.
+    """
 
     name = "bits"
     transform = staticmethod(bit_features)
 
 
 class LikelihoodRatioAttack(Attack):
-    """Thresholds on the user-supplied log-likelihood ratio ``log p(y|D) - log p(y|D')`` (white-box, tight)."""
+    """Thresholds on the user-supplied log-likelihood ratio ``log p(y|D) - log p(y|D')`` (white-box, tight).
+
+    Parameters
+    ----------
+    log_density : callable, optional
+        ``log_density(Y, data) -> (n,)`` (default: the audit's ``log_density``).
+    """
 
     name = "likelihood_ratio"
 

@@ -271,7 +271,13 @@ class PatternAttack(Attack):
 
 
 class StratifiedAttack(Attack):
-    """Thresholds on the real part of a mixed release within groups of its discrete part (see the module)."""
+    """Thresholds on the real part of a mixed release within groups of its discrete part (see the module).
+
+    Parameters
+    ----------
+    max_patterns : int, default 16
+        Most groups of the discrete part.
+    """
 
     name = "stratified"
 
