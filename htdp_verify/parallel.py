@@ -169,25 +169,32 @@ class _ProcessPool:
         ctx = multiprocessing.get_context(method)
         if method == "forkserver":  # numpy and the engine imported once, in the server (also passes sys.path on)
             ctx.set_forkserver_preload(["htdp_verify.parallel"])
-        self.slots, self._ctx = workers, ctx
+        self.slots, self._ctx, self.generation = workers, ctx, 0
         self._pool = self._new()
 
     def _new(self):
         return cf.ProcessPoolExecutor(self.slots, mp_context=self._ctx, initializer=_init_process_worker)
 
     def submit(self, task):
-        return self._pool.submit(_run_task, task)
+        try:
+            return self._pool.submit(_run_task, task)
+        except cf.process.BrokenProcessPool as exc:  # broke since the last look: a new pool runs this check
+            self.broken(exc, self.generation)
+            return self._pool.submit(_run_task, task)
 
     def wait(self, futures, timeout):
         return cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED)[0]
 
-    def broken(self, exc) -> bool:
-        """A worker died (killed, out of memory, crashed): every check in flight is lost; start a new pool."""
-        if isinstance(exc, cf.process.BrokenProcessPool):
+    def broken(self, exc, generation: int) -> bool:
+        """Whether ``exc`` says a worker died (killed, out of memory, crashed), which loses every check in flight
+        in that pool; the first report of a pool's death starts a new pool (``generation`` counts them)."""
+        if not isinstance(exc, cf.process.BrokenProcessPool):
+            return False
+        if generation == self.generation:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = self._new()
-            return True
-        return False
+            self.generation += 1
+        return True
 
     def close(self, abort: bool, futures=()):
         if abort:  # stop running checks now (Ctrl-C): terminate the workers
@@ -237,7 +244,9 @@ class _DaskPool:
         except TimeoutError:
             return set()
 
-    def broken(self, exc) -> bool:
+    generation = 0
+
+    def broken(self, exc, generation: int) -> bool:
         return False
 
     def close(self, abort: bool, futures=()):
@@ -314,7 +323,8 @@ def iter_checks(
     def submit(chk):
         task = _Task(Check(chk.name, None, chk.description, chk.provenance, chk.tags), _pickle_func(chk.func),
                      profile, seed)
-        inflight[pool.submit(task)] = (chk, time.perf_counter())
+        fut = pool.submit(task)
+        inflight[fut] = (chk, time.perf_counter(), pool.generation)
 
     try:
         while queue or inflight or suspects:
@@ -327,22 +337,23 @@ def iter_checks(
                     submit(queue.popleft())
             if status is not None:
                 now = time.perf_counter()
-                status([c.name for c, _ in inflight.values()], max((now - t for _, t in inflight.values()), default=0))
+                status([v[0].name for v in inflight.values()],
+                       max((now - v[1] for v in inflight.values()), default=0))
             done = pool.wait(list(inflight), POLL_SECONDS)
             for fut in [f for f in inflight if f in done]:
                 if fut not in inflight:  # went back to the queue with a broken pool
                     continue
-                alone = len(inflight) == 1
-                chk, t0 = inflight.pop(fut)
+                chk, t0, gen = inflight.pop(fut)
                 s = derive_seed(seed, chk.name)
                 try:
                     s, out, files = fut.result()
                     _write_files(out_dir, files)
                 except Exception as exc:  # noqa: BLE001 - the check could not run in a worker: say why
-                    if pool.broken(exc) and not alone:  # which check killed the worker is not known: rerun alone
-                        suspects.extend([chk] + [c for c, _ in inflight.values()])
-                        inflight.clear()
-                        break
+                    if pool.broken(exc, gen):
+                        lost = [f for f, v in inflight.items() if v[2] == gen]  # the dead pool's other checks
+                        if lost:  # which check killed the worker is not known: rerun each alone
+                            suspects.extend([chk] + [inflight.pop(f)[0] for f in lost])
+                            continue
                     died = isinstance(exc, cf.process.BrokenProcessPool)
                     why = "could not run: the worker process running it died" if died else "could not run in a worker"
                     out = [error_result(chk, s, time.perf_counter() - t0, f"{why}: {exc}", traceback.format_exc())]
