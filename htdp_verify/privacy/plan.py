@@ -100,6 +100,12 @@ def resolve_pairs(pairs, neighbours, claim: PrivacyClaim) -> list[Pair]:
         out = as_pairs(neighbours(claim.neighbours), claim.neighbours)
     else:
         out = dataset_patterns(neighbours, relation=claim.neighbours)
+    if not out:
+        raise ValueError(
+            "no candidate pair: the neighbours / pairs given produce none (an all-equal dataset with no declared "
+            "domain has no extreme records to move to: pass neighbours={'data': D, 'lower': ..., 'upper': ...} or "
+            "explicit pairs)"
+        )
     for p in out:
         if p.relation in NEIGHBOUR_RELATIONS:
             if p.relation != claim.neighbours:
