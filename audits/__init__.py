@@ -2,6 +2,7 @@
 
 Importing this package registers every check (the CLI does so through the ``htdp_verify.checks`` entry point).
 """
+
 from . import (
     diffprivlib,  # noqa: F401
     selfcheck,  # noqa: F401
@@ -23,6 +24,6 @@ from . import (  # noqa: F401
     zhao2024,
 )
 from . import hu2022_lowerbound  # noqa: F401
-from . import hu2022_sparse  # noqa: F401
 from . import hu2022_experiments  # noqa: F401
+from . import hu2022_sparse  # noqa: F401
 from . import hu2022_sparse_rates  # noqa: F401

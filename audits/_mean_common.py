@@ -14,6 +14,7 @@ Four kinds of check, each a thin layer over the engine:
 Sizes: every check reads its sizes from a ``{"tiny", "quick", "full"}`` table through :func:`profile_of`; the
 hidden ``"tiny"`` profile (``ctx.tiny = True`` or ``ctx.profile == "tiny"``) is only for the test-suite.
 """
+
 from __future__ import annotations
 
 import math
@@ -76,14 +77,31 @@ def huge_pairs(base: np.ndarray, magnitude: float = HUGE, *, row: int = 0) -> li
     plus, minus = base.copy(), base.copy()
     plus[row] = magnitude
     minus[row] = -magnitude
-    return [Pair(plus, minus, f"row {row}: +{magnitude:g} vs -{magnitude:g}", "replace"),
-            Pair(base, plus, f"row {row}: original vs +{magnitude:g}", "replace"),
-            Pair(base, minus, f"row {row}: original vs -{magnitude:g}", "replace")]
+    return [
+        Pair(plus, minus, f"row {row}: +{magnitude:g} vs -{magnitude:g}", "replace"),
+        Pair(base, plus, f"row {row}: original vs +{magnitude:g}", "replace"),
+        Pair(base, minus, f"row {row}: original vs -{magnitude:g}", "replace"),
+    ]
 
 
-def privacy_check(mechanism, pairs, *, name: str, provenance: Provenance, claim=None, rng, seed, out_dir,
-                  n_samples: int, n_select: int, n_search: int | None = None, true_epsilon: float | None = None,
-                  note: str = "", figure: bool = True, attacks="auto") -> CheckResult:
+def privacy_check(
+    mechanism,
+    pairs,
+    *,
+    name: str,
+    provenance: Provenance,
+    claim=None,
+    rng,
+    seed,
+    out_dir,
+    n_samples: int,
+    n_select: int,
+    n_search: int | None = None,
+    true_epsilon: float | None = None,
+    note: str = "",
+    figure: bool = True,
+    attacks="auto",
+) -> CheckResult:
     """Audit ``mechanism`` (an estimator or :class:`Mechanism`) on ``pairs`` and return the :class:`AuditResult`
     renamed ``name`` with ``provenance``; ``true_epsilon`` (analytic, when known) goes into details and the figure."""
     mech = mechanism if not hasattr(mechanism, "sample") else from_estimator(mechanism)
@@ -93,14 +111,27 @@ def privacy_check(mechanism, pairs, *, name: str, provenance: Provenance, claim=
     if n_search is not None and isinstance(pairs, (list, tuple)) and len(pairs) > 1:
         # the search budgets of the SIZES tables are totals; every pair gets at least the engine's default floor
         n_search = max(n_search, MIN_PER_PAIR * len(pairs))
-    res = audit(mech, claim, pairs=pairs, n_samples=n_samples, n_select=n_select, n_search=n_search, rng=rng,
-                alpha=ALPHA, attacks=attacks, name=name)
+    res = audit(
+        mech,
+        claim,
+        pairs=pairs,
+        n_samples=n_samples,
+        n_select=n_select,
+        n_search=n_search,
+        rng=rng,
+        alpha=ALPHA,
+        attacks=attacks,
+        name=name,
+    )
     res.provenance = provenance
     res.seed = seed
     res.details["true_epsilon_analytic"] = true_epsilon
     res.details["note"] = note
-    res.summary = (f"{res.summary}" + (f"; analytic true ε of this pair ≈ {true_epsilon:.3g}" if true_epsilon else "")
-                   + (f". {note}" if note else ""))
+    res.summary = (
+        f"{res.summary}"
+        + (f"; analytic true ε of this pair ≈ {true_epsilon:.3g}" if true_epsilon else "")
+        + (f". {note}" if note else "")
+    )
     if figure and out_dir is not None:
         try:
             res.figures = [_privacy_figure(mech, res, pairs, rng, out_dir, name, true_epsilon)]
@@ -179,23 +210,54 @@ class RateTolerance:
         model_slope = _loglog_slope(x, [self.model(v) for v in x]) if self.model is not None else claim.exponent
         bias = model_slope - claim.exponent
         margin = claim.tolerance - abs(shift) - abs(bias)
-        per = (f"a {logname} factor would move the fit by {shift_per:+.3f}" if math.isfinite(shift_per)
-               else f"the grid straddles {var} = 1, so no log-factor shift is computed")
-        text = (f"Tolerance ±{claim.tolerance:g}: log factors in {var}: {self.log_factors}; grid {var} ∈ "
-                f"[{x[0]:g}, {x[-1]:g}] ({x.size} values; {per}); fit bias of the theorem's own bound over this grid "
-                f"{bias:+.3f} ({self.model_text}); margin left for unknown constants and pre-asymptotics "
-                f"{margin:.3f}." + ("" if margin > 0 else " WARNING: the tolerance does not cover the fit bias and "
-                                    "log factors of the theorem on this grid; a 'consistent' verdict means little."))
-        return {"tolerance": claim.tolerance, "grid": [float(x[0]), float(x[-1])], "grid_values": int(x.size),
-                "log_factors": self.log_factors, "log_power": self.log_power,
-                "log_shift_per_power": shift_per, "log_shift": shift, "model": self.model_text,
-                "model_slope": model_slope, "fit_bias": bias, "margin": margin, "covered": bool(margin > 0),
-                "text": text}
+        per = (
+            f"a {logname} factor would move the fit by {shift_per:+.3f}"
+            if math.isfinite(shift_per)
+            else f"the grid straddles {var} = 1, so no log-factor shift is computed"
+        )
+        text = (
+            f"Tolerance ±{claim.tolerance:g}: log factors in {var}: {self.log_factors}; grid {var} ∈ "
+            f"[{x[0]:g}, {x[-1]:g}] ({x.size} values; {per}); fit bias of the theorem's own bound over this grid "
+            f"{bias:+.3f} ({self.model_text}); margin left for unknown constants and pre-asymptotics "
+            f"{margin:.3f}."
+            + (
+                ""
+                if margin > 0
+                else " WARNING: the tolerance does not cover the fit bias and "
+                "log factors of the theorem on this grid; a 'consistent' verdict means little."
+            )
+        )
+        return {
+            "tolerance": claim.tolerance,
+            "grid": [float(x[0]), float(x[-1])],
+            "grid_values": int(x.size),
+            "log_factors": self.log_factors,
+            "log_power": self.log_power,
+            "log_shift_per_power": shift_per,
+            "log_shift": shift,
+            "model": self.model_text,
+            "model_slope": model_slope,
+            "fit_bias": bias,
+            "margin": margin,
+            "covered": bool(margin > 0),
+            "text": text,
+        }
 
 
-def rate_check(error_fn, grid: dict, claim: RateClaim, *, name: str, seed: int, out_dir, reps: int,
-               fixed: dict | None = None, extra_curves: dict | None = None, note: str = "",
-               why: RateTolerance | None = None) -> CheckResult:
+def rate_check(
+    error_fn,
+    grid: dict,
+    claim: RateClaim,
+    *,
+    name: str,
+    seed: int,
+    out_dir,
+    reps: int,
+    fixed: dict | None = None,
+    extra_curves: dict | None = None,
+    note: str = "",
+    why: RateTolerance | None = None,
+) -> CheckResult:
     """Sweep ``error_fn(**grid_point, **fixed, n_reps=m, rng=...) -> (m,)`` errors over ``grid`` (one variable,
     geometric), test ``claim`` with :func:`check_rate` and draw the log-log figure.
 
@@ -225,10 +287,14 @@ def rate_check(error_fn, grid: dict, claim: RateClaim, *, name: str, seed: int, 
         plt = _plt()
         fig, ax = plt.subplots(figsize=(6, 3.8))
         ax.loglog(x, y, "o", label=f"{claim.summary} error ({reps} reps)")
-        ax.loglog(x, np.exp(fit["intercept"]) * x ** fit["exponent"], "-",
-                  label=f"fit: slope {fit['exponent']:.3f} [{fit['interval'][0]:.3f}, {fit['interval'][1]:.3f}]")
+        ax.loglog(
+            x,
+            np.exp(fit["intercept"]) * x ** fit["exponent"],
+            "-",
+            label=f"fit: slope {fit['exponent']:.3f} [{fit['interval'][0]:.3f}, {fit['interval'][1]:.3f}]",
+        )
         gm = math.exp(np.mean(np.log(y)) - claim.exponent * np.mean(np.log(x)))
-        ax.loglog(x, gm * x ** claim.exponent, "--", label=f"claimed slope {claim.exponent:g} ± {claim.tolerance:g}")
+        ax.loglog(x, gm * x**claim.exponent, "--", label=f"claimed slope {claim.exponent:g} ± {claim.tolerance:g}")
         for lab, (xe, ye) in (extra_curves or {}).items():
             ax.loglog(xe, ye, "s:", label=lab)
         ax.set_xlabel(claim.variable)
@@ -257,25 +323,32 @@ def summaries_of(error_fn, grid, reps, seed, fixed=None, stat="median"):
 # ---------------------------------------------------------------------------------------------------------
 # high-probability bounds
 # ---------------------------------------------------------------------------------------------------------
-def tail_check(cells: dict, bounds: dict, claim: TailBoundClaim, *, name: str, seed: int, out_dir,
-               note: str = "") -> CheckResult:
+def tail_check(
+    cells: dict, bounds: dict, claim: TailBoundClaim, *, name: str, seed: int, out_dir, note: str = ""
+) -> CheckResult:
     """``cells``: ``{label: errors (reps,)}``, ``bounds``: ``{label: bound value}``; pooled exact test."""
     labels = list(cells)
-    res = check_tail_bound([cells[k] for k in labels], [bounds[k] for k in labels], claim, ALPHA, name=name,
-                           seed=seed)
-    res.details["cells"] = [{"cell": k, "bound": float(bounds[k]), "reps": int(cells[k].size),
-                             "exceedances": int(np.sum(cells[k] > bounds[k])),
-                             "q_1-beta": float(np.quantile(cells[k], 1 - claim.beta)),
-                             "ratio_q_to_bound": float(np.quantile(cells[k], 1 - claim.beta) / bounds[k])}
-                            for k in labels]
+    res = check_tail_bound([cells[k] for k in labels], [bounds[k] for k in labels], claim, ALPHA, name=name, seed=seed)
+    res.details["cells"] = [
+        {
+            "cell": k,
+            "bound": float(bounds[k]),
+            "reps": int(cells[k].size),
+            "exceedances": int(np.sum(cells[k] > bounds[k])),
+            "q_1-beta": float(np.quantile(cells[k], 1 - claim.beta)),
+            "ratio_q_to_bound": float(np.quantile(cells[k], 1 - claim.beta) / bounds[k]),
+        }
+        for k in labels
+    ]
     if note:
         res.summary += f" {note}"
     try:
         plt = _plt()
         fig, ax = plt.subplots(figsize=(7, 3.8))
         pos = np.arange(len(labels))
-        ax.boxplot([cells[k] / bounds[k] for k in labels], positions=pos, whis=(0, 100 * (1 - claim.beta)),
-                   showfliers=False)
+        ax.boxplot(
+            [cells[k] / bounds[k] for k in labels], positions=pos, whis=(0, 100 * (1 - claim.beta)), showfliers=False
+        )
         ax.axhline(1.0, color="r", ls="--", label="bound (ratio 1)")
         ax.set_xticks(pos)
         ax.set_xticklabels(labels, rotation=20, fontsize=7)
@@ -288,12 +361,24 @@ def tail_check(cells: dict, bounds: dict, claim: TailBoundClaim, *, name: str, s
     return res
 
 
-def shape_check(errors, betas, *, name: str, gamma: float, tolerance: float, provenance: Provenance, seed: int,
-                out_dir, note: str = "", compare: dict | None = None) -> CheckResult:
+def shape_check(
+    errors,
+    betas,
+    *,
+    name: str,
+    gamma: float,
+    tolerance: float,
+    provenance: Provenance,
+    seed: int,
+    out_dir,
+    note: str = "",
+    compare: dict | None = None,
+) -> CheckResult:
     """:func:`check_quantile_shape` plus a figure of q(β) against log(1/β); ``compare``: ``{label: (errors, betas)}``
     drawn alongside (e.g. the other estimator)."""
-    res = check_quantile_shape(errors, betas, gamma=gamma, tolerance=tolerance, alpha=ALPHA, name=name,
-                               provenance=provenance, seed=seed)
+    res = check_quantile_shape(
+        errors, betas, gamma=gamma, tolerance=tolerance, alpha=ALPHA, name=name, provenance=provenance, seed=seed
+    )
     if note:
         res.summary += f" {note}"
     try:
@@ -303,15 +388,23 @@ def shape_check(errors, betas, *, name: str, gamma: float, tolerance: float, pro
         ell = np.asarray(sh["ells"])
         q = np.asarray(sh["quantiles"])
         g_txt = f"{sh['gamma']:.2f}" if not sh.get("censored") else f"{sh['gamma']:g} (censored)"
-        ax.plot(ell, q, "o-", label=f"{name.split('.')[-1]}: γ={g_txt} "
-                                    f"[{sh['gamma_interval'][0]:.2f}, {sh['gamma_interval'][1]:.2f}]")
+        ax.plot(
+            ell,
+            q,
+            "o-",
+            label=f"{name.split('.')[-1]}: γ={g_txt} [{sh['gamma_interval'][0]:.2f}, {sh['gamma_interval'][1]:.2f}]",
+        )
         for lab, (e2, b2) in (compare or {}).items():
             from htdp_verify.rates import quantile_shape
 
             s2 = quantile_shape(e2, b2)
             g2 = f"{s2.gamma:.2f}" if not s2.censored else f"{s2.gamma:g} (censored)"
-            ax.plot(s2.ells, s2.quantiles, "s--", label=f"{lab}: γ={g2} "
-                                                        f"[{s2.gamma_interval[0]:.2f}, {s2.gamma_interval[1]:.2f}]")
+            ax.plot(
+                s2.ells,
+                s2.quantiles,
+                "s--",
+                label=f"{lab}: γ={g2} [{s2.gamma_interval[0]:.2f}, {s2.gamma_interval[1]:.2f}]",
+            )
             res.details.setdefault("compare", {})[lab] = s2.to_dict()
         ax.set_xlabel("log(1/β)")
         ax.set_ylabel("(1-β)-quantile of the error")
@@ -326,8 +419,21 @@ def shape_check(errors, betas, *, name: str, gamma: float, tolerance: float, pro
 # ---------------------------------------------------------------------------------------------------------
 # comparison with baselines
 # ---------------------------------------------------------------------------------------------------------
-def comparison_check(estimators: dict, laws: dict, *, n: int, reps: int, rng, name: str, provenance: Provenance,
-                     seed: int, out_dir, epsilon: float, delta: float, focus: str) -> CheckResult:
+def comparison_check(
+    estimators: dict,
+    laws: dict,
+    *,
+    n: int,
+    reps: int,
+    rng,
+    name: str,
+    provenance: Provenance,
+    seed: int,
+    out_dir,
+    epsilon: float,
+    delta: float,
+    focus: str,
+) -> CheckResult:
     """Errors ``|est(data) − mean|`` (ℓ2 for vectors) of every estimator on the same ``reps`` datasets per law.
 
     ``estimators``: ``{label: est}`` (all private ones at the same (ε, δ)); ``laws``: ``{label: Law}``.
@@ -346,10 +452,18 @@ def comparison_check(estimators: dict, laws: dict, *, n: int, reps: int, rng, na
                 e[k][r] = float(np.linalg.norm(np.asarray(est(x, rng=rng), dtype=float) - mu))
         for k in estimators:
             p = getattr(estimators[k], "privacy", None)
-            rows.append({"law": lname, "estimator": k, "private": p is not None,
-                         "epsilon": None if p is None else p.epsilon, "delta": None if p is None else p.delta,
-                         "median_error": float(np.median(e[k])), "q90_error": float(np.quantile(e[k], 0.9)),
-                         "mean_error": float(np.mean(e[k]))})
+            rows.append(
+                {
+                    "law": lname,
+                    "estimator": k,
+                    "private": p is not None,
+                    "epsilon": None if p is None else p.epsilon,
+                    "delta": None if p is None else p.delta,
+                    "median_error": float(np.median(e[k])),
+                    "q90_error": float(np.quantile(e[k], 0.9)),
+                    "mean_error": float(np.mean(e[k])),
+                }
+            )
         errs[lname] = e
     last = list(laws)[-1]
     priv = [r for r in rows if r["law"] == last and r["private"] and r["estimator"] != focus]
@@ -361,24 +475,35 @@ def comparison_check(estimators: dict, laws: dict, *, n: int, reps: int, rng, na
         pd = "non-private" if not r["private"] else f"({r['epsilon']:.3g}, {r['delta']:g})"
         table.append(f"| {r['law']} | {r['estimator']} | {pd} | {r['median_error']:.4g} | {r['q90_error']:.4g} |")
     res = CheckResult(
-        name=name, verdict="info", statistic=f"median error ratio {focus} / best private baseline ({last})",
-        estimate=ratio, interval=(float("nan"), float("nan")), alpha=0.0, n_samples=reps * len(laws),
-        seconds=time.perf_counter() - t0, seed=seed, provenance=provenance,
-        summary=(f"descriptive comparison at (ε={epsilon:g}, δ={delta:g}), n={n}, {reps} datasets per law: on {last}, "
-                 f"{focus} median error {foc['median_error']:.4g} vs best private baseline "
-                 f"{best['estimator'] if best else '-'} {best['median_error'] if best else float('nan'):.4g} "
-                 f"(ratio {ratio:.3g}); no claim is tested"),
+        name=name,
+        verdict="info",
+        statistic=f"median error ratio {focus} / best private baseline ({last})",
+        estimate=ratio,
+        interval=(float("nan"), float("nan")),
+        alpha=0.0,
+        n_samples=reps * len(laws),
+        seconds=time.perf_counter() - t0,
+        seed=seed,
+        provenance=provenance,
+        summary=(
+            f"descriptive comparison at (ε={epsilon:g}, δ={delta:g}), n={n}, {reps} datasets per law: on {last}, "
+            f"{focus} median error {foc['median_error']:.4g} vs best private baseline "
+            f"{best['estimator'] if best else '-'} {best['median_error'] if best else float('nan'):.4g} "
+            f"(ratio {ratio:.3g}); no claim is tested"
+        ),
         details={"rows": rows, "table_markdown": "\n".join(table), "n": n, "reps": reps},
     )
     try:
         plt = _plt()
         n_lab = max(len(e) for e in errs.values())
-        fig, axes = plt.subplots(1, len(laws), figsize=(2.2 + 3.4 * len(laws), 1.2 + 0.42 * n_lab), squeeze=False,
-                                 sharey=True)
+        fig, axes = plt.subplots(
+            1, len(laws), figsize=(2.2 + 3.4 * len(laws), 1.2 + 0.42 * n_lab), squeeze=False, sharey=True
+        )
         for ax, (lname, e) in zip(axes[0], errs.items()):  # horizontal boxes: estimator names read level
             labs = list(e)
-            ax.boxplot([np.maximum(e[k], 1e-12) for k in labs], whis=(5, 95), showfliers=False,
-                       orientation="horizontal")
+            ax.boxplot(
+                [np.maximum(e[k], 1e-12) for k in labs], whis=(5, 95), showfliers=False, orientation="horizontal"
+            )
             ax.set_xscale("log")
             ax.set_title(lname, fontsize=9)
             ax.set_xlabel("|estimate − mean|", fontsize=8)

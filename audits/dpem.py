@@ -21,6 +21,7 @@ names keep their ``wang_dpem.`` prefix so that results files and commands stay v
 * ``wang_dpem.compare_baselines`` — Thm 2 vs the 2020 tuning vs clipped mean + Gaussian (analytic) at equal (ε, δ)
   (descriptive, verdict "info").
 """
+
 from __future__ import annotations
 
 import math
@@ -40,12 +41,20 @@ from . import _mean_common as C
 
 PAPER = "Wang, Ding, Hu, Xie, Pan, Xu: DP-EM with statistical guarantees"
 PROV_C = Provenance(PAPER, "Thm 4 (privacy) / mechanism (18), Thm 2", "(18)", "ε̃ = √(ln(1/δ)+ε) − √ln(1/δ) (proof)")
-PROV_PRINTED = Provenance(PAPER, "Alg. 2 line 1 as extracted: ε̃ = ε", "(18)",
-                          "literal reading of the extracted text \"√log(1/δ) + ε − √log(1/δ)\", whose square root's "
-                          "extent cannot be recovered; probably a typo for the proof's √(ln(1/δ)+ε) − √ln(1/δ) "
-                          "(spec §6.1)")
-PROV_CMP = Provenance(PAPER, "Thm 2 estimator vs the 2020 tuning and clipped-mean baselines", "",
-                      "descriptive comparison; no statement of the paper is tested")
+PROV_PRINTED = Provenance(
+    PAPER,
+    "Alg. 2 line 1 as extracted: ε̃ = ε",
+    "(18)",
+    'literal reading of the extracted text "√log(1/δ) + ε − √log(1/δ)", whose square root\'s '
+    "extent cannot be recovered; probably a typo for the proof's √(ln(1/δ)+ε) − √ln(1/δ) "
+    "(spec §6.1)",
+)
+PROV_CMP = Provenance(
+    PAPER,
+    "Thm 2 estimator vs the 2020 tuning and clipped-mean baselines",
+    "",
+    "descriptive comparison; no statement of the paper is tested",
+)
 PROV_L = Provenance(PAPER, "Thm 3 (LDP), mechanism (21)", "(21)", "per-user report")
 PROV_RC = Provenance(PAPER, "Thm 2", "(39)", "error O(√(τ ln^{1/2}(1/δ) ln(1/ζ)/(nε)))")
 PROV_RL = Provenance(PAPER, "Thm 3", "(22), (41)", "n^{-1/4}; ε-exponent derived −1/2, printed −1/4")
@@ -55,14 +64,36 @@ T3 = StudentT(3.0, loc=1.0)
 TAU = 4.0  # E x² of t3 + 1
 
 SIZES = {
-    "tiny": dict(priv=(3000, 1000, 300), reps=60, ns=(1000, 4000, 16000), epss=(0.02, 0.08, 0.32), n_eps=2000,
-                 lns=(1000, 8000, 64000), reps_cmp=10, n_cmp=1000),
-    "quick": dict(priv=(30_000, 6_000, 2_000), reps=200, ns=(1000, 3000, 9000, 27000, 81000),
-                  epss=(0.02, 0.06, 0.18, 0.54), n_eps=5000, lns=(1000, 8000, 64000, 512000), reps_cmp=60,
-                  n_cmp=5000),
-    "full": dict(priv=(400_000, 60_000, 10_000), reps=1000, ns=(1000, 3000, 9000, 27000, 81000, 243000),
-                 epss=(0.01, 0.03, 0.09, 0.27, 0.81), n_eps=20000, lns=(1000, 8000, 64000, 512000, 4096000),
-                 reps_cmp=300, n_cmp=20000),
+    "tiny": dict(
+        priv=(3000, 1000, 300),
+        reps=60,
+        ns=(1000, 4000, 16000),
+        epss=(0.02, 0.08, 0.32),
+        n_eps=2000,
+        lns=(1000, 8000, 64000),
+        reps_cmp=10,
+        n_cmp=1000,
+    ),
+    "quick": dict(
+        priv=(30_000, 6_000, 2_000),
+        reps=200,
+        ns=(1000, 3000, 9000, 27000, 81000),
+        epss=(0.02, 0.06, 0.18, 0.54),
+        n_eps=5000,
+        lns=(1000, 8000, 64000, 512000),
+        reps_cmp=60,
+        n_cmp=5000,
+    ),
+    "full": dict(
+        priv=(400_000, 60_000, 10_000),
+        reps=1000,
+        ns=(1000, 3000, 9000, 27000, 81000, 243000),
+        epss=(0.01, 0.03, 0.09, 0.27, 0.81),
+        n_eps=20000,
+        lns=(1000, 8000, 64000, 512000, 4096000),
+        reps_cmp=300,
+        n_cmp=20000,
+    ),
 }
 
 
@@ -84,21 +115,39 @@ def central_privacy(ctx, variant="proof", name=None, noise_factor=1.0):
     n_s, n_sel, n_sea = SIZES[C.profile_of(ctx)]["priv"]
     prov = PROV_C if variant == "proof" else PROV_PRINTED
     claim = PrivacyClaim(EPS, DELTA, "replace", prov)
-    return C.privacy_check(est, C.huge_pairs(_base_data()), claim=claim,
-                           name=name or f"wang_dpem.privacy.{'central' if variant == 'proof' else 'as_printed'}",
-                           provenance=prov, rng=ctx.rng, seed=ctx.seed, out_dir=ctx.out_dir, n_samples=n_s,
-                           n_select=n_sel, n_search=n_sea, true_epsilon=C.gaussian_true_epsilon(mu, DELTA),
-                           note=f"release is μ-GDP with μ = √2·ε̃·erf(√(λ/2)) = {mu:.3g} (ε̃ = {est.eps_tilde:.4g})")
+    return C.privacy_check(
+        est,
+        C.huge_pairs(_base_data()),
+        claim=claim,
+        name=name or f"wang_dpem.privacy.{'central' if variant == 'proof' else 'as_printed'}",
+        provenance=prov,
+        rng=ctx.rng,
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        n_samples=n_s,
+        n_select=n_sel,
+        n_search=n_sea,
+        true_epsilon=C.gaussian_true_epsilon(mu, DELTA),
+        note=f"release is μ-GDP with μ = √2·ε̃·erf(√(λ/2)) = {mu:.3g} (ε̃ = {est.eps_tilde:.4g})",
+    )
 
 
-@register("wang_dpem.privacy.central", description="central heavy-tailed mean (Thm 2/4) is (1, 1e-5)-DP; one "
-          "record at ±1e12", provenance=PROV_C, tags=("dpem", "privacy"))
+@register(
+    "wang_dpem.privacy.central",
+    description="central heavy-tailed mean (Thm 2/4) is (1, 1e-5)-DP; one record at ±1e12",
+    provenance=PROV_C,
+    tags=("dpem", "privacy"),
+)
 def check_central(ctx):
     return central_privacy(ctx)
 
 
-@register("wang_dpem.privacy.as_printed", description="same with ε̃ = ε, Alg. 2 line 1 as extracted (probably a "
-          "typo; expected violated)", provenance=PROV_PRINTED, tags=("dpem", "privacy", "canary"))
+@register(
+    "wang_dpem.privacy.as_printed",
+    description="same with ε̃ = ε, Alg. 2 line 1 as extracted (probably a typo; expected violated)",
+    provenance=PROV_PRINTED,
+    tags=("dpem", "privacy", "canary"),
+)
 def check_as_printed(ctx):
     res = central_privacy(ctx, variant="as_printed")
     res.expected = "violated"  # ρ = ε²: true ε ≈ 5 against the claim 1
@@ -126,26 +175,46 @@ def local_privacy(ctx, variant="proof"):
     _, lam = est.parameters(n_pub)
     mu = math.sqrt(2.0) * est.eps_tilde * _ratio(lam)
     G = C.HUGE
-    pairs = [Pair(np.array([G]), np.array([-G]), f"user value +{G:g} vs -{G:g}", "replace"),
-             Pair(np.array([1.0]), np.array([G]), f"user value 1 vs +{G:g}", "replace")]
+    pairs = [
+        Pair(np.array([G]), np.array([-G]), f"user value +{G:g} vs -{G:g}", "replace"),
+        Pair(np.array([1.0]), np.array([G]), f"user value 1 vs +{G:g}", "replace"),
+    ]
     n_s, n_sel, n_sea = SIZES[C.profile_of(ctx)]["priv"]
     prov = PROV_L if variant == "proof" else PROV_PRINTED
     name = "wang_dpem.privacy.local" + ("" if variant == "proof" else "_as_printed")
-    return C.privacy_check(local_report_mechanism(est, n_pub), pairs, claim=PrivacyClaim(EPS, DELTA, "replace", prov),
-                           name=name, provenance=prov, rng=ctx.rng, seed=ctx.seed, out_dir=ctx.out_dir,
-                           n_samples=n_s, n_select=n_sel, n_search=n_sea,
-                           true_epsilon=C.gaussian_true_epsilon(mu, DELTA),
-                           note=f"local (per-user) report, μ = {mu:.3g}-GDP; replace-one of that user's value")
+    return C.privacy_check(
+        local_report_mechanism(est, n_pub),
+        pairs,
+        claim=PrivacyClaim(EPS, DELTA, "replace", prov),
+        name=name,
+        provenance=prov,
+        rng=ctx.rng,
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        n_samples=n_s,
+        n_select=n_sel,
+        n_search=n_sea,
+        true_epsilon=C.gaussian_true_epsilon(mu, DELTA),
+        note=f"local (per-user) report, μ = {mu:.3g}-GDP; replace-one of that user's value",
+    )
 
 
-@register("wang_dpem.privacy.local", description="LDP report s·ψ(x/s)+N(0,σ_L²) (Thm 3) is (1, 1e-5)-LDP",
-          provenance=PROV_L, tags=("dpem", "privacy"))
+@register(
+    "wang_dpem.privacy.local",
+    description="LDP report s·ψ(x/s)+N(0,σ_L²) (Thm 3) is (1, 1e-5)-LDP",
+    provenance=PROV_L,
+    tags=("dpem", "privacy"),
+)
 def check_local(ctx):
     return local_privacy(ctx)
 
 
-@register("wang_dpem.privacy.local_as_printed", description="LDP report with ε̃ = ε (as extracted, probably a "
-          "typo; expected violated)", provenance=PROV_PRINTED, tags=("dpem", "privacy", "canary"))
+@register(
+    "wang_dpem.privacy.local_as_printed",
+    description="LDP report with ε̃ = ε (as extracted, probably a typo; expected violated)",
+    provenance=PROV_PRINTED,
+    tags=("dpem", "privacy", "canary"),
+)
 def check_local_printed(ctx):
     res = local_privacy(ctx, variant="as_printed")
     res.expected = "violated"
@@ -219,71 +288,127 @@ def local_bound(n, epsilon):
     """Median error of the LDP mean as bounded in the proof of Thm 3 (constant 1, ζ = 1/2): non-private part plus
     √(τ ln^{1/2}(1/δ) ln(1/ζ))·n^{-1/4}·ε^{-1/2} (the derived ε-exponent)."""
     ld, lz = math.log(1 / DELTA), math.log(2.0)
-    return math.sqrt(TAU * lz / n) + math.sqrt(TAU * math.sqrt(ld) * lz) * n ** -0.25 * epsilon ** -0.5
+    return math.sqrt(TAU * lz / n) + math.sqrt(TAU * math.sqrt(ld) * lz) * n**-0.25 * epsilon**-0.5
 
 
 # No theorem here has a log factor in n or ε (ln(1/δ), ln(1/ζ) are fixed); the fit's bias comes from the
 # non-private n^{-1/2} part, which is ε-free.
-TOL_CENTRAL_N = C.RateTolerance("none", "Lemma 1 + Thm 2 terms, ε = 0.5: both ∝ n^{-1/2}",
-                                lambda n: central_bound(n, 0.5))
-TOL_LOCAL_N = C.RateTolerance("none", "non-private n^{-1/2} + Thm 3 n^{-1/4} term, ε = 1",
-                              lambda n: local_bound(n, 1.0))
+TOL_CENTRAL_N = C.RateTolerance(
+    "none", "Lemma 1 + Thm 2 terms, ε = 0.5: both ∝ n^{-1/2}", lambda n: central_bound(n, 0.5)
+)
+TOL_LOCAL_N = C.RateTolerance(
+    "none", "non-private n^{-1/2} + Thm 3 n^{-1/4} term, ε = 1", lambda n: local_bound(n, 1.0)
+)
 
 
 def _tol_central_eps(n):
-    return C.RateTolerance("none", f"Lemma 1 + Thm 2 terms at n = {n}, constant 1 (the ε-free part flattens the "
-                           "fit; an upper bound on this bias, since the measured non-private error is smaller)",
-                           lambda e: central_bound(n, e))
+    return C.RateTolerance(
+        "none",
+        f"Lemma 1 + Thm 2 terms at n = {n}, constant 1 (the ε-free part flattens the "
+        "fit; an upper bound on this bias, since the measured non-private error is smaller)",
+        lambda e: central_bound(n, e),
+    )
 
 
 def _tol_local_eps(n):
     return C.RateTolerance("none", f"non-private + Thm 3 terms at n = {n}, constant 1", lambda e: local_bound(n, e))
 
 
-@register("wang_dpem.rate.central_n", description="Thm 2: median error ∝ n^{-1/2} (ε = 0.5, δ = 1e-5, t3+1)",
-          provenance=PROV_RC, tags=("dpem", "rate"))
+@register(
+    "wang_dpem.rate.central_n",
+    description="Thm 2: median error ∝ n^{-1/2} (ε = 0.5, δ = 1e-5, t3+1)",
+    provenance=PROV_RC,
+    tags=("dpem", "rate"),
+)
 def check_rate_central_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.5, 0.1, "median", "t3+1, ε = 0.5", PROV_RC)
-    return C.rate_check(_c_n, {"n": list(sz["ns"])}, claim, name="wang_dpem.rate.central_n", seed=ctx.seed,
-                        out_dir=ctx.out_dir, reps=sz["reps"], fixed={"epsilon": 0.5}, why=TOL_CENTRAL_N)
+    return C.rate_check(
+        _c_n,
+        {"n": list(sz["ns"])},
+        claim,
+        name="wang_dpem.rate.central_n",
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        reps=sz["reps"],
+        fixed={"epsilon": 0.5},
+        why=TOL_CENTRAL_N,
+    )
 
 
-@register("wang_dpem.rate.central_eps", description="Thm 2: median error ∝ ε^{-1/2} (vs ε^{-1} for the 2020 "
-          "tuning)", provenance=PROV_RC, tags=("dpem", "rate"))
+@register(
+    "wang_dpem.rate.central_eps",
+    description="Thm 2: median error ∝ ε^{-1/2} (vs ε^{-1} for the 2020 tuning)",
+    provenance=PROV_RC,
+    tags=("dpem", "rate"),
+)
 def check_rate_central_eps(ctx):
     sz = SIZES[C.profile_of(ctx)]
     grid = {"epsilon": list(sz["epss"])}
     claim = RateClaim("epsilon", -0.5, 0.1, "median", f"t3+1, n = {sz['n_eps']}", PROV_RC)
-    hx, hy = C.summaries_of(_c_eps_holland, grid, max(20, sz["reps"] // 2), C.child_seed(ctx, 1),
-                            fixed={"n": sz["n_eps"]})
-    res = C.rate_check(_c_eps, grid, claim, name="wang_dpem.rate.central_eps", seed=ctx.seed, out_dir=ctx.out_dir,
-                       reps=sz["reps"], fixed={"n": sz["n_eps"]},
-                       extra_curves={"Wang et al. 2020 tuning (Lemma 2)": (hx, hy)}, why=_tol_central_eps(sz["n_eps"]))
+    hx, hy = C.summaries_of(
+        _c_eps_holland, grid, max(20, sz["reps"] // 2), C.child_seed(ctx, 1), fixed={"n": sz["n_eps"]}
+    )
+    res = C.rate_check(
+        _c_eps,
+        grid,
+        claim,
+        name="wang_dpem.rate.central_eps",
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        reps=sz["reps"],
+        fixed={"n": sz["n_eps"]},
+        extra_curves={"Wang et al. 2020 tuning (Lemma 2)": (hx, hy)},
+        why=_tol_central_eps(sz["n_eps"]),
+    )
     slope = float(np.polyfit(np.log(hx), np.log(hy), 1)[0])
     res.details["holland_tuning_slope"] = slope
     res.summary += f" Wang et al. 2020 tuning (Lemma 2): slope {slope:.3f} (expected −1)."
     return res
 
 
-@register("wang_dpem.rate.local_n", description="Thm 3 (LDP): median error ∝ n^{-1/4} (ε = 1)", provenance=PROV_RL,
-          tags=("dpem", "rate"))
+@register(
+    "wang_dpem.rate.local_n",
+    description="Thm 3 (LDP): median error ∝ n^{-1/4} (ε = 1)",
+    provenance=PROV_RL,
+    tags=("dpem", "rate"),
+)
 def check_rate_local_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.25, 0.08, "median", "t3+1, ε = 1, proof's scale s = n^{1/4}√(ετ)/…", PROV_RL)
-    return C.rate_check(_l_n, {"n": list(sz["lns"])}, claim, name="wang_dpem.rate.local_n", seed=ctx.seed,
-                        out_dir=ctx.out_dir, reps=max(30, sz["reps"] // 4), fixed={"epsilon": 1.0},
-                        why=TOL_LOCAL_N)
+    return C.rate_check(
+        _l_n,
+        {"n": list(sz["lns"])},
+        claim,
+        name="wang_dpem.rate.local_n",
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        reps=max(30, sz["reps"] // 4),
+        fixed={"epsilon": 1.0},
+        why=TOL_LOCAL_N,
+    )
 
 
-@register("wang_dpem.rate.local_eps", description="Thm 3 (LDP): ε-exponent derived −1/2 (printed −1/4)",
-          provenance=PROV_RL, tags=("dpem", "rate"))
+@register(
+    "wang_dpem.rate.local_eps",
+    description="Thm 3 (LDP): ε-exponent derived −1/2 (printed −1/4)",
+    provenance=PROV_RL,
+    tags=("dpem", "rate"),
+)
 def check_rate_local_eps(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("epsilon", -0.5, 0.1, "median", f"t3+1, n = {sz['n_eps']}", PROV_RL)
-    res = C.rate_check(_l_eps, {"epsilon": list(sz["epss"])}, claim, name="wang_dpem.rate.local_eps",
-                       seed=ctx.seed, out_dir=ctx.out_dir, reps=sz["reps"], fixed={"n": sz["n_eps"]},
-                       why=_tol_local_eps(sz["n_eps"]))
+    res = C.rate_check(
+        _l_eps,
+        {"epsilon": list(sz["epss"])},
+        claim,
+        name="wang_dpem.rate.local_eps",
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        reps=sz["reps"],
+        fixed={"n": sz["n_eps"]},
+        why=_tol_local_eps(sz["n_eps"]),
+    )
     printed = three_outcome_verdict(res.interval, -0.25, 0.1)
     res.details["printed_exponent_-1/4_verdict"] = printed
     res.summary += f" Printed exponent −1/4 (±0.1): {printed}."
@@ -293,8 +418,12 @@ def check_rate_local_eps(ctx):
 # ---------------------------------------------------------------------------------------------------------
 # comparison
 # ---------------------------------------------------------------------------------------------------------
-@register("wang_dpem.compare_baselines", description="Thm 2 estimator vs 2020 tuning vs clipped mean + Gaussian "
-          "at equal (ε, δ) (table + figure; info)", provenance=PROV_CMP, tags=("dpem", "comparison"))
+@register(
+    "wang_dpem.compare_baselines",
+    description="Thm 2 estimator vs 2020 tuning vs clipped mean + Gaussian at equal (ε, δ) (table + figure; info)",
+    provenance=PROV_CMP,
+    tags=("dpem", "comparison"),
+)
 def check_compare(ctx):
     sz = SIZES[C.profile_of(ctx)]
     eps = 0.5
@@ -307,6 +436,17 @@ def check_compare(ctx):
         "mean (non-private)": NonPrivateMean(),
         "median-of-means (non-private)": MedianOfMeans(20),
     }
-    return C.comparison_check(ests, laws, n=sz["n_cmp"], reps=sz["reps_cmp"], rng=ctx.rng,
-                              name="wang_dpem.compare_baselines", provenance=PROV_CMP, seed=ctx.seed,
-                              out_dir=ctx.out_dir, epsilon=eps, delta=DELTA, focus="wang_thm2")
+    return C.comparison_check(
+        ests,
+        laws,
+        n=sz["n_cmp"],
+        reps=sz["reps_cmp"],
+        rng=ctx.rng,
+        name="wang_dpem.compare_baselines",
+        provenance=PROV_CMP,
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        epsilon=eps,
+        delta=DELTA,
+        focus="wang_thm2",
+    )

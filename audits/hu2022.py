@@ -21,6 +21,7 @@ Checks (all registered; ``htdp-verify run hu2022``):
 * ``hu2022.compare_baselines`` — errors at equal ε against clipped-mean + Laplace/Gaussian, diffprivlib-free
   baselines and the non-private references (descriptive, verdict "info"; table in details, figure).
 """
+
 from __future__ import annotations
 
 import math
@@ -42,31 +43,69 @@ from htdp_verify.registry import register
 from . import _mean_common as C
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
-PROV_PRIV = Provenance(PAPER, "Thm 1 (proof: sensitivity 4√2s/(3n)) + Laplace mechanism, Def. 2", "(4)",
-                       "1-d estimator of §4 released with Laplace noise")
-PROV_CANARY = Provenance(PAPER, "§4 closed form of E φ(a+bZ), Appendix 'Explicit form of Ĉ'", "(5)",
-                         "canary: literal float64 evaluation (spec §2.2)")
+PROV_PRIV = Provenance(
+    PAPER,
+    "Thm 1 (proof: sensitivity 4√2s/(3n)) + Laplace mechanism, Def. 2",
+    "(4)",
+    "1-d estimator of §4 released with Laplace noise",
+)
+PROV_CANARY = Provenance(
+    PAPER,
+    "§4 closed form of E φ(a+bZ), Appendix 'Explicit form of Ĉ'",
+    "(5)",
+    "canary: literal float64 evaluation (spec §2.2)",
+)
 PROV_L4 = Provenance(PAPER, "Lemma 4", "(12)", "explicit constants; raw second moment τ")
-PROV_RATE = Provenance(PAPER, "proof of Thm 2: the bias + deviation + noise terms of eq. (28) with s ∝ √(nετ)",
-                       "(28)", "a term inside the proof, not the statement of Thm 2 (an excess-risk rate for "
-                       "Frank-Wolfe); here T = 1 and a Laplace release stands in for the exponential mechanism: "
-                       "1-d error ∝ √(τ/(nε)) (spec §5.3)")
-PROV_CMP = Provenance(PAPER, "§4 estimator vs clipped-mean baselines", "",
-                      "descriptive comparison; no statement of the paper is tested")
+PROV_RATE = Provenance(
+    PAPER,
+    "proof of Thm 2: the bias + deviation + noise terms of eq. (28) with s ∝ √(nετ)",
+    "(28)",
+    "a term inside the proof, not the statement of Thm 2 (an excess-risk rate for "
+    "Frank-Wolfe); here T = 1 and a Laplace release stands in for the exponential mechanism: "
+    "1-d error ∝ √(τ/(nε)) (spec §5.3)",
+)
+PROV_CMP = Provenance(
+    PAPER, "§4 estimator vs clipped-mean baselines", "", "descriptive comparison; no statement of the paper is tested"
+)
 
 EPS = 1.0
 BETA = 1.0
 T3 = StudentT(3.0, loc=1.0)  # τ = E x² = 3 + 1 = 4
 
 SIZES = {
-    "tiny": dict(priv=(3000, 1000, 300), reps_tail=200, tail_n=(200,), reps_rate=60, ns=(300, 1200, 4800),
-                 epss=(0.02, 0.08, 0.32), n_eps=2000, reps_cmp=10, n_cmp=500),
-    "quick": dict(priv=(30_000, 6_000, 2_000), reps_tail=2000, tail_n=(200, 2000), reps_rate=200,
-                  ns=(500, 1500, 4500, 13500, 40500), epss=(0.003, 0.01, 0.03, 0.1), n_eps=5000, reps_cmp=60,
-                  n_cmp=2000),
-    "full": dict(priv=(400_000, 60_000, 10_000), reps_tail=20_000, tail_n=(200, 2000, 20000), reps_rate=1000,
-                 ns=(500, 1500, 4500, 13500, 40500, 121500), epss=(0.001, 0.003, 0.01, 0.03, 0.1, 0.3), n_eps=20000,
-                 reps_cmp=300, n_cmp=5000),
+    "tiny": dict(
+        priv=(3000, 1000, 300),
+        reps_tail=200,
+        tail_n=(200,),
+        reps_rate=60,
+        ns=(300, 1200, 4800),
+        epss=(0.02, 0.08, 0.32),
+        n_eps=2000,
+        reps_cmp=10,
+        n_cmp=500,
+    ),
+    "quick": dict(
+        priv=(30_000, 6_000, 2_000),
+        reps_tail=2000,
+        tail_n=(200, 2000),
+        reps_rate=200,
+        ns=(500, 1500, 4500, 13500, 40500),
+        epss=(0.003, 0.01, 0.03, 0.1),
+        n_eps=5000,
+        reps_cmp=60,
+        n_cmp=2000,
+    ),
+    "full": dict(
+        priv=(400_000, 60_000, 10_000),
+        reps_tail=20_000,
+        tail_n=(200, 2000, 20000),
+        reps_rate=1000,
+        ns=(500, 1500, 4500, 13500, 40500, 121500),
+        epss=(0.001, 0.003, 0.01, 0.03, 0.1, 0.3),
+        n_eps=20000,
+        reps_cmp=300,
+        n_cmp=5000,
+    ),
 }
 
 
@@ -74,8 +113,9 @@ def _base_data(n=200, seed=7):
     return T3.sample(n, rng=np.random.default_rng(seed))
 
 
-def privacy_smoothed(ctx, *, sensitivity="paper", evaluation="stable", noise_factor=1.0, name=None,
-                     magnitude=C.HUGE, scale=10.0):
+def privacy_smoothed(
+    ctx, *, sensitivity="paper", evaluation="stable", noise_factor=1.0, name=None, magnitude=C.HUGE, scale=10.0
+):
     """Audit ``PrivateSmoothedSoftTruncationMean(ε=1, s=scale, β=1)`` on the ±``magnitude`` pairs.
 
     ``noise_factor`` < 1 builds a deliberately broken estimator (Laplace scale multiplied by it) for tests."""
@@ -98,25 +138,48 @@ def privacy_smoothed(ctx, *, sensitivity="paper", evaluation="stable", noise_fac
         if evaluation == "closed_form"
         else ""
     )
-    return C.privacy_check(est, C.huge_pairs(_base_data(), magnitude), name=nm, provenance=prov, rng=ctx.rng,
-                           seed=ctx.seed, out_dir=ctx.out_dir, n_samples=n_s, n_select=n_sel, n_search=n_sea,
-                           true_epsilon=true, note=note)
+    return C.privacy_check(
+        est,
+        C.huge_pairs(_base_data(), magnitude),
+        name=nm,
+        provenance=prov,
+        rng=ctx.rng,
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        n_samples=n_s,
+        n_select=n_sel,
+        n_search=n_sea,
+        true_epsilon=true,
+        note=note,
+    )
 
 
-@register("hu2022.privacy.smoothed_mean", description="1-d smoothed soft truncation + Laplace is ε-DP (ε=1, β=1); "
-          "one record moved to ±1e12", provenance=PROV_PRIV, tags=("hu2022", "privacy"))
+@register(
+    "hu2022.privacy.smoothed_mean",
+    description="1-d smoothed soft truncation + Laplace is ε-DP (ε=1, β=1); one record moved to ±1e12",
+    provenance=PROV_PRIV,
+    tags=("hu2022", "privacy"),
+)
 def check_privacy_smoothed(ctx):
     return privacy_smoothed(ctx)
 
 
-@register("hu2022.privacy.smoothed_mean_tight", description="same with the tight sensitivity ×erf(√(β/2)): "
-          "true ε equals the claim", provenance=PROV_PRIV, tags=("hu2022", "privacy"))
+@register(
+    "hu2022.privacy.smoothed_mean_tight",
+    description="same with the tight sensitivity ×erf(√(β/2)): true ε equals the claim",
+    provenance=PROV_PRIV,
+    tags=("hu2022", "privacy"),
+)
 def check_privacy_smoothed_tight(ctx):
     return privacy_smoothed(ctx, sensitivity="tight")
 
 
-@register("hu2022.privacy.closed_form", description="canary: printed closed form Ĉ evaluated in float64 "
-          "(expected to break the sensitivity bound)", provenance=PROV_CANARY, tags=("hu2022", "privacy", "canary"))
+@register(
+    "hu2022.privacy.closed_form",
+    description="canary: printed closed form Ĉ evaluated in float64 (expected to break the sensitivity bound)",
+    provenance=PROV_CANARY,
+    tags=("hu2022", "privacy", "canary"),
+)
 def check_privacy_closed_form(ctx):
     res = privacy_smoothed(ctx, evaluation="closed_form", name="hu2022.privacy.closed_form", magnitude=1e7)
     res.expected = "violated"  # a canary: the literal float64 evaluation breaks the sensitivity bound
@@ -143,8 +206,12 @@ def lemma4_errors(law, n, reps, rng, *, beta=BETA, zeta=ZETA, chunk=200):
     return np.concatenate(out), hu_lemma4_bound(n, tau, s, beta, zeta)
 
 
-@register("hu2022.tail.lemma4", description="Lemma 4 (explicit constants): P(|x̂ − Ex| > bound) ≤ ζ, exact test",
-          provenance=PROV_L4, tags=("hu2022", "tail"))
+@register(
+    "hu2022.tail.lemma4",
+    description="Lemma 4 (explicit constants): P(|x̂ − Ex| > bound) ≤ ζ, exact test",
+    provenance=PROV_L4,
+    tags=("hu2022", "tail"),
+)
 def check_lemma4(ctx):
     sz = SIZES[C.profile_of(ctx)]
     cells, bounds = {}, {}
@@ -153,8 +220,15 @@ def check_lemma4(ctx):
             e, b = lemma4_errors(law, n, sz["reps_tail"], ctx.rng)
             cells[f"{lname}, n={n}"], bounds[f"{lname}, n={n}"] = e, b
     claim = TailBoundClaim(ZETA, "τ(1/β+1)/(2s) + (s/n)(β/2 + log(2/ζ)), s = s*, β = 1", PROV_L4)
-    return C.tail_check(cells, bounds, claim, name="hu2022.tail.lemma4", seed=ctx.seed, out_dir=ctx.out_dir,
-                        note="(pooled over cells; per-cell ratios of the (1-ζ)-quantile to the bound in details)")
+    return C.tail_check(
+        cells,
+        bounds,
+        claim,
+        name="hu2022.tail.lemma4",
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        note="(pooled over cells; per-cell ratios of the (1-ζ)-quantile to the bound in details)",
+    )
 
 
 def _lemma4_rate_fn(n, n_reps, rng):
@@ -167,16 +241,29 @@ def _lemma4_bound_at_optimum(n, tau=4.0):
 
 # Lemma 4's bound at s = s*(n) is 2·√(τ(1+1/β)(β/2 + log(2/ζ))/(2n)): exactly ∝ n^{-1/2}, no log factor in n.
 TOL_LEMMA4_N = C.RateTolerance(
-    "none (log(2/ζ) is fixed)", "Lemma 4 bound at s*(n), τ = 4: exactly ∝ n^{-1/2}", _lemma4_bound_at_optimum)
+    "none (log(2/ζ) is fixed)", "Lemma 4 bound at s*(n), τ = 4: exactly ∝ n^{-1/2}", _lemma4_bound_at_optimum
+)
 
 
-@register("hu2022.rate.lemma4_n", description="Lemma 4 rate: (1-ζ)-quantile of the non-private error ∝ n^{-1/2}",
-          provenance=PROV_L4, tags=("hu2022", "rate"))
+@register(
+    "hu2022.rate.lemma4_n",
+    description="Lemma 4 rate: (1-ζ)-quantile of the non-private error ∝ n^{-1/2}",
+    provenance=PROV_L4,
+    tags=("hu2022", "rate"),
+)
 def check_lemma4_rate(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.5, 0.1, f"q{1 - ZETA:g}", "t3+1 data, s = s*(n)", PROV_L4)
-    return C.rate_check(_lemma4_rate_fn, {"n": list(sz["ns"])}, claim, name="hu2022.rate.lemma4_n",
-                        seed=ctx.seed, out_dir=ctx.out_dir, reps=sz["reps_rate"], why=TOL_LEMMA4_N)
+    return C.rate_check(
+        _lemma4_rate_fn,
+        {"n": list(sz["ns"])},
+        claim,
+        name="hu2022.rate.lemma4_n",
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        reps=sz["reps_rate"],
+        why=TOL_LEMMA4_N,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -215,13 +302,19 @@ def private_bound(n, epsilon, tau=4.0):
 
 # In n every term is ∝ n^{-1/2}; in ε the deviation term (s/n)·log(2/ζ) grows like √ε while the others fall like
 # ε^{-1/2}, which flattens the fitted ε-slope on a grid that reaches large ε.
-TOL_PRIVATE_N = C.RateTolerance("none", "Lemma 4 (ζ = 1/2) + Laplace median at s = s*√ε, ε = 0.1: every term "
-                                "∝ n^{-1/2}", lambda n: private_bound(n, 0.1))
+TOL_PRIVATE_N = C.RateTolerance(
+    "none",
+    "Lemma 4 (ζ = 1/2) + Laplace median at s = s*√ε, ε = 0.1: every term ∝ n^{-1/2}",
+    lambda n: private_bound(n, 0.1),
+)
 
 
 def _tol_private_eps(n):
-    return C.RateTolerance("none", f"Lemma 4 (ζ = 1/2) + Laplace median at s = s*√ε, n = {n}: the deviation term "
-                           "grows like √ε", lambda e: private_bound(n, e))
+    return C.RateTolerance(
+        "none",
+        f"Lemma 4 (ζ = 1/2) + Laplace median at s = s*√ε, n = {n}: the deviation term grows like √ε",
+        lambda e: private_bound(n, e),
+    )
 
 
 def _priv_n_fn(n, epsilon, n_reps, rng):
@@ -232,32 +325,59 @@ def _priv_eps_fn(epsilon, n, n_reps, rng):
     return private_errors(n, epsilon, n_reps, rng)
 
 
-@register("hu2022.rate.private_n", description="proof of Thm 2, eq. (28) term: private 1-d estimator's median "
-          "error ∝ n^{-1/2} (ε = 0.1)",
-          provenance=PROV_RATE, tags=("hu2022", "rate"))
+@register(
+    "hu2022.rate.private_n",
+    description="proof of Thm 2, eq. (28) term: private 1-d estimator's median error ∝ n^{-1/2} (ε = 0.1)",
+    provenance=PROV_RATE,
+    tags=("hu2022", "rate"),
+)
 def check_private_rate_n(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("n", -0.5, 0.1, "median", "t3+1, ε = 0.1, s ∝ √(nετ)", PROV_RATE)
-    return C.rate_check(_priv_n_fn, {"n": list(sz["ns"])}, claim, name="hu2022.rate.private_n", seed=ctx.seed,
-                        out_dir=ctx.out_dir, reps=sz["reps_rate"], fixed={"epsilon": 0.1}, why=TOL_PRIVATE_N)
+    return C.rate_check(
+        _priv_n_fn,
+        {"n": list(sz["ns"])},
+        claim,
+        name="hu2022.rate.private_n",
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        reps=sz["reps_rate"],
+        fixed={"epsilon": 0.1},
+        why=TOL_PRIVATE_N,
+    )
 
 
-@register("hu2022.rate.private_eps", description="proof of Thm 2, eq. (28) term: private 1-d estimator's median "
-          "error ∝ ε^{-1/2}",
-          provenance=PROV_RATE, tags=("hu2022", "rate"))
+@register(
+    "hu2022.rate.private_eps",
+    description="proof of Thm 2, eq. (28) term: private 1-d estimator's median error ∝ ε^{-1/2}",
+    provenance=PROV_RATE,
+    tags=("hu2022", "rate"),
+)
 def check_private_rate_eps(ctx):
     sz = SIZES[C.profile_of(ctx)]
     claim = RateClaim("epsilon", -0.5, 0.1, "median", f"t3+1, n = {sz['n_eps']}, s ∝ √(nετ)", PROV_RATE)
-    return C.rate_check(_priv_eps_fn, {"epsilon": list(sz["epss"])}, claim, name="hu2022.rate.private_eps",
-                        seed=ctx.seed, out_dir=ctx.out_dir, reps=sz["reps_rate"], fixed={"n": sz["n_eps"]},
-                        why=_tol_private_eps(sz["n_eps"]))
+    return C.rate_check(
+        _priv_eps_fn,
+        {"epsilon": list(sz["epss"])},
+        claim,
+        name="hu2022.rate.private_eps",
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        reps=sz["reps_rate"],
+        fixed={"n": sz["n_eps"]},
+        why=_tol_private_eps(sz["n_eps"]),
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------
 # comparison with baselines
 # ---------------------------------------------------------------------------------------------------------
-@register("hu2022.compare_baselines", description="error at equal ε vs clipped-mean baselines (table + figure; "
-          "info)", provenance=PROV_CMP, tags=("hu2022", "comparison"))
+@register(
+    "hu2022.compare_baselines",
+    description="error at equal ε vs clipped-mean baselines (table + figure; info)",
+    provenance=PROV_CMP,
+    tags=("hu2022", "comparison"),
+)
 def check_compare(ctx):
     sz = SIZES[C.profile_of(ctx)]
     n, eps = sz["n_cmp"], EPS
@@ -273,6 +393,17 @@ def check_compare(ctx):
         "trimmed 10% (non-private)": TrimmedMean(0.1),
         "smoothed (non-private)": SmoothedSoftTruncationMean(hu_lemma4_scale(n, tau_max, BETA, ZETA), BETA),
     }
-    return C.comparison_check(ests, laws, n=n, reps=sz["reps_cmp"], rng=ctx.rng, name="hu2022.compare_baselines",
-                              provenance=PROV_CMP, seed=ctx.seed, out_dir=ctx.out_dir, epsilon=eps, delta=0.0,
-                              focus="hu_smoothed+laplace")
+    return C.comparison_check(
+        ests,
+        laws,
+        n=n,
+        reps=sz["reps_cmp"],
+        rng=ctx.rng,
+        name="hu2022.compare_baselines",
+        provenance=PROV_CMP,
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        epsilon=eps,
+        delta=0.0,
+        focus="hu_smoothed+laplace",
+    )

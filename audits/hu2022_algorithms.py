@@ -19,6 +19,7 @@ Checks (``htdp-verify run hu2022``):
   √(s+1); argmax over all of [d]) on that pair, against the claim.  The spec's "≈ 0.91 ε" is an advanced-composition
   *upper* bound; this is the true privacy on the pair (a lower bound on the worst case over pairs).
 """
+
 from __future__ import annotations
 
 import time
@@ -33,12 +34,24 @@ from htdp_verify.registry import register
 from htdp_verify.results import CheckResult
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
-PROV_FW = Provenance(PAPER, "Alg 1, Thm 1 (ε-DP via the exponential mechanism on fresh blocks)", "",
-                     "worst pair of spec §4.1 (check P1), T = 1, d = 1")
-PROV_LASSO = Provenance(PAPER, "Alg 2, Thm 4 ((ε, δ) by advanced composition)", "",
-                        "worst pair of spec §4.2 (check P3), T = 1 from the vertex e1")
-PROV_PEEL = Provenance(PAPER, "Alg 4 (Peeling), Lemma 10; arXiv scale 2λ√(3s log(1/δ))/ε", "",
-                       "score vectors v = 50·1 vs (49, 49, 51, ...) (d = 10, s = 2, λ = 1)")
+PROV_FW = Provenance(
+    PAPER,
+    "Alg 1, Thm 1 (ε-DP via the exponential mechanism on fresh blocks)",
+    "",
+    "worst pair of spec §4.1 (check P1), T = 1, d = 1",
+)
+PROV_LASSO = Provenance(
+    PAPER,
+    "Alg 2, Thm 4 ((ε, δ) by advanced composition)",
+    "",
+    "worst pair of spec §4.2 (check P3), T = 1 from the vertex e1",
+)
+PROV_PEEL = Provenance(
+    PAPER,
+    "Alg 4 (Peeling), Lemma 10; arXiv scale 2λ√(3s log(1/δ))/ε",
+    "",
+    "score vectors v = 50·1 vs (49, 49, 51, ...) (d = 10, s = 2, λ = 1)",
+)
 
 SIZES = {"quick": 100_000, "full": 400_000}
 
@@ -68,16 +81,26 @@ def _peel_pair():
 
 
 def _audit(est, pair, ctx, name, prov, expected=None):
-    r = audit(from_estimator(est) if not hasattr(est, "sample") else est, est.privacy.claim(), pairs=[pair],
-              n_samples=_n(ctx), rng=ctx.rng, name=name)
+    r = audit(
+        from_estimator(est) if not hasattr(est, "sample") else est,
+        est.privacy.claim(),
+        pairs=[pair],
+        n_samples=_n(ctx),
+        rng=ctx.rng,
+        name=name,
+    )
     r.provenance = prov
     r.seed = ctx.seed
     r.expected = expected
     return r
 
 
-@register("hu2022.privacy.dp_fw", description="Alg 1 (DP-FW) is ε-DP (Thm 1): worst pair P1, T = 1",
-          provenance=PROV_FW, tags=("hu2022", "privacy"))
+@register(
+    "hu2022.privacy.dp_fw",
+    description="Alg 1 (DP-FW) is ε-DP (Thm 1): worst pair P1, T = 1",
+    provenance=PROV_FW,
+    tags=("hu2022", "privacy"),
+)
 def check_dp_fw(ctx):
     est = HeavyTailedDPFrankWolfe(1.0, 1, 1.0, loss="half_squared_distance")
     return _audit(est, _fw_pair(), ctx, "hu2022.privacy.dp_fw", PROV_FW)
@@ -95,37 +118,62 @@ def check_dp_fw_undernoised(ctx):
     return _audit(est, _fw_pair(), ctx, "hu2022.privacy.dp_fw_undernoised", PROV_FW, expected="violated")
 
 
-@register("hu2022.privacy.lasso", description="Alg 2 (private LASSO) is (ε, δ)-DP (Thm 4): worst pair P3, T = 1",
-          provenance=PROV_LASSO, tags=("hu2022", "privacy"))
+@register(
+    "hu2022.privacy.lasso",
+    description="Alg 2 (private LASSO) is (ε, δ)-DP (Thm 4): worst pair P3, T = 1",
+    provenance=PROV_LASSO,
+    tags=("hu2022", "privacy"),
+)
 def check_lasso(ctx):
     est = HeavyTailedPrivateLasso(1.0, 1e-5, 1, 1.0, w0=np.array([1.0, 0.0]), output="transcript")
     return _audit(est, _lasso_pair(), ctx, "hu2022.privacy.lasso", PROV_LASSO)
 
 
-@register("hu2022.privacy.lasso_undernoised", description="control: Alg 2 with the inverse temperature × 100 "
-          "(exact ε 2.6 on pair P3; expected violated)", provenance=PROV_LASSO, tags=("hu2022", "privacy", "control"))
+@register(
+    "hu2022.privacy.lasso_undernoised",
+    description="control: Alg 2 with the inverse temperature × 100 (exact ε 2.6 on pair P3; expected violated)",
+    provenance=PROV_LASSO,
+    tags=("hu2022", "privacy", "control"),
+)
 def check_lasso_undernoised(ctx):
-    est = HeavyTailedPrivateLasso(1.0, 1e-5, 1, 1.0, w0=np.array([1.0, 0.0]), noise_divisor=100.0,
-                                  output="transcript")
+    est = HeavyTailedPrivateLasso(1.0, 1e-5, 1, 1.0, w0=np.array([1.0, 0.0]), noise_divisor=100.0, output="transcript")
     return _audit(est, _lasso_pair(), ctx, "hu2022.privacy.lasso_undernoised", PROV_LASSO, expected="violated")
 
 
-@register("hu2022.privacy.peeling", description="Alg 4 (Peeling) alone is (ε, δ)-DP (Lemma 10), black-box audit "
-          "on a named pair", provenance=PROV_PEEL, tags=("hu2022", "privacy"))
+@register(
+    "hu2022.privacy.peeling",
+    description="Alg 4 (Peeling) alone is (ε, δ)-DP (Lemma 10), black-box audit on a named pair",
+    provenance=PROV_PEEL,
+    tags=("hu2022", "privacy"),
+)
 def check_peeling(ctx):
     return _audit(Peeling(2, 1.0, 1e-5, 1.0), _peel_pair(), ctx, "hu2022.privacy.peeling", PROV_PEEL)
 
 
-@register("hu2022.privacy.peeling_undernoised", description="control: Peeling with the noise ÷ 8 (exact ε 2.82 on "
-          "the named pair; expected violated)", provenance=PROV_PEEL, tags=("hu2022", "privacy", "control"))
+@register(
+    "hu2022.privacy.peeling_undernoised",
+    description="control: Peeling with the noise ÷ 8 (exact ε 2.82 on the named pair; expected violated)",
+    provenance=PROV_PEEL,
+    tags=("hu2022", "privacy", "control"),
+)
 def check_peeling_undernoised(ctx):
-    return _audit(Peeling(2, 1.0, 1e-5, 1.0, noise_divisor=8.0), _peel_pair(), ctx,
-                  "hu2022.privacy.peeling_undernoised", PROV_PEEL, expected="violated")
+    return _audit(
+        Peeling(2, 1.0, 1e-5, 1.0, noise_divisor=8.0),
+        _peel_pair(),
+        ctx,
+        "hu2022.privacy.peeling_undernoised",
+        PROV_PEEL,
+        expected="violated",
+    )
 
 
-@register("hu2022.privacy.peeling_exact", description="Peeling's exact ε at δ (released set and values) for the "
-          "printed scale and the PODS variants on the named pair, vs the claim (deterministic)",
-          provenance=PROV_PEEL, tags=("hu2022", "privacy", "exact"))
+@register(
+    "hu2022.privacy.peeling_exact",
+    description="Peeling's exact ε at δ (released set and values) for the "
+    "printed scale and the PODS variants on the named pair, vs the claim (deterministic)",
+    provenance=PROV_PEEL,
+    tags=("hu2022", "privacy", "exact"),
+)
 def check_peeling_exact(ctx):
     t0 = time.perf_counter()
     claim = PrivacyClaim(1.0, 1e-5, "replace", PROV_PEEL)
@@ -138,14 +186,27 @@ def check_peeling_exact(ctx):
     rows = {}
     for label, kw in variants.items():
         est = Peeling(2, 1.0, 1e-5, 1.0, **kw)
-        rows[label] = float(peeling_epsilon(PEEL_V, PEEL_VP, s=2, scale=est.scale, delta=1e-5,
-                                            argmax=kw["argmax"]))
+        rows[label] = float(peeling_epsilon(PEEL_V, PEEL_VP, s=2, scale=est.scale, delta=1e-5, argmax=kw["argmax"]))
     worst = max(rows.values())
     verdict = "violated" if worst > claim.epsilon else "consistent"
     text = "; ".join(f"{k}: {v:.3f}" for k, v in rows.items())
-    return CheckResult("hu2022.privacy.peeling_exact", verdict, "epsilon_exact", worst, (worst, worst), 0.0, claim,
-                       0, time.perf_counter() - t0, ctx.seed, PROV_PEEL,
-                       f"exact ε at δ = 1e-5 on the named pair (claim 1): {text}",
-                       {"epsilon_by_variant": rows, "pair": _peel_pair().to_dict(),
-                        "note": "exact on this pair (a lower bound on the worst case over pairs); Peeling's "
-                                "privacy at s <= 4 is also bounded above by 3sλ/b < 1 for every pair"})
+    return CheckResult(
+        "hu2022.privacy.peeling_exact",
+        verdict,
+        "epsilon_exact",
+        worst,
+        (worst, worst),
+        0.0,
+        claim,
+        0,
+        time.perf_counter() - t0,
+        ctx.seed,
+        PROV_PEEL,
+        f"exact ε at δ = 1e-5 on the named pair (claim 1): {text}",
+        {
+            "epsilon_by_variant": rows,
+            "pair": _peel_pair().to_dict(),
+            "note": "exact on this pair (a lower bound on the worst case over pairs); Peeling's "
+            "privacy at s <= 4 is also bounded above by 3sλ/b < 1 for every pair",
+        },
+    )

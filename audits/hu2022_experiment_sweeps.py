@@ -30,6 +30,7 @@ Readings of the experimental set-up (each recorded in every result's ``details["
   dataset of the largest n, and the ε- and s*-sweeps reuse its first n rows (the s*-sweep with the same X and noise
   and the cell's w*). Observations are then tested on *paired* per-replication statistics.
 """
+
 from __future__ import annotations
 
 import functools
@@ -71,27 +72,103 @@ class Setting:
 
 
 SETTINGS = {
-    "1": Setting(1, "alg1", "linear", "lognormal0.6", "normal0.1", ("eps", "n", "private"), 400,
-               title="Alg 1, linear, x ~ Lognormal(0, 0.6), noise N(0, 0.1)"),
-    "2": Setting(2, "alg1", "logistic", "lognormal0.6", "none", ("d", "n", "eps"),
-               title="Alg 1, logistic, x ~ Lognormal(0, 0.6), no noise"),
-    "5": Setting(5, "alg2", "linear", "lognormal0.6", "normal0.1", ("eps", "n", "private"), 200, compare_alg1=True,
-               title="Alg 2, linear, x ~ Lognormal(0, 0.6), noise N(0, 0.1)"),
-    "6": Setting(6, "alg2", "linear", "t10", "normal0.1", ("d", "n", "private"), 200,
-               title="Alg 2, linear, x ~ t10, noise N(0, 0.1)"),
-    "7": Setting(7, "alg3", "linear", "normal5", "lognormal0.5", ("eps", "n", "s"),
-               title="Alg 3, sparse linear, x ~ N(0, 5), noise Lognormal(0, 0.5)"),
-    "8": Setting(8, "alg3", "linear", "normal5", "fisk0.1", ("eps", "n", "s"),
-               title="Alg 3, sparse linear, x ~ N(0, 5), noise log-logistic c = 0.1"),
-    "9": Setting(9, "alg3", "linear", "normal5", "loggamma0.5", ("eps", "n", "s"),
-               title="Alg 3, sparse linear, x ~ N(0, 5), noise log-gamma c = 0.5"),
-    "10": Setting(10, "alg5", "logistic", "normal5", "logistic0.5", ("eps", "n", "s", "d"),
-                title="Alg 5, regularised logistic, x ~ N(0, 5), noise logistic(0, 0.5)"),
-    "11": Setting(11, "alg5", "logistic", "laplace5", "loggamma0.5", ("eps", "n", "s", "d"),
-                title="Alg 5, regularised logistic, x ~ Laplace(5), noise log-gamma c = 0.5"),
-    "1_sqrt_scale": Setting(1, "alg1", "linear", "lognormal0.6", "normal0.1", ("eps", "n", "private"), 400,
-                            title="Alg 1 with s = √(nε) (Q7), linear, x ~ Lognormal(0, 0.6), noise N(0, 0.1)",
-                            scale_rule="sqrt", variant=1),
+    "1": Setting(
+        1,
+        "alg1",
+        "linear",
+        "lognormal0.6",
+        "normal0.1",
+        ("eps", "n", "private"),
+        400,
+        title="Alg 1, linear, x ~ Lognormal(0, 0.6), noise N(0, 0.1)",
+    ),
+    "2": Setting(
+        2,
+        "alg1",
+        "logistic",
+        "lognormal0.6",
+        "none",
+        ("d", "n", "eps"),
+        title="Alg 1, logistic, x ~ Lognormal(0, 0.6), no noise",
+    ),
+    "5": Setting(
+        5,
+        "alg2",
+        "linear",
+        "lognormal0.6",
+        "normal0.1",
+        ("eps", "n", "private"),
+        200,
+        compare_alg1=True,
+        title="Alg 2, linear, x ~ Lognormal(0, 0.6), noise N(0, 0.1)",
+    ),
+    "6": Setting(
+        6,
+        "alg2",
+        "linear",
+        "t10",
+        "normal0.1",
+        ("d", "n", "private"),
+        200,
+        title="Alg 2, linear, x ~ t10, noise N(0, 0.1)",
+    ),
+    "7": Setting(
+        7,
+        "alg3",
+        "linear",
+        "normal5",
+        "lognormal0.5",
+        ("eps", "n", "s"),
+        title="Alg 3, sparse linear, x ~ N(0, 5), noise Lognormal(0, 0.5)",
+    ),
+    "8": Setting(
+        8,
+        "alg3",
+        "linear",
+        "normal5",
+        "fisk0.1",
+        ("eps", "n", "s"),
+        title="Alg 3, sparse linear, x ~ N(0, 5), noise log-logistic c = 0.1",
+    ),
+    "9": Setting(
+        9,
+        "alg3",
+        "linear",
+        "normal5",
+        "loggamma0.5",
+        ("eps", "n", "s"),
+        title="Alg 3, sparse linear, x ~ N(0, 5), noise log-gamma c = 0.5",
+    ),
+    "10": Setting(
+        10,
+        "alg5",
+        "logistic",
+        "normal5",
+        "logistic0.5",
+        ("eps", "n", "s", "d"),
+        title="Alg 5, regularised logistic, x ~ N(0, 5), noise logistic(0, 0.5)",
+    ),
+    "11": Setting(
+        11,
+        "alg5",
+        "logistic",
+        "laplace5",
+        "loggamma0.5",
+        ("eps", "n", "s", "d"),
+        title="Alg 5, regularised logistic, x ~ Laplace(5), noise log-gamma c = 0.5",
+    ),
+    "1_sqrt_scale": Setting(
+        1,
+        "alg1",
+        "linear",
+        "lognormal0.6",
+        "normal0.1",
+        ("eps", "n", "private"),
+        400,
+        title="Alg 1 with s = √(nε) (Q7), linear, x ~ Lognormal(0, 0.6), noise N(0, 0.1)",
+        scale_rule="sqrt",
+        variant=1,
+    ),
 }
 
 # sizes per algorithm family and profile ("tiny": tests only). ds: dimensions; ns: the n-sweep at ε = 1; n_eps: the
@@ -101,24 +178,39 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "polytope": {
         "tiny": dict(ds=(20, 40), ns=(400, 800, 1600), n_eps=800, reps=8, n_eval=2000),
         "quick": dict(ds=(50, 200), ns=(1000, 2000, 4000, 8000), n_eps=4000, reps=20, n_eval=10000),
-        "full": dict(ds=(100, 200, 400, 800), ns=(5000, 10000, 20000, 45000, 90000), n_eps=10000, reps=50,
-                     n_eval=100000),
+        "full": dict(
+            ds=(100, 200, 400, 800), ns=(5000, 10000, 20000, 45000, 90000), n_eps=10000, reps=50, n_eval=100000
+        ),
     },
     "sparse": {
-        "tiny": dict(ds=(30, 60), ns=(800, 1600, 3200), n_eps=1600, s_star=3, s_grid=(1, 3, 6), reps=8,
-                     n_eval=2000),
-        "quick": dict(ds=(100, 200), ns=(2000, 4000, 8000), n_eps=8000, s_star=10, s_grid=(5, 10, 20, 40),
-                      reps=20, n_eval=10000),
-        "full": dict(ds=(100, 200, 400, 800), ns=(6250, 12500, 25000, 50000), n_eps=50000, s_star=20,
-                     s_grid=(5, 10, 20, 30, 40), reps=50, n_eval=100000),
+        "tiny": dict(ds=(30, 60), ns=(800, 1600, 3200), n_eps=1600, s_star=3, s_grid=(1, 3, 6), reps=8, n_eval=2000),
+        "quick": dict(
+            ds=(100, 200), ns=(2000, 4000, 8000), n_eps=8000, s_star=10, s_grid=(5, 10, 20, 40), reps=20, n_eval=10000
+        ),
+        "full": dict(
+            ds=(100, 200, 400, 800),
+            ns=(6250, 12500, 25000, 50000),
+            n_eps=50000,
+            s_star=20,
+            s_grid=(5, 10, 20, 30, 40),
+            reps=50,
+            n_eval=100000,
+        ),
     },
     "robust": {  # Alg. 5: the robust gradient costs ~0.1 µs per record × coordinate × iteration, so smaller
-        "tiny": dict(ds=(16, 32), ns=(300, 600, 1200), n_eps=600, s_star=2, s_grid=(1, 2, 4), reps=8,
-                     n_eval=2000),
-        "quick": dict(ds=(30, 60), ns=(500, 1000, 2000), n_eps=2000, s_star=3, s_grid=(2, 4, 8, 12), reps=20,
-                      n_eval=10000),
-        "full": dict(ds=(100, 200), ns=(4000, 8000, 16000), n_eps=16000, s_star=10, s_grid=(5, 10, 20, 40),
-                     reps=50, n_eval=100000),
+        "tiny": dict(ds=(16, 32), ns=(300, 600, 1200), n_eps=600, s_star=2, s_grid=(1, 2, 4), reps=8, n_eval=2000),
+        "quick": dict(
+            ds=(30, 60), ns=(500, 1000, 2000), n_eps=2000, s_star=3, s_grid=(2, 4, 8, 12), reps=20, n_eval=10000
+        ),
+        "full": dict(
+            ds=(100, 200),
+            ns=(4000, 8000, 16000),
+            n_eps=16000,
+            s_star=10,
+            s_grid=(5, 10, 20, 40),
+            reps=50,
+            n_eval=100000,
+        ),
     },
 }
 
@@ -287,8 +379,16 @@ def estimator(setting: Setting, n: int, d: int, eps: float, *, s_star=None, priv
     alg = alg or setting.alg
     kw: dict[str, Any] = {}
     if alg == "alg1":
-        return alg1_experiment(n, d, eps, loss="squared" if setting.task == "linear" else "logistic", w0="random",
-                               scale_rule=setting.scale_rule, noise=private, **kw)
+        return alg1_experiment(
+            n,
+            d,
+            eps,
+            loss="squared" if setting.task == "linear" else "logistic",
+            w0="random",
+            scale_rule=setting.scale_rule,
+            noise=private,
+            **kw,
+        )
     if alg == "alg2":
         return alg2_experiment(n, d, eps, noise=private, **kw)
     if alg == "alg3":
@@ -362,8 +462,7 @@ def run_figure(fig: str, profile: str, seed: int, inflate: float = 0.0) -> dict:
                 for ni, n in enumerate(ns):
                     out["n"][r, di, ni] = _release(setting, data, n, d, 1.0, cell, g, **kw)
                     if d == d_priv and "nonprivate" in out:
-                        out["nonprivate"][r, ni] = _release(setting, data, n, d, 1.0, cell, g, private=False,
-                                                            **kw)
+                        out["nonprivate"][r, ni] = _release(setting, data, n, d, 1.0, cell, g, private=False, **kw)
                     if "alg1" in out:
                         out["alg1"][r, di, ni] = _release(setting, data, n, d, 1.0, cell, g, alg="alg1", **kw)
                 for ei, eps in enumerate(EPS_GRID):
@@ -373,8 +472,19 @@ def run_figure(fig: str, profile: str, seed: int, inflate: float = 0.0) -> dict:
                     ds_ = np.column_stack([X[:n_eps], _responses(setting, X[:n_eps], c.truth, noise[:n_eps])])
                     out["s"][r, di, si] = _release(setting, ds_, n_eps, d, 1.0, c, g, **{**kw, "s_star": s})
     out["zero"] = np.array([float(cells[(d, s_star)].excess(np.zeros(d))[0]) for d in ds])
-    out["design"] = {"profile": profile, "seed": int(seed), "reps": R, "ds": list(ds), "ns": list(ns),
-                     "n_eps": n_eps, "eps_grid": list(EPS_GRID), "s_star": s_star, "s_grid": list(s_grid),
-                     "d_private": d_priv, "n_eval": sz["n_eval"] if setting.task == "logistic" else None,
-                     "inflate": inflate, "seconds": time.perf_counter() - t0}
+    out["design"] = {
+        "profile": profile,
+        "seed": int(seed),
+        "reps": R,
+        "ds": list(ds),
+        "ns": list(ns),
+        "n_eps": n_eps,
+        "eps_grid": list(EPS_GRID),
+        "s_star": s_star,
+        "s_grid": list(s_grid),
+        "d_private": d_priv,
+        "n_eval": sz["n_eval"] if setting.task == "logistic" else None,
+        "inflate": inflate,
+        "seconds": time.perf_counter() - t0,
+    }
     return out

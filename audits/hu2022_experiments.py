@@ -101,6 +101,7 @@ Quick-profile verdicts (20 replications) and what they mean:
   because the noise (s = 2s* coordinates of scale ∝ √s) grows with s*.
 
 """
+
 from __future__ import annotations
 
 import math
@@ -122,12 +123,14 @@ PAPER = "Hu, Ni, Xiao, Wang 2022 (arXiv 2107.11136)"
 FIGURES = tuple(SETTINGS)  # "1", "2", "5", …, "11", "1_sqrt_scale"
 SECTION = {1: "§6.3", 2: "§6.3", 5: "§6.4", 6: "§6.4", 7: "§6.5", 8: "§6.5", 9: "§6.5", 10: "§6.5", 11: "§6.5"}
 THEOREM = {"alg1": "Thm 2", "alg2": "Thm 5", "alg3": "Thm 7", "alg5": "Thm 8"}
-READINGS = ("laws: Lognormal σ = sd of log x, N(0, v) with v the variance, Laplace(0, scale 5); w*: Gaussian on the "
-            "unit ℓ1 sphere (polytope) or experiment_sparse_truth (sparse), fixed per (d, s*) cell; metric: exact "
-            "population excess risk (w − w*)ᵀΣ(w − w*) for the squared loss, excess empirical risk over the "
-            "evaluation sample's minimiser for the logistic figures; experiment presets as printed (Alg 1 s = ⌊nε⌋; "
-            "Alg 3 c = 2; Alg 5 k = nε, reg = 1e-2; δ = n^-1.1); non-private = same algorithm, noise off; nested "
-            "data within a replication (spec §9 Q7, Q12, Q17)")
+READINGS = (
+    "laws: Lognormal σ = sd of log x, N(0, v) with v the variance, Laplace(0, scale 5); w*: Gaussian on the "
+    "unit ℓ1 sphere (polytope) or experiment_sparse_truth (sparse), fixed per (d, s*) cell; metric: exact "
+    "population excess risk (w − w*)ᵀΣ(w − w*) for the squared loss, excess empirical risk over the "
+    "evaluation sample's minimiser for the logistic figures; experiment presets as printed (Alg 1 s = ⌊nε⌋; "
+    "Alg 3 c = 2; Alg 5 k = nε, reg = 1e-2; δ = n^-1.1); non-private = same algorithm, noise off; nested "
+    "data within a replication (spec §9 Q7, Q12, Q17)"
+)
 
 
 def _prov(fig: str, what: str) -> Provenance:
@@ -141,7 +144,7 @@ def _log_factor(alg: str, d_lo: int, d_hi: int) -> float:
     if alg == "alg1":
         return (math.log(2 * d_hi**2) / math.log(2 * d_lo**2)) ** (1 / 3)
     r = math.log(d_hi) / math.log(d_lo)
-    return {"alg2": r ** 0.4, "alg3": r ** 2, "alg5": r}[alg]
+    return {"alg2": r**0.4, "alg3": r**2, "alg5": r}[alg]
 
 
 def _noise_scales(fig: str, design: dict) -> dict:
@@ -152,7 +155,7 @@ def _noise_scales(fig: str, design: dict) -> dict:
     out = {}
     for n in design["ns"]:
         est = estimator(s, n, d, 1.0, s_star=design["s_star"])
-        out[str(n)] = (est.inverse_temperature(n, d) if s.alg in ("alg1", "alg2") else est.noise_scale(n))
+        out[str(n)] = est.inverse_temperature(n, d) if s.alg in ("alg1", "alg2") else est.noise_scale(n)
     key = "inverse_temperature" if s.alg in ("alg1", "alg2") else "peeling_laplace_scale"
     return {key: out}
 
@@ -165,88 +168,172 @@ def observation_results(key: str, E: dict, *, prefix: str, seed: int) -> list[Ch
     ds, ns = dz["ds"], dz["ns"]
     common = {"readings": READINGS, "figure": f"{prefix}"}
     res = [
-        O.trend_result(f"{prefix}.error_decreases_with_n", O.per_rep_slopes(E["n"], ns), -1,
-                       claim=f"{label}: the error decreases as n grows (ε = 1, d ∈ {ds})",
-                       statistic="share_of_replications_decreasing", seed=seed,
-                       provenance=_prov(key, "\"when the sample size is larger, the error becomes smaller\""),
-                       extra={**common, "x": list(ns)}),
-        O.trend_result(f"{prefix}.error_decreases_with_eps", O.per_rep_slopes(E["eps"], EPS_GRID), -1,
-                       claim=f"{label}: the error decreases as ε grows (n = {dz['n_eps']}, d ∈ {ds})",
-                       statistic="share_of_replications_decreasing", seed=seed,
-                       provenance=_prov(key, "\"when the sample size or the privacy parameter increases, the error "
-                                             "will decrease\""), extra={**common, "x": list(EPS_GRID)}),
+        O.trend_result(
+            f"{prefix}.error_decreases_with_n",
+            O.per_rep_slopes(E["n"], ns),
+            -1,
+            claim=f"{label}: the error decreases as n grows (ε = 1, d ∈ {ds})",
+            statistic="share_of_replications_decreasing",
+            seed=seed,
+            provenance=_prov(key, '"when the sample size is larger, the error becomes smaller"'),
+            extra={**common, "x": list(ns)},
+        ),
+        O.trend_result(
+            f"{prefix}.error_decreases_with_eps",
+            O.per_rep_slopes(E["eps"], EPS_GRID),
+            -1,
+            claim=f"{label}: the error decreases as ε grows (n = {dz['n_eps']}, d ∈ {ds})",
+            statistic="share_of_replications_decreasing",
+            seed=seed,
+            provenance=_prov(key, '"when the sample size or the privacy parameter increases, the error will decrease"'),
+            extra={**common, "x": list(EPS_GRID)},
+        ),
     ]
     lo_i, hi_i = 0, len(ds) - 1
     per_rep = lambda i: np.concatenate([E["eps"][:, i, :], E["n"][:, i, :]], axis=1).mean(axis=1)  # noqa: E731
     L = _log_factor(s.alg, ds[lo_i], ds[hi_i])
-    res.append(O.band_result(
-        f"{prefix}.weak_dependence_on_d", per_rep(hi_i), per_rep(lo_i), 1.3 * L,
-        claim=f"{label}: the error is almost the same for d = {ds[lo_i]} and d = {ds[hi_i]} (within 1.3 × the "
-              f"{THEOREM[s.alg]} log-d factor {L:.3g})", seed=seed,
-        provenance=_prov(key, "\"the dimension does not affect too much on the error\""),
-        extra={**common, "log_factor": L}))
+    res.append(
+        O.band_result(
+            f"{prefix}.weak_dependence_on_d",
+            per_rep(hi_i),
+            per_rep(lo_i),
+            1.3 * L,
+            claim=f"{label}: the error is almost the same for d = {ds[lo_i]} and d = {ds[hi_i]} (within 1.3 × the "
+            f"{THEOREM[s.alg]} log-d factor {L:.3g})",
+            seed=seed,
+            provenance=_prov(key, '"the dimension does not affect too much on the error"'),
+            extra={**common, "log_factor": L},
+        )
+    )
     if "nonprivate" in E:
         di = ds.index(dz["d_private"])
         gap = E["n"][:, di, :] - E["nonprivate"]
-        res.append(O.trend_result(
-            f"{prefix}.private_approaches_nonprivate", O.per_rep_slopes(gap, ns), -1,
-            claim=f"{label}(c): the gap private − non-private shrinks as n grows (d = {dz['d_private']}, ε = 1)",
-            statistic="share_of_replications_decreasing", seed=seed,
-            provenance=_prov(key, "\"when the sample size is large enough, the private estimator is close to the "
-                                  "optimal parameter\""),
-            extra={**common, "x": list(ns), "mean_gap": gap.mean(axis=0).tolist(),
-                   "share_private_worse": float(np.mean(gap > 0))}))
+        res.append(
+            O.trend_result(
+                f"{prefix}.private_approaches_nonprivate",
+                O.per_rep_slopes(gap, ns),
+                -1,
+                claim=f"{label}(c): the gap private − non-private shrinks as n grows (d = {dz['d_private']}, ε = 1)",
+                statistic="share_of_replications_decreasing",
+                seed=seed,
+                provenance=_prov(
+                    key,
+                    '"when the sample size is large enough, the private estimator is close to the optimal parameter"',
+                ),
+                extra={
+                    **common,
+                    "x": list(ns),
+                    "mean_gap": gap.mean(axis=0).tolist(),
+                    "share_private_worse": float(np.mean(gap > 0)),
+                },
+            )
+        )
     if "s" in E:
         sg = dz["s_grid"]
-        res.append(O.trend_result(
-            f"{prefix}.error_increases_with_s", O.per_rep_slopes(E["s"], sg), +1,
-            claim=f"{label}: the error increases with s* (n = {dz['n_eps']}, ε = 1, s* ∈ {sg})",
-            statistic="share_of_replications_increasing", seed=seed,
-            provenance=_prov(key, "\"when the underlying sparsity s* is larger, the error will become larger\""),
-            extra={**common, "x": list(sg)}))
-        res.append(O.exponent_result(
-            f"{prefix}.s_dependence_not_logarithmic", E["s"], sg, seed=seed,
-            claim=f"{label}: the growth of the error in s* is faster than logarithmic",
-            provenance=_prov(key, "\"the dependence with the sparsity is not logarithmic\""), extra=common))
+        res.append(
+            O.trend_result(
+                f"{prefix}.error_increases_with_s",
+                O.per_rep_slopes(E["s"], sg),
+                +1,
+                claim=f"{label}: the error increases with s* (n = {dz['n_eps']}, ε = 1, s* ∈ {sg})",
+                statistic="share_of_replications_increasing",
+                seed=seed,
+                provenance=_prov(key, '"when the underlying sparsity s* is larger, the error will become larger"'),
+                extra={**common, "x": list(sg)},
+            )
+        )
+        res.append(
+            O.exponent_result(
+                f"{prefix}.s_dependence_not_logarithmic",
+                E["s"],
+                sg,
+                seed=seed,
+                claim=f"{label}: the growth of the error in s* is faster than logarithmic",
+                provenance=_prov(key, '"the dependence with the sparsity is not logarithmic"'),
+                extra=common,
+            )
+        )
     if "alg1" in E:
         diff = (E["n"][:, :, -1] - E["alg1"][:, :, -1]).mean(axis=1)
         by_n = []
         for j, n in enumerate(ns):
             t = O.sign_test((E["n"][:, :, j] - E["alg1"][:, :, j]).mean(axis=1), +1)
-            by_n.append({"n": n, "share_alg2_worse": t["proportion"], "verdict": t["verdict"],
-                         "mean_alg2": float(E["n"][:, :, j].mean()), "mean_alg1": float(E["alg1"][:, :, j].mean())})
-        res.append(O.trend_result(
-            f"{prefix}.alg2_worse_than_alg1", diff, +1,
-            claim=f"Fig 5 vs Fig 1: Alg 2's error exceeds Alg 1's on the same data (n = {ns[-1]}, mean over d)",
-            statistic="share_of_replications_alg2_worse", seed=seed,
-            provenance=_prov(key, "\"the errors of Figure 5 are greater than the errors in Figure 1 under the same "
-                                  "setting\" (the paper calls this a contradiction of Thms 2 and 5)"),
-            extra={**common, "by_n": by_n}))
+            by_n.append(
+                {
+                    "n": n,
+                    "share_alg2_worse": t["proportion"],
+                    "verdict": t["verdict"],
+                    "mean_alg2": float(E["n"][:, :, j].mean()),
+                    "mean_alg1": float(E["alg1"][:, :, j].mean()),
+                }
+            )
+        res.append(
+            O.trend_result(
+                f"{prefix}.alg2_worse_than_alg1",
+                diff,
+                +1,
+                claim=f"Fig 5 vs Fig 1: Alg 2's error exceeds Alg 1's on the same data (n = {ns[-1]}, mean over d)",
+                statistic="share_of_replications_alg2_worse",
+                seed=seed,
+                provenance=_prov(
+                    key,
+                    '"the errors of Figure 5 are greater than the errors in Figure 1 under the same '
+                    'setting" (the paper calls this a contradiction of Thms 2 and 5)',
+                ),
+                extra={**common, "by_n": by_n},
+            )
+        )
     if fig in (5, 6):
-        rough = {"alg2_n_curves": O.roughness(E["n"].mean(axis=0)), "alg2_eps_curves": O.roughness(
-            E["eps"].mean(axis=0))}
+        rough = {
+            "alg2_n_curves": O.roughness(E["n"].mean(axis=0)),
+            "alg2_eps_curves": O.roughness(E["eps"].mean(axis=0)),
+        }
         if "alg1" in E:
             rough["alg1_n_curves_same_data"] = O.roughness(E["alg1"].mean(axis=0))
         text = ", ".join(f"{k} {v:.2f}" for k, v in rough.items())
-        res.append(CheckResult(f"{prefix}.unstable_trends", "info", "share_of_rising_steps",
-                               rough["alg2_n_curves"], summary=f"{label}: share of grid steps where a mean curve "
-                               f"rises (the paper: Alg 2's trends are \"unstable and non-smooth\"): {text}",
-                               details={**common, "roughness": rough}, seed=seed,
-                               provenance=_prov(key, "\"the trends in Figure 5 and 6 are unstable and non-smooth\"")))
+        res.append(
+            CheckResult(
+                f"{prefix}.unstable_trends",
+                "info",
+                "share_of_rising_steps",
+                rough["alg2_n_curves"],
+                summary=f"{label}: share of grid steps where a mean curve "
+                f'rises (the paper: Alg 2\'s trends are "unstable and non-smooth"): {text}',
+                details={**common, "roughness": rough},
+                seed=seed,
+                provenance=_prov(key, '"the trends in Figure 5 and 6 are unstable and non-smooth"'),
+            )
+        )
     if fig == 1:
         m = E["n"].mean(axis=0)  # (d, n)
         ratio = (m[:, -1] / m[:, 0]).tolist()
         slope = [float(math.log(r) / math.log(ns[-1] / ns[0])) if r > 0 else float("nan") for r in ratio]
-        res.append(CheckResult(
-            f"{prefix}.fig1b_error_ratio", "info", "local_loglog_slope", float(np.nanmean(slope)),
-            summary=(f"Fig 1(b): mean error ratio n = {ns[-1]} vs {ns[0]} per d {[round(r, 3) for r in ratio]} "
-                     f"(log-log slope {[round(v, 3) for v in slope]}); the paper: 0.14 → 0.03 for n = 10⁴ → 9·10⁴ "
-                     "(ratio 0.214, slope −0.70), Thm 2's rate −1/3. Absolute levels depend on unrecoverable "
-                     "constants, so this is a description, not a test."),
-            details={**common, "ratio": ratio, "slope": slope, "paper_ratio": 0.03 / 0.14,
-                     "paper_slope": math.log(0.03 / 0.14) / math.log(9.0), "ns": [ns[0], ns[-1]]},
-            seed=seed, provenance=_prov(key, "\"the error decreases from 0.14 to 0.03 when the sample size increases "
-                                           "from 10^4 to 9×10^4\"")))
+        res.append(
+            CheckResult(
+                f"{prefix}.fig1b_error_ratio",
+                "info",
+                "local_loglog_slope",
+                float(np.nanmean(slope)),
+                summary=(
+                    f"Fig 1(b): mean error ratio n = {ns[-1]} vs {ns[0]} per d {[round(r, 3) for r in ratio]} "
+                    f"(log-log slope {[round(v, 3) for v in slope]}); the paper: 0.14 → 0.03 for n = 10⁴ → 9·10⁴ "
+                    "(ratio 0.214, slope −0.70), Thm 2's rate −1/3. Absolute levels depend on unrecoverable "
+                    "constants, so this is a description, not a test."
+                ),
+                details={
+                    **common,
+                    "ratio": ratio,
+                    "slope": slope,
+                    "paper_ratio": 0.03 / 0.14,
+                    "paper_slope": math.log(0.03 / 0.14) / math.log(9.0),
+                    "ns": [ns[0], ns[-1]],
+                },
+                seed=seed,
+                provenance=_prov(
+                    key, '"the error decreases from 0.14 to 0.03 when the sample size increases from 10^4 to 9×10^4"'
+                ),
+            )
+        )
     return res
 
 
@@ -322,13 +409,25 @@ def figure_check(fig, ctx, *, inflate: float = 0.0, seed: int | None = None) -> 
     for k in ("s", "nonprivate", "alg1"):
         if k in E:
             table[k] = E[k].mean(axis=0).tolist()
-    info = CheckResult(name, "info", "mean_excess_risk_at_largest_n", float(E["n"][:, :, -1].mean()),
-                       n_samples=dz["reps"], seed=seed, provenance=_prov(key, "synthetic reproduction"),
-                       summary=f"Fig {SETTINGS[key].fig} reproduced ({SETTINGS[key].title}); {dz['reps']} reps, "
-                               f"d ∈ {dz['ds']}, n ∈ {dz['ns']}, ε ∈ {list(EPS_GRID)}; sweep {dz['seconds']:.1f} s.",
-                       details={"design": dz, "mean_errors": table, "zero_estimator_error": E["zero"].tolist(),
-                                "noise": _noise_scales(key, dz), "readings": READINGS,
-                                "panels": list(SETTINGS[key].panels)})
+    info = CheckResult(
+        name,
+        "info",
+        "mean_excess_risk_at_largest_n",
+        float(E["n"][:, :, -1].mean()),
+        n_samples=dz["reps"],
+        seed=seed,
+        provenance=_prov(key, "synthetic reproduction"),
+        summary=f"Fig {SETTINGS[key].fig} reproduced ({SETTINGS[key].title}); {dz['reps']} reps, "
+        f"d ∈ {dz['ds']}, n ∈ {dz['ns']}, ε ∈ {list(EPS_GRID)}; sweep {dz['seconds']:.1f} s.",
+        details={
+            "design": dz,
+            "mean_errors": table,
+            "zero_estimator_error": E["zero"].tolist(),
+            "noise": _noise_scales(key, dz),
+            "readings": READINGS,
+            "panels": list(SETTINGS[key].panels),
+        },
+    )
     try:
         info.figures = _draw(key, E, name, ctx.out_dir)
     except Exception as exc:  # a figure must not break the verdicts
@@ -343,8 +442,12 @@ def figure_check(fig, ctx, *, inflate: float = 0.0, seed: int | None = None) -> 
 def _register(fig: str):
     s = SETTINGS[fig]
 
-    @register(f"hu2022.experiment.fig{fig}", description=f"Fig {s.fig} reproduced ({s.title}) with the paper's "
-              "observations as claims", provenance=_prov(fig, "synthetic figure"), tags=("hu2022", "experiment"))
+    @register(
+        f"hu2022.experiment.fig{fig}",
+        description=f"Fig {s.fig} reproduced ({s.title}) with the paper's observations as claims",
+        provenance=_prov(fig, "synthetic figure"),
+        tags=("hu2022", "experiment"),
+    )
     def _check(ctx):
         return figure_check(fig, ctx)
 

@@ -35,6 +35,7 @@ Checks (``htdp-verify run hu2022.lowerbound``): ``hu2022.lowerbound.cannot_beat.
 α = 0.05 with a power design: consistent / violated / inconclusive) and ``hu2022.lowerbound.optimality.<est>``
 (risk / bound across n; verdict ``info``).
 """
+
 from __future__ import annotations
 
 import math
@@ -55,12 +56,19 @@ from htdp_verify.lowerbounds.sparse_mean import (
 from htdp_verify.registry import register
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
-PROV = Provenance(PAPER, "Thm 9 (proof: mixtures (1-p)δ0 + pδ_{√(τ/p)v} over a sparse packing; Lemma 3)", "",
-                  "construction made exact: Reed-Solomon packing, half-separation radius, private multi-point bound "
-                  "with explicit constants, atoms at the full moment budget")
-PROV_RATIO = Provenance(PAPER, "Thm 9 vs Algs 3, 5 and Peeling: risk / lower bound across n", "",
-                        "descriptive (verdict 'info'): Thm 8 claims an upper bound Õ(τ s^{3/2}/(nε)), "
-                        "not attainment of this bound")
+PROV = Provenance(
+    PAPER,
+    "Thm 9 (proof: mixtures (1-p)δ0 + pδ_{√(τ/p)v} over a sparse packing; Lemma 3)",
+    "",
+    "construction made exact: Reed-Solomon packing, half-separation radius, private multi-point bound "
+    "with explicit constants, atoms at the full moment budget",
+)
+PROV_RATIO = Provenance(
+    PAPER,
+    "Thm 9 vs Algs 3, 5 and Peeling: risk / lower bound across n",
+    "",
+    "descriptive (verdict 'info'): Thm 8 claims an upper bound Õ(τ s^{3/2}/(nε)), not attainment of this bound",
+)
 
 EPS, DELTA, TAU, D, S = 1.0, 1e-5, 1.0, 40, 4
 N_CB = 1000
@@ -125,8 +133,9 @@ def _alg3(n: int, s: int):
 
 
 def _alg5(n: int, s: int, d: int):
-    return _per_dataset(alg5_theory(n, s_star=s, epsilon=EPS, delta=DELTA, zeta=0.05, tau=TAU, loss="mean", d=d,
-                                    c_s=1.0))
+    return _per_dataset(
+        alg5_theory(n, s_star=s, epsilon=EPS, delta=DELTA, zeta=0.05, tau=TAU, loss="mean", d=d, c_s=1.0)
+    )
 
 
 def _nonprivate(n: int, s: int):
@@ -155,10 +164,14 @@ def _bound_table(n: int) -> dict:
     exact = _instance(n).bound()
     paper_amp = _instance(n, 1 / math.sqrt(2 * S)).bound()
     printed = thm9_printed(n, D, S, EPS, DELTA, TAU)
-    return {"tested_bound": exact.value, "tested_prob": exact.prob,
-            "closed_form": sparse_mean_closed_form(n, D, S, EPS, DELTA, moment=TAU)["value"],
-            "printed_construction_amplitude_bound": paper_amp.value, "thm9_printed": printed,
-            "thm9_printed_q10_corrected": printed / 8}
+    return {
+        "tested_bound": exact.value,
+        "tested_prob": exact.prob,
+        "closed_form": sparse_mean_closed_form(n, D, S, EPS, DELTA, moment=TAU)["value"],
+        "printed_construction_amplitude_bound": paper_amp.value,
+        "thm9_printed": printed,
+        "thm9_printed_q10_corrected": printed / 8,
+    }
 
 
 def _make_cannot_beat(name: str):
@@ -166,9 +179,16 @@ def _make_cannot_beat(name: str):
 
     def check(ctx):
         inst = _instance(N_CB)
-        res = packing_cannot_beat(factory(N_CB, S, D), inst, trials=tq if ctx.quick else tf, rng=ctx.rng,
-                                  alpha=0.05, name=f"hu2022.lowerbound.cannot_beat.{name}", out_dir=ctx.out_dir,
-                                  label=name)
+        res = packing_cannot_beat(
+            factory(N_CB, S, D),
+            inst,
+            trials=tq if ctx.quick else tf,
+            rng=ctx.rng,
+            alpha=0.05,
+            name=f"hu2022.lowerbound.cannot_beat.{name}",
+            out_dir=ctx.out_dir,
+            label=name,
+        )
         res.seed = ctx.seed
         res.provenance = PROV
         res.details["bounds"] = _bound_table(N_CB)
@@ -185,9 +205,17 @@ def _make_optimality(name: str):
 
     def check(ctx):
         ns = NS["quick" if ctx.quick else "full"]
-        res = packing_risk_ratio(lambda data, rng: factory(data.shape[1], S, D)(data, rng), _instance, ns,
-                                 reps=rq if ctx.quick else rf, rng=ctx.rng, variable="n", out_dir=ctx.out_dir,
-                                 label=name, name=f"hu2022.lowerbound.optimality.{name}")
+        res = packing_risk_ratio(
+            lambda data, rng: factory(data.shape[1], S, D)(data, rng),
+            _instance,
+            ns,
+            reps=rq if ctx.quick else rf,
+            rng=ctx.rng,
+            variable="n",
+            out_dir=ctx.out_dir,
+            label=name,
+            name=f"hu2022.lowerbound.optimality.{name}",
+        )
         res.seed = ctx.seed
         res.provenance = PROV_RATIO
         res.details["bounds"] = {n: _bound_table(n) for n in (ns[0], ns[-1])}
@@ -199,11 +227,17 @@ def _make_optimality(name: str):
 
 for _name in ESTIMATORS:
     _canary = "" if ESTIMATORS[_name][1] else "CANARY (expected violated): "
-    register(f"hu2022.lowerbound.cannot_beat.{_name}",
-             description=f"{_canary}{_name} as sparse mean estimator: P(error ≥ r) not below Thm 9's bound "
-                         f"(exact construction; d={D}, s={S}, n={N_CB}, ε={EPS:g}, δ={DELTA:g})",
-             provenance=PROV, tags=("lowerbound",))(_make_cannot_beat(_name))
+    register(
+        f"hu2022.lowerbound.cannot_beat.{_name}",
+        description=f"{_canary}{_name} as sparse mean estimator: P(error ≥ r) not below Thm 9's bound "
+        f"(exact construction; d={D}, s={S}, n={N_CB}, ε={EPS:g}, δ={DELTA:g})",
+        provenance=PROV,
+        tags=("lowerbound",),
+    )(_make_cannot_beat(_name))
     if ESTIMATORS[_name][1]:
-        register(f"hu2022.lowerbound.optimality.{_name}",
-                 description=f"{_name}: risk / Thm 9 bound across n (descriptive, info)",
-                 provenance=PROV_RATIO, tags=("lowerbound",))(_make_optimality(_name))
+        register(
+            f"hu2022.lowerbound.optimality.{_name}",
+            description=f"{_name}: risk / Thm 9 bound across n (descriptive, info)",
+            provenance=PROV_RATIO,
+            tags=("lowerbound",),
+        )(_make_optimality(_name))

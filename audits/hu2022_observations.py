@@ -18,6 +18,7 @@ direction) and a three-way verdict (``consistent`` / ``violated`` / ``inconclusi
   (bootstrap CI over replications, level 1 − 2α) against the slope g₀ a logarithmic law c·ln(1 + s*) has on the
   same grid: ``consistent`` when the CI is above g₀, ``violated`` when below, else ``inconclusive``.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,16 @@ from scipy import stats as sps
 
 from htdp_verify.results import CheckResult
 
-__all__ = ["ALPHA", "per_rep_slopes", "sign_test", "trend_result", "band_result", "exponent_result",
-           "sign_test_min_effect", "roughness"]
+__all__ = [
+    "ALPHA",
+    "per_rep_slopes",
+    "sign_test",
+    "trend_result",
+    "band_result",
+    "exponent_result",
+    "sign_test_min_effect",
+    "roughness",
+]
 
 ALPHA = 0.05
 POWER = 0.8
@@ -76,35 +85,67 @@ def sign_test(stat, direction: int, alpha: float = ALPHA) -> dict:
     p_against = float(sps.binomtest(N - k, N, 0.5, alternative="greater").pvalue) if N else 1.0
     verdict = "consistent" if p_for <= alpha else "violated" if p_against <= alpha else "inconclusive"
     ci = sps.binomtest(k, N, 0.5).proportion_ci(1 - 2 * alpha, method="exact") if N else None
-    return {"verdict": verdict, "k": k, "N": N, "p_claim_side": p_for, "p_other_side": p_against,
-            "proportion": k / N if N else float("nan"),
-            "interval": (ci.low, ci.high) if ci is not None else (0.0, 1.0),
-            "min_effect": sign_test_min_effect(N, alpha)}
+    return {
+        "verdict": verdict,
+        "k": k,
+        "N": N,
+        "p_claim_side": p_for,
+        "p_other_side": p_against,
+        "proportion": k / N if N else float("nan"),
+        "interval": (ci.low, ci.high) if ci is not None else (0.0, 1.0),
+        "min_effect": sign_test_min_effect(N, alpha),
+    }
 
 
-def trend_result(name: str, stat, direction: int, *, claim: str, statistic: str, provenance, seed, extra=None,
-                 alpha: float = ALPHA) -> CheckResult:
+def trend_result(
+    name: str, stat, direction: int, *, claim: str, statistic: str, provenance, seed, extra=None, alpha: float = ALPHA
+) -> CheckResult:
     """A :class:`CheckResult` for a sign-test claim on per-replication statistics (module docstring)."""
     t = sign_test(stat, direction, alpha)
     word = {"consistent": "supported", "violated": "contradicted", "inconclusive": "not decided"}[t["verdict"]]
-    summary = (f"{claim}: {word} — {t['k']} of {t['N']} replications show the claimed sign "
-               f"(sign test, one-sided p = {t['p_claim_side']:.3g}; opposite side p = {t['p_other_side']:.3g}; "
-               f"α = {alpha} per side; detects P(claimed sign) ≥ {t['min_effect']:.2f} with power {POWER}).")
-    details = {"claim": claim, "test": "exact sign test on per-replication statistics", "direction": direction,
-               "statistics": np.asarray(stat, dtype=float).tolist(), "sign_test": t,
-               "design": {"alpha_per_side": alpha, "power": POWER, "replications": int(np.size(stat)),
-                          "min_detectable_probability": t["min_effect"]},
-               **(extra or {})}
-    return CheckResult(name, t["verdict"], statistic, t["proportion"], t["interval"], alpha, None, int(np.size(stat)),
-                       0.0, seed, provenance, summary, details)
+    summary = (
+        f"{claim}: {word} — {t['k']} of {t['N']} replications show the claimed sign "
+        f"(sign test, one-sided p = {t['p_claim_side']:.3g}; opposite side p = {t['p_other_side']:.3g}; "
+        f"α = {alpha} per side; detects P(claimed sign) ≥ {t['min_effect']:.2f} with power {POWER})."
+    )
+    details = {
+        "claim": claim,
+        "test": "exact sign test on per-replication statistics",
+        "direction": direction,
+        "statistics": np.asarray(stat, dtype=float).tolist(),
+        "sign_test": t,
+        "design": {
+            "alpha_per_side": alpha,
+            "power": POWER,
+            "replications": int(np.size(stat)),
+            "min_detectable_probability": t["min_effect"],
+        },
+        **(extra or {}),
+    }
+    return CheckResult(
+        name,
+        t["verdict"],
+        statistic,
+        t["proportion"],
+        t["interval"],
+        alpha,
+        None,
+        int(np.size(stat)),
+        0.0,
+        seed,
+        provenance,
+        summary,
+        details,
+    )
 
 
 def _boot_indices(R: int, seed: int, n_boot: int = N_BOOT) -> np.ndarray:
     return np.random.default_rng(np.random.SeedSequence([int(seed), R, 7])).integers(0, R, size=(n_boot, R))
 
 
-def band_result(name: str, E_hi, E_lo, r0: float, *, claim: str, provenance, seed, extra=None,
-                alpha: float = ALPHA) -> CheckResult:
+def band_result(
+    name: str, E_hi, E_lo, r0: float, *, claim: str, provenance, seed, extra=None, alpha: float = ALPHA
+) -> CheckResult:
     """Ratio of mean errors ``E_hi``/``E_lo`` (per-replication arrays, paired by replication) against [1/r₀, r₀]."""
     E_hi, E_lo = np.asarray(E_hi, dtype=float), np.asarray(E_lo, dtype=float)
     if E_hi.shape != E_lo.shape or E_hi.ndim != 1 or E_hi.size < 2:
@@ -121,18 +162,40 @@ def band_result(name: str, E_hi, E_lo, r0: float, *, claim: str, provenance, see
         verdict = "violated"
     else:
         verdict = "inconclusive"
-    summary = (f"{claim}: mean-error ratio {ratio:.3g} [{lo:.3g}, {hi:.3g}] (bootstrap {100 * (1 - 2 * alpha):.0f} % "
-               f"CI over replications) vs the band [{1 / r0:.3g}, {r0:.3g}] → {verdict}.")
-    details = {"claim": claim, "ratio": float(ratio), "band": [1 / r0, r0], "bootstrap": N_BOOT,
-               "design": {"alpha_per_side": alpha, "replications": int(E_hi.size),
-                          "ci_halfwidth_log": float(0.5 * (math.log(hi) - math.log(lo))) if lo > 0 else None},
-               **(extra or {})}
-    return CheckResult(name, verdict, "mean_error_ratio", float(ratio), (lo, hi), alpha, None, int(E_hi.size), 0.0,
-                       seed, provenance, summary, details)
+    summary = (
+        f"{claim}: mean-error ratio {ratio:.3g} [{lo:.3g}, {hi:.3g}] (bootstrap {100 * (1 - 2 * alpha):.0f} % "
+        f"CI over replications) vs the band [{1 / r0:.3g}, {r0:.3g}] → {verdict}."
+    )
+    details = {
+        "claim": claim,
+        "ratio": float(ratio),
+        "band": [1 / r0, r0],
+        "bootstrap": N_BOOT,
+        "design": {
+            "alpha_per_side": alpha,
+            "replications": int(E_hi.size),
+            "ci_halfwidth_log": float(0.5 * (math.log(hi) - math.log(lo))) if lo > 0 else None,
+        },
+        **(extra or {}),
+    }
+    return CheckResult(
+        name,
+        verdict,
+        "mean_error_ratio",
+        float(ratio),
+        (lo, hi),
+        alpha,
+        None,
+        int(E_hi.size),
+        0.0,
+        seed,
+        provenance,
+        summary,
+        details,
+    )
 
 
-def exponent_result(name: str, E, x, *, claim: str, provenance, seed, extra=None,
-                    alpha: float = ALPHA) -> CheckResult:
+def exponent_result(name: str, E, x, *, claim: str, provenance, seed, extra=None, alpha: float = ALPHA) -> CheckResult:
     """Log-log slope of the mean error (over replications, then dimensions) in ``x`` vs the slope of c·ln(1 + x).
 
     ``E``: (reps, k, len(x)) errors (positive)."""
@@ -150,12 +213,19 @@ def exponent_result(name: str, E, x, *, claim: str, provenance, seed, extra=None
     lo, hi = (float(v) for v in np.quantile(boot, [alpha, 1 - alpha]))
     g0 = float(np.log(np.log1p(np.asarray(x, dtype=float))) @ c / (c @ c))
     verdict = "consistent" if lo > g0 else "violated" if hi < g0 else "inconclusive"
-    summary = (f"{claim}: log-log slope in s* {est:.3g} [{lo:.3g}, {hi:.3g}] (bootstrap {100 * (1 - 2 * alpha):.0f} % "
-               f"CI) vs {g0:.3g}, the slope of c·ln(1 + s*) on this grid → {verdict}.")
-    details = {"claim": claim, "log_law_slope": g0, "design": {"alpha_per_side": alpha, "replications": E.shape[0],
-               "bootstrap": N_BOOT}, **(extra or {})}
-    return CheckResult(name, verdict, "exponent", est, (lo, hi), alpha, None, int(E.shape[0]), 0.0, seed,
-                       provenance, summary, details)
+    summary = (
+        f"{claim}: log-log slope in s* {est:.3g} [{lo:.3g}, {hi:.3g}] (bootstrap {100 * (1 - 2 * alpha):.0f} % "
+        f"CI) vs {g0:.3g}, the slope of c·ln(1 + s*) on this grid → {verdict}."
+    )
+    details = {
+        "claim": claim,
+        "log_law_slope": g0,
+        "design": {"alpha_per_side": alpha, "replications": E.shape[0], "bootstrap": N_BOOT},
+        **(extra or {}),
+    }
+    return CheckResult(
+        name, verdict, "exponent", est, (lo, hi), alpha, None, int(E.shape[0]), 0.0, seed, provenance, summary, details
+    )
 
 
 def roughness(M) -> float:

@@ -48,6 +48,7 @@ own pilot at d = 200 found −0.33. Larger n (T ≫ 10) would be needed for a ve
 Native BLAS threads are limited to one during the sweeps (the machine is shared; a 16000 × 40 Gram matrix took
 0.5 s with oversubscribed threads and 10 ms with one).
 """
+
 from __future__ import annotations
 
 import functools
@@ -68,12 +69,24 @@ from htdp_verify.registry import register
 from . import _mean_common as C
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
-PROV_THM2 = Provenance(PAPER, "Thm 2 (Alg. 1, ε-DP, convex smooth loss)", "(28)",
-                       "excess risk O((ατ log(n|V|d/ζ))^{1/3}/(nε)^{1/3}); R1 dense instance (spec §8)")
-PROV_THM5 = Provenance(PAPER, "Thm 5 (Alg. 2, (ε, δ)-DP LASSO)", "(42)",
-                       "excess risk O(λ^{1/5}(log(1/δ) log(dT/ζ))^{2/5}/(nε)^{2/5}); R4 dense LASSO (spec §8)")
-PROV_THM3 = Provenance(PAPER, "Thm 3 (Alg. 1, constant step, biweight robust regression)", "",
-                       "O(log^{1/4}(dn/ζ)/(nε)^{1/4}); measured as ‖w − w*‖² (spec §5.2, R6)")
+PROV_THM2 = Provenance(
+    PAPER,
+    "Thm 2 (Alg. 1, ε-DP, convex smooth loss)",
+    "(28)",
+    "excess risk O((ατ log(n|V|d/ζ))^{1/3}/(nε)^{1/3}); R1 dense instance (spec §8)",
+)
+PROV_THM5 = Provenance(
+    PAPER,
+    "Thm 5 (Alg. 2, (ε, δ)-DP LASSO)",
+    "(42)",
+    "excess risk O(λ^{1/5}(log(1/δ) log(dT/ζ))^{2/5}/(nε)^{2/5}); R4 dense LASSO (spec §8)",
+)
+PROV_THM3 = Provenance(
+    PAPER,
+    "Thm 3 (Alg. 1, constant step, biweight robust regression)",
+    "",
+    "O(log^{1/4}(dn/ζ)/(nε)^{1/4}); measured as ‖w − w*‖² (spec §5.2, R6)",
+)
 PROV_ABS = {
     "pods_dpfw": Provenance(PAPER, "PODS abstract: polytope, ε-DP", "", "(nε)^{3/5} as printed (spec §5.4)"),
     "arxiv_dpfw": Provenance(PAPER, "arXiv abstract: polytope, ε-DP", "", "(nε)^{2/3} as printed (spec §5.4)"),
@@ -107,8 +120,16 @@ def _mean_law(d: int):
 @functools.lru_cache(maxsize=8)
 def _regression_laws(d: int):
     """R4's design (t₅, E x² = 1) and noise (t₅, E e² = 1) laws from ``bounded_gradient_regression``."""
-    r = bounded_gradient_regression(2, d, k=2.0, tau=1.0, design=StudentT(5.0), noise=StudentT(5.0),
-                                    beta=np.full(d, 1.0 / d), rng=np.random.default_rng(0))
+    r = bounded_gradient_regression(
+        2,
+        d,
+        k=2.0,
+        tau=1.0,
+        design=StudentT(5.0),
+        noise=StudentT(5.0),
+        beta=np.full(d, 1.0 / d),
+        rng=np.random.default_rng(0),
+    )
     return r.design_law, r.noise_law
 
 
@@ -162,8 +183,15 @@ def excess_risks(n, n_reps, rng, *, kind: str, d: int, inflate: float = 0.0):
 def shared_sweep(kind: str, profile: str, seed: int, inflate: float = 0.0):
     """One sweep over n per algorithm and profile, shared by the theorem claim and the abstract claims."""
     sz = SIZES[profile]
-    return sweep(excess_risks, {"n": list(sz["ns"])}, sz["reps"], seed=seed, vectorised=True, progress=False,
-                 fixed={"kind": kind, "d": sz["d"], "inflate": inflate})
+    return sweep(
+        excess_risks,
+        {"n": list(sz["ns"])},
+        sz["reps"],
+        seed=seed,
+        vectorised=True,
+        progress=False,
+        fixed={"kind": kind, "d": sz["d"], "inflate": inflate},
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -171,19 +199,23 @@ def shared_sweep(kind: str, profile: str, seed: int, inflate: float = 0.0):
 # ---------------------------------------------------------------------------------------------------------------
 def _thm2_model(d):
     """eq. (28) at the preset's integer T and s: α‖W‖₁/T + ‖W‖₁ √(τ T log(|V|dT/ζ)/(nε)) (unit constants)."""
+
     def f(n):
         T = _estimator("dpfw", int(n), d, 0.0).T
         return 2.0 / T + 2.0 * math.sqrt(TAU_SCO * T * math.log(2 * d * d * T / ZETA) / (n * EPS))
+
     return f
 
 
 def _thm5_model(d):
     """eq. (42) at the preset's T and K: λ/T + K²√(T log(1/δ) log(dT/ζ))/(nε) + 1/K² (√(M log d/n) dropped as in
     the statement)."""
+
     def f(n):
         est = _estimator("lasso", int(n), d, 0.0)
         T, K = est.T, est.K
         return 1.0 / T + K**2 * math.sqrt(T * math.log(1 / DELTA) * math.log(d * T / ZETA)) / (n * EPS) + 1.0 / K**2
+
     return f
 
 
@@ -194,21 +226,39 @@ def _thm3_model(d):
 
 def _why(kind, d):
     if kind == "dpfw":
-        return C.RateTolerance("(log(n|V|d/ζ))^{1/3}: power 1/3 of a log n term", "eq. (28) with the preset's "
-                               "integer T(n) and s(n), unit constants", _thm2_model(d), log_power=1 / 3)
+        return C.RateTolerance(
+            "(log(n|V|d/ζ))^{1/3}: power 1/3 of a log n term",
+            "eq. (28) with the preset's integer T(n) and s(n), unit constants",
+            _thm2_model(d),
+            log_power=1 / 3,
+        )
     if kind == "lasso":
-        return C.RateTolerance("(log(1/δ) log(dT/ζ))^{2/5} with δ fixed: log T ∝ log n, power 2/5 of a term "
-                               "log(d/ζ) + (2/5) log n, counted as 2/5", "eq. (42) with the preset's integer "
-                               "T(n) and K(n), unit constants", _thm5_model(d), log_power=0.4)
-    return C.RateTolerance("log^{1/4}(dn/ζ): power 1/4 of a log n term", "Thm 3's statement, unit constant",
-                           _thm3_model(d), log_power=0.25)
+        return C.RateTolerance(
+            "(log(1/δ) log(dT/ζ))^{2/5} with δ fixed: log T ∝ log n, power 2/5 of a term "
+            "log(d/ζ) + (2/5) log n, counted as 2/5",
+            "eq. (42) with the preset's integer T(n) and K(n), unit constants",
+            _thm5_model(d),
+            log_power=0.4,
+        )
+    return C.RateTolerance(
+        "log^{1/4}(dn/ζ): power 1/4 of a log n term", "Thm 3's statement, unit constant", _thm3_model(d), log_power=0.25
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # checks
 # ---------------------------------------------------------------------------------------------------------------
-def rate_claim_check(kind: str, claim: RateClaim, *, name: str, profile: str, seed: int | None = None, out_dir,
-                     inflate: float = 0.0, abstract: bool = False):
+def rate_claim_check(
+    kind: str,
+    claim: RateClaim,
+    *,
+    name: str,
+    profile: str,
+    seed: int | None = None,
+    out_dir,
+    inflate: float = 0.0,
+    abstract: bool = False,
+):
     """Test ``claim`` on the shared sweep of ``kind`` (``seed`` None = the fixed shared seed of that algorithm);
     ``abstract``: the claim is an abstract's exponent (its tolerance is explained without the theorem's bound)."""
     t0 = time.perf_counter()
@@ -222,17 +272,26 @@ def rate_claim_check(kind: str, claim: RateClaim, *, name: str, profile: str, se
     sz = SIZES[profile]
     theorem = _why(kind, sz["d"])
     if abstract:  # the abstract states a pure power without log factors: no fit bias of its own
-        why = C.RateTolerance("none stated by the abstract", "the abstract's pure power (the theorem's bound would "
-                              "fit a slope of {:+.3f} on this grid)".format(
-                                  theorem.explain(claim, sz["ns"])["model_slope"]))
+        why = C.RateTolerance(
+            "none stated by the abstract",
+            "the abstract's pure power (the theorem's bound would fit a slope of {:+.3f} on this grid)".format(
+                theorem.explain(claim, sz["ns"])["model_slope"]
+            ),
+        )
     else:
         why = theorem
     tol = why.explain(claim, sz["ns"])
     res.details["tolerance"] = tol
-    res.details["design"] = {"replications": "fresh data per replication, one release each", "reps": sz["reps"],
-                             "ns": list(sz["ns"]), "d": sz["d"], "epsilon": EPS, "sweep_seed": sweep_seed,
-                             "inflate": inflate,
-                             "T": [int(_estimator(kind, int(n), sz["d"], 0.0).T) for n in sz["ns"]]}
+    res.details["design"] = {
+        "replications": "fresh data per replication, one release each",
+        "reps": sz["reps"],
+        "ns": list(sz["ns"]),
+        "d": sz["d"],
+        "epsilon": EPS,
+        "sweep_seed": sweep_seed,
+        "inflate": inflate,
+        "T": [int(_estimator(kind, int(n), sz["d"], 0.0).T) for n in sz["ns"]],
+    }
     res.summary += " " + tol["text"]
     res.provenance = claim.provenance
     res.seconds = time.perf_counter() - t0  # the sweep's time is counted by the first claim that runs it
@@ -247,10 +306,14 @@ def _figure(res, claim, name, out_dir):
         plt = C._plt()
         fig, ax = plt.subplots(figsize=(6, 3.8))
         ax.loglog(x, y, "o", label=f"{claim.summary} excess risk")
-        ax.loglog(x, np.exp(fit["intercept"]) * x ** fit["exponent"], "-",
-                  label=f"fit {fit['exponent']:.3f} [{fit['interval'][0]:.3f}, {fit['interval'][1]:.3f}]")
+        ax.loglog(
+            x,
+            np.exp(fit["intercept"]) * x ** fit["exponent"],
+            "-",
+            label=f"fit {fit['exponent']:.3f} [{fit['interval'][0]:.3f}, {fit['interval'][1]:.3f}]",
+        )
         gm = math.exp(np.mean(np.log(y)) - claim.exponent * np.mean(np.log(x)))
-        ax.loglog(x, gm * x ** claim.exponent, "--", label=f"claimed {claim.exponent:g} ± {claim.tolerance:g}")
+        ax.loglog(x, gm * x**claim.exponent, "--", label=f"claimed {claim.exponent:g} ± {claim.tolerance:g}")
         ax.set_xlabel("nε (ε = 1)")
         ax.set_ylabel("excess risk")
         ax.set_title(f"{name}: {res.verdict}", fontsize=9)
@@ -273,8 +336,11 @@ CLAIMS = {
     "hu2022.rate.abstract_pods_lasso": ("lasso", -5 / 3, PROV_ABS["pods_lasso"], "PODS abstract"),
     "hu2022.rate.abstract_arxiv_lasso": ("lasso", -5 / 8, PROV_ABS["arxiv_lasso"], "arXiv abstract"),
 }
-INSTANCE = {"dpfw": "R1 dense mean instance, t₃ noise, ε = 1", "lasso": "R4 dense LASSO, t₅ design and noise, "
-            f"ε = 1, δ = {DELTA:g}", "robust": "R4 regression data, biweight c = 4.685, ε = 1"}
+INSTANCE = {
+    "dpfw": "R1 dense mean instance, t₃ noise, ε = 1",
+    "lasso": f"R4 dense LASSO, t₅ design and noise, ε = 1, δ = {DELTA:g}",
+    "robust": "R4 regression data, biweight c = 4.685, ε = 1",
+}
 
 
 def make_claim(name: str) -> RateClaim:
@@ -285,8 +351,16 @@ def make_claim(name: str) -> RateClaim:
 def run_claim(name: str, ctx, *, seed: int | None = None, inflate: float = 0.0):
     """Run the registered claim ``name`` with the context's profile (``seed``/``inflate``: see the tests)."""
     kind, _, _, src = CLAIMS[name]
-    return rate_claim_check(kind, make_claim(name), name=name, profile=C.profile_of(ctx), seed=seed,
-                            out_dir=ctx.out_dir, inflate=inflate, abstract=src.endswith("abstract"))
+    return rate_claim_check(
+        kind,
+        make_claim(name),
+        name=name,
+        profile=C.profile_of(ctx),
+        seed=seed,
+        out_dir=ctx.out_dir,
+        inflate=inflate,
+        abstract=src.endswith("abstract"),
+    )
 
 
 def _register(name):

@@ -46,6 +46,7 @@ estimate "ε_emp ≈ 0.9 ε" for Alg 3 (§4.3) is an advanced-composition upper 
 Full profile (4·10⁵ per side, run seed 20261121): Alg 3 ε_lb 0.14 (true 0.08–0.20), consistent (6 s); control 3.38,
 violated as expected (10 s); Alg 5 ε_lb 0.020, consistent (127 s at load ≈ 14); control 3.58, as expected (112 s).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -58,12 +59,19 @@ from htdp_verify.registry import register
 from . import _mean_common as C
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
-PROV_IHT3 = Provenance(PAPER, "Alg 3 (truncated DP-IHT), Thm 6 ((ε, δ) by Peeling per block, parallel composition)",
-                       "", "worst pair of spec §4.3 (check P4): T = 1, w1 on the unit sphere with ||w1||_1 = sqrt(s), "
-                       "record at ± huge truncated to K; arXiv scale (sqrt(s) + 1)")
-PROV_IHT5 = Provenance(PAPER, "Alg 5 (robust-gradient DP-IHT), Thm 8 privacy part", "",
-                       "worst pair of spec §4.4 (check P5): T = 1, mean loss, record at +huge·1 vs -huge·1; "
-                       "gradient at w^t (Q5)")
+PROV_IHT3 = Provenance(
+    PAPER,
+    "Alg 3 (truncated DP-IHT), Thm 6 ((ε, δ) by Peeling per block, parallel composition)",
+    "",
+    "worst pair of spec §4.3 (check P4): T = 1, w1 on the unit sphere with ||w1||_1 = sqrt(s), "
+    "record at ± huge truncated to K; arXiv scale (sqrt(s) + 1)",
+)
+PROV_IHT5 = Provenance(
+    PAPER,
+    "Alg 5 (robust-gradient DP-IHT), Thm 8 privacy part",
+    "",
+    "worst pair of spec §4.4 (check P5): T = 1, mean loss, record at +huge·1 vs -huge·1; gradient at w^t (Q5)",
+)
 
 EPS, DELTA = 1.0, 1e-5
 HUGE = 1e12
@@ -86,9 +94,13 @@ def iht3_setup(noise_divisor: float = 1.0):
     common = np.r_[on, -np.ones(d - s), -1.0] * HUGE
     rec, rec_p = np.r_[on, np.ones(d - s), -1.0] * HUGE, np.r_[on, -np.ones(d - s), -1.0] * HUGE
     est = TruncatedDPIHT(s, EPS, DELTA, K=1.0, T=1, eta0=0.5, w1=w1, noise_divisor=noise_divisor)
-    pair = Pair(np.vstack([common, rec]), np.vstack([common, rec_p]),
-                "record x = 1e12(1, 1, +1, +1) vs 1e12(1, 1, -1, -1), y = -1e12 (truncated to K = 1); common record "
-                "x = 1e12(1, 1, -1, -1), y = -1e12; w1 = (1, 1, 0, 0)/sqrt(2)", "replace")
+    pair = Pair(
+        np.vstack([common, rec]),
+        np.vstack([common, rec_p]),
+        "record x = 1e12(1, 1, +1, +1) vs 1e12(1, 1, -1, -1), y = -1e12 (truncated to K = 1); common record "
+        "x = 1e12(1, 1, -1, -1), y = -1e12; w1 = (1, 1, 0, 0)/sqrt(2)",
+        "replace",
+    )
     return est, pair
 
 
@@ -98,8 +110,12 @@ def iht5_setup(noise_divisor: float = 1.0):
     rho = np.where(np.arange(d) < d // 2, 1.0, -1.0)
     common = np.tile(3.0 * rho, (m - 1, 1))
     est = RobustDPIHT(2, EPS, DELTA, k=1.0, T=1, eta=1.0, beta=1.0, loss="mean", noise_divisor=noise_divisor)
-    pair = Pair(np.vstack([common, np.full(d, HUGE)]), np.vstack([common, np.full(d, -HUGE)]),
-                "record z = +1e12·1 vs -1e12·1; three common records z = 3(1, 1, -1, -1); w1 = 0", "replace")
+    pair = Pair(
+        np.vstack([common, np.full(d, HUGE)]),
+        np.vstack([common, np.full(d, -HUGE)]),
+        "record z = +1e12·1 vs -1e12·1; three common records z = 3(1, 1, -1, -1); w1 = 0",
+        "replace",
+    )
     return est, pair
 
 
@@ -110,11 +126,15 @@ def true_epsilon_bracket(est, pair, w1) -> dict:
     v, vp = est.scores(pair.d, w1), est.scores(pair.d_prime, w1)
     b = est.noise_scale(pair.d.shape[0])
     kw = dict(s=est.s, scale=b, delta=est.delta)
-    return {"set": float(peeling_epsilon(v, vp, values=False, **kw)),
-            "set_and_values": float(peeling_epsilon(v, vp, **kw)),
-            "scores_D": v.tolist(), "scores_D_prime": vp.tolist(), "laplace_scale": b,
-            "sensitivity_lambda": est.sensitivity(pair.d.shape[0]),
-            "max_score_move": float(np.max(np.abs(np.abs(v) - np.abs(vp))))}
+    return {
+        "set": float(peeling_epsilon(v, vp, values=False, **kw)),
+        "set_and_values": float(peeling_epsilon(v, vp, **kw)),
+        "scores_D": v.tolist(),
+        "scores_D_prime": vp.tolist(),
+        "laplace_scale": b,
+        "sensitivity_lambda": est.sensitivity(pair.d.shape[0]),
+        "max_score_move": float(np.max(np.abs(np.abs(v) - np.abs(vp)))),
+    }
 
 
 def _audit(kind, ctx, name, expected=None):
@@ -129,43 +149,64 @@ def _audit(kind, ctx, name, expected=None):
     r.expected = expected
     lo, hi = bracket["set"], bracket["set_and_values"]
     if kind == "iht3":
-        r.details["true_epsilon_bracket"] = {**bracket, "reading": "the run's true ε on this pair lies in "
-                                             "[set, set_and_values] (projection is post-processing)"}
+        r.details["true_epsilon_bracket"] = {
+            **bracket,
+            "reading": "the run's true ε on this pair lies in [set, set_and_values] (projection is post-processing)",
+        }
         text = f"true ε on this pair ∈ [{lo:.3g}, {hi:.3g}] (exact: released set … Peeling's set and values)"
     else:
-        r.details["true_epsilon_bracket"] = {**bracket, "reading": "no projection: set_and_values is the run's "
-                                             "true ε on this pair"}
+        r.details["true_epsilon_bracket"] = {
+            **bracket,
+            "reading": "no projection: set_and_values is the run's true ε on this pair",
+        }
         text = f"true ε on this pair = {hi:.3g} (exact, Peeling's set and values)"
     r.details["noise_divisor"] = divisor
-    r.details["audit_scope"] = ("whole run, black-box, T = 1 (the run is the one iteration the differing record "
-                                "enters; later iterations would be post-processing plus fresh blocks)")
+    r.details["audit_scope"] = (
+        "whole run, black-box, T = 1 (the run is the one iteration the differing record "
+        "enters; later iterations would be post-processing plus fresh blocks)"
+    )
     r.summary = f"{r.summary}; {text}; Peeling noise ÷ {divisor:g}"
     return r
 
 
-@register("hu2022.privacy.iht_truncated", description="Alg 3 (truncated DP-IHT) is (ε, δ)-DP (Thm 6): whole run at "
-          "T = 1 on the worst pair of spec §4.3 (record at ± huge, truncated to K; ||w1||_1 = sqrt(s))",
-          provenance=PROV_IHT3, tags=("hu2022", "privacy", "hu2022.sparse"))
+@register(
+    "hu2022.privacy.iht_truncated",
+    description="Alg 3 (truncated DP-IHT) is (ε, δ)-DP (Thm 6): whole run at "
+    "T = 1 on the worst pair of spec §4.3 (record at ± huge, truncated to K; ||w1||_1 = sqrt(s))",
+    provenance=PROV_IHT3,
+    tags=("hu2022", "privacy", "hu2022.sparse"),
+)
 def check_iht_truncated(ctx):
     return _audit("iht3", ctx, "hu2022.privacy.iht_truncated")
 
 
-@register("hu2022.privacy.iht_truncated_undernoised", description="control: Alg 3 with Peeling's noise ÷ 20 (true ε "
-          "on the §4.3 pair in [1.64, 3.90] > claim 1; expected violated)", provenance=PROV_IHT3,
-          tags=("hu2022", "privacy", "control", "hu2022.sparse"))
+@register(
+    "hu2022.privacy.iht_truncated_undernoised",
+    description="control: Alg 3 with Peeling's noise ÷ 20 (true ε "
+    "on the §4.3 pair in [1.64, 3.90] > claim 1; expected violated)",
+    provenance=PROV_IHT3,
+    tags=("hu2022", "privacy", "control", "hu2022.sparse"),
+)
 def check_iht_truncated_undernoised(ctx):
     return _audit("iht3", ctx, "hu2022.privacy.iht_truncated_undernoised", expected="violated")
 
 
-@register("hu2022.privacy.iht_robust", description="Alg 5 (robust-gradient DP-IHT) is (ε, δ)-DP (Thm 8): whole run "
-          "at T = 1, mean loss, record at +huge·1 vs -huge·1 (spec §4.4)", provenance=PROV_IHT5,
-          tags=("hu2022", "privacy", "hu2022.sparse"))
+@register(
+    "hu2022.privacy.iht_robust",
+    description="Alg 5 (robust-gradient DP-IHT) is (ε, δ)-DP (Thm 8): whole run "
+    "at T = 1, mean loss, record at +huge·1 vs -huge·1 (spec §4.4)",
+    provenance=PROV_IHT5,
+    tags=("hu2022", "privacy", "hu2022.sparse"),
+)
 def check_iht_robust(ctx):
     return _audit("iht5", ctx, "hu2022.privacy.iht_robust")
 
 
-@register("hu2022.privacy.iht_robust_undernoised", description="control: Alg 5 with Peeling's noise ÷ 60 (true ε "
-          "3.76 on the §4.4 pair > claim 1; expected violated)", provenance=PROV_IHT5,
-          tags=("hu2022", "privacy", "control", "hu2022.sparse"))
+@register(
+    "hu2022.privacy.iht_robust_undernoised",
+    description="control: Alg 5 with Peeling's noise ÷ 60 (true ε 3.76 on the §4.4 pair > claim 1; expected violated)",
+    provenance=PROV_IHT5,
+    tags=("hu2022", "privacy", "control", "hu2022.sparse"),
+)
 def check_iht_robust_undernoised(ctx):
     return _audit("iht5", ctx, "hu2022.privacy.iht_robust_undernoised", expected="violated")

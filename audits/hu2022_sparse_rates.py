@@ -77,6 +77,7 @@ factor 12 only: a factor 30 would need d ≥ 60·s*_min and an error range of 30
 i.e. either saturation at the top (error > ‖w*‖²/4) or the statistical floor at the bottom; d ∈ {16, …, 512} (6
 values, a factor 32); 200 replications.
 """
+
 from __future__ import annotations
 
 import functools
@@ -97,11 +98,19 @@ from . import _mean_common as C
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
 PROV = {
-    "iht3": Provenance(PAPER, "Thm 7 (Alg 3, truncated DP-IHT)", "",
-                       "O(M γ⁴ s*² log n log²(d/ζ) log(1/δ)/(μ⁷ nε)); R7 (spec §8.2); c_s = 2; run at nε_eff"),
-    "iht5": Provenance(PAPER, "Thm 8 (Alg 5, robust-gradient DP-IHT)", "",
-                       "O(τ γ⁴ s*^{3/2} log n log(d/ζ) √log(1/δ)/(μ⁵ nε)); R8 (spec §8.2); k 'balanced' (Q6); "
-                       "sparse mean estimation; run at nε_eff"),
+    "iht3": Provenance(
+        PAPER,
+        "Thm 7 (Alg 3, truncated DP-IHT)",
+        "",
+        "O(M γ⁴ s*² log n log²(d/ζ) log(1/δ)/(μ⁷ nε)); R7 (spec §8.2); c_s = 2; run at nε_eff",
+    ),
+    "iht5": Provenance(
+        PAPER,
+        "Thm 8 (Alg 5, robust-gradient DP-IHT)",
+        "",
+        "O(τ γ⁴ s*^{3/2} log n log(d/ζ) √log(1/δ)/(μ⁵ nε)); R8 (spec §8.2); k 'balanced' (Q6); "
+        "sparse mean estimation; run at nε_eff",
+    ),
 }
 
 DELTA, ZETA = 1e-5, 0.1
@@ -111,8 +120,12 @@ T5_SD = math.sqrt(5.0 / 3.0)  # sd of t₅
 T3_SD = math.sqrt(3.0)  # sd of t₃
 SATURATION = 1.0 / 16.0  # ‖w*‖²/4 with ‖w*‖₂ = 1/2
 TOL = {("iht3", "sstar"): 0.5, ("iht5", "sstar"): 0.4, ("iht3", "d"): 0.6, ("iht5", "d"): 0.6}
-SWEEP_SEED = {("iht3", "sstar"): 20220701, ("iht3", "d"): 20220702, ("iht5", "sstar"): 20220703,
-              ("iht5", "d"): 20220704}
+SWEEP_SEED = {
+    ("iht3", "sstar"): 20220701,
+    ("iht3", "d"): 20220702,
+    ("iht5", "sstar"): 20220703,
+    ("iht5", "d"): 20220704,
+}
 
 SIZES = {
     # "tiny": tests only; "quick": the four checks ≤ ~90 s together; "full": ≥ 200 reps, d over a factor 32
@@ -129,10 +142,8 @@ SIZES = {
         ("iht5", "d"): dict(grid=(16, 32, 64, 128, 256), reps=50, n=1500, d=None, eps_eff=3000.0, s_star=2),
     },
     "full": {
-        ("iht3", "sstar"): dict(grid=(1, 2, 3, 4, 6, 8, 12), reps=200, n=20000, d=64, eps_eff=12000.0,
-                                s_star=None),
-        ("iht3", "d"): dict(grid=(16, 32, 64, 128, 256, 512), reps=200, n=10000, d=None, eps_eff=12000.0,
-                            s_star=2),
+        ("iht3", "sstar"): dict(grid=(1, 2, 3, 4, 6, 8, 12), reps=200, n=20000, d=64, eps_eff=12000.0, s_star=None),
+        ("iht3", "d"): dict(grid=(16, 32, 64, 128, 256, 512), reps=200, n=10000, d=None, eps_eff=12000.0, s_star=2),
         ("iht5", "sstar"): dict(grid=(1, 2, 3, 4, 6, 8, 12), reps=200, n=3000, d=32, eps_eff=3000.0, s_star=None),
         ("iht5", "d"): dict(grid=(16, 32, 64, 128, 256, 512), reps=200, n=3000, d=None, eps_eff=3000.0, s_star=2),
     },
@@ -176,8 +187,9 @@ def estimator(alg: str, n: int, s_star: int, eps_eff: float, *, inflate: float =
         return TruncatedDPIHT(s, 1.0, DELTA, K=K, T=T, eta0=2.0 / 3.0, noise_divisor=div, private=private)
     if alg == "iht5":
         k = alg5_k(n, s=s, T=T, epsilon=eps_eff, delta=DELTA, zeta=ZETA, tau=TAU5, k_rule="balanced")
-        return RobustDPIHT(s, 1.0, DELTA, k=k, T=T, eta=2.0 / 3.0, beta=1.0, loss="mean", noise_divisor=div,
-                           private=private)
+        return RobustDPIHT(
+            s, 1.0, DELTA, k=k, T=T, eta=2.0 / 3.0, beta=1.0, loss="mean", noise_divisor=div, private=private
+        )
     raise ValueError(f"alg must be 'iht3' or 'iht5', got {alg!r}")
 
 
@@ -223,22 +235,43 @@ def noise_model(alg: str, n: int):
 
 def _why(alg, vary, n):
     if vary == "sstar":
-        text = ("s(√s + 1)² (Peeling's (√s + 1) in λ), s = 2s*" if alg == "iht3"
-                else "s^{3/2}/log(Ts/ζ) (k balanced), s = 2s*")
-        return C.RateTolerance("none in s* at fixed n, d (Alg 5: log(Ts/ζ) inside k, in the model)",
-                               "noise term " + text, noise_model(alg, n))
+        text = (
+            "s(√s + 1)² (Peeling's (√s + 1) in λ), s = 2s*"
+            if alg == "iht3"
+            else "s^{3/2}/log(Ts/ζ) (k balanced), s = 2s*"
+        )
+        return C.RateTolerance(
+            "none in s* at fixed n, d (Alg 5: log(Ts/ζ) inside k, in the model)",
+            "noise term " + text,
+            noise_model(alg, n),
+        )
     power = 2.0 if alg == "iht3" else 1.0
-    return C.RateTolerance(f"(log(d/ζ))^{power:g} (the claim is exponent 0: no polynomial growth)",
-                           f"(log(d/ζ))^{power:g} with ζ = {ZETA:g}", lambda d: math.log(d / ZETA) ** power)
+    return C.RateTolerance(
+        f"(log(d/ζ))^{power:g} (the claim is exponent 0: no polynomial growth)",
+        f"(log(d/ζ))^{power:g} with ζ = {ZETA:g}",
+        lambda d: math.log(d / ZETA) ** power,
+    )
 
 
 def make_claim(alg: str, vary: str) -> RateClaim:
     if vary == "sstar":
         r0 = 2.0 if alg == "iht3" else 1.5
-        return RateClaim("s_star", r0, TOL[(alg, vary)], "mean", f"{'Thm 7' if alg == 'iht3' else 'Thm 8'}: fixed n, "
-                         "d, ε_eff; s = 2s*", PROV[alg])
-    return RateClaim("d", 0.0, TOL[(alg, vary)], "mean", f"{'Thm 7' if alg == 'iht3' else 'Thm 8'}: fixed n, s* = 2, "
-                     "ε_eff; growth in d at most polylogarithmic", PROV[alg])
+        return RateClaim(
+            "s_star",
+            r0,
+            TOL[(alg, vary)],
+            "mean",
+            f"{'Thm 7' if alg == 'iht3' else 'Thm 8'}: fixed n, d, ε_eff; s = 2s*",
+            PROV[alg],
+        )
+    return RateClaim(
+        "d",
+        0.0,
+        TOL[(alg, vary)],
+        "mean",
+        f"{'Thm 7' if alg == 'iht3' else 'Thm 8'}: fixed n, s* = 2, ε_eff; growth in d at most polylogarithmic",
+        PROV[alg],
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -257,8 +290,7 @@ def _sweep(alg, vary, profile, seed, broken):
     return sweep(fn, grid, sz["reps"], seed=seed, vectorised=True, progress=False, fixed=fixed)
 
 
-def run_check(alg: str, vary: str, *, name: str, profile: str, out_dir, seed: int | None = None,
-              broken: float = 0.0):
+def run_check(alg: str, vary: str, *, name: str, profile: str, out_dir, seed: int | None = None, broken: float = 0.0):
     """Sweep, test the claim, apply the saturation guard, attach the tolerance's explanation and a figure."""
     t0 = time.perf_counter()
     sweep_seed = SWEEP_SEED[(alg, vary)] if seed is None else int(seed)
@@ -272,31 +304,51 @@ def run_check(alg: str, vary: str, *, name: str, profile: str, out_dir, seed: in
     sz = SIZES[profile][(alg, vary)]
     tol = _why(alg, vary, sz["n"]).explain(claim, sz["grid"])
     res.details["tolerance"] = tol
-    res.details["design"] = {"replications": "fresh data per replication, one release each", **{
-        k: (list(v) if isinstance(v, tuple) else v) for k, v in sz.items()}, "sweep_seed": sweep_seed,
-        "broken": broken, "sigma": SIGMA[alg], "delta": DELTA, "zeta": ZETA,
-        "regime": "nε_eff (module docstring): Peeling's scale b(ε = 1)/ε_eff, K or k at nε_eff"}
+    res.details["design"] = {
+        "replications": "fresh data per replication, one release each",
+        **{k: (list(v) if isinstance(v, tuple) else v) for k, v in sz.items()},
+        "sweep_seed": sweep_seed,
+        "broken": broken,
+        "sigma": SIGMA[alg],
+        "delta": DELTA,
+        "zeta": ZETA,
+        "regime": "nε_eff (module docstring): Peeling's scale b(ε = 1)/ε_eff, K or k at nε_eff",
+    }
     fit = res.details["fit"]
     summaries = np.asarray(fit["summaries"], dtype=float)
     worst = float(summaries.max())
     res.details["saturation"] = {"threshold": SATURATION, "max_summary": worst, "saturated": worst > SATURATION}
     steep = res.verdict == "violated" and res.interval[0] > claim.exponent + claim.tolerance
-    res.details["saturation"]["rule"] = ("saturated: 'consistent' and 'too flat' become inconclusive; 'too steep' "
-                                         "is kept (saturation can only flatten the curve)")
+    res.details["saturation"]["rule"] = (
+        "saturated: 'consistent' and 'too flat' become inconclusive; 'too steep' "
+        "is kept (saturation can only flatten the curve)"
+    )
     if worst > SATURATION and not steep and res.verdict != "inconclusive":
         res.details["verdict_before_guard"] = res.verdict
         res.verdict = "inconclusive"
-        res.summary = (f"OUTSIDE THE THEOREM'S REGIME: the mean error reaches {worst:.3g} > ‖w*‖²/4 = "
-                       f"{SATURATION:g} on the grid (saturation), so the fitted exponent says nothing about the "
-                       f"rate; fit: " + res.summary)
+        res.summary = (
+            f"OUTSIDE THE THEOREM'S REGIME: the mean error reaches {worst:.3g} > ‖w*‖²/4 = "
+            f"{SATURATION:g} on the grid (saturation), so the fitted exponent says nothing about the "
+            f"rate; fit: " + res.summary
+        )
     elif worst > SATURATION and steep:
-        res.summary += (f" (The error saturates at {worst:.3g} > {SATURATION:g} on the grid; saturation only "
-                        "flattens a curve, so the slope above the band stands.)")
+        res.summary += (
+            f" (The error saturates at {worst:.3g} > {SATURATION:g} on the grid; saturation only "
+            "flattens a curve, so the slope above the band stands.)"
+        )
     if vary == "d":
-        lf = fit_rate((np.log(np.asarray(fit["x"], dtype=float) / ZETA), mc.values().reshape(len(fit["x"]), -1)),
-                      summary="mean", warn=False)
-        res.details["log_d_fit"] = {"variable": "log(d/ζ)", "exponent": lf.exponent, "interval": list(lf.interval),
-                                    "theorem_power": 2.0 if alg == "iht3" else 1.0, "note": "information only"}
+        lf = fit_rate(
+            (np.log(np.asarray(fit["x"], dtype=float) / ZETA), mc.values().reshape(len(fit["x"]), -1)),
+            summary="mean",
+            warn=False,
+        )
+        res.details["log_d_fit"] = {
+            "variable": "log(d/ζ)",
+            "exponent": lf.exponent,
+            "interval": list(lf.interval),
+            "theorem_power": 2.0 if alg == "iht3" else 1.0,
+            "note": "information only",
+        }
     res.summary += " " + tol["text"]
     res.provenance = claim.provenance
     res.seconds = time.perf_counter() - t0
@@ -311,10 +363,14 @@ def _figure(res, claim, name, out_dir):
         plt = C._plt()
         fig, ax = plt.subplots(figsize=(6, 3.8))
         ax.loglog(x, y, "o", label="mean ‖w − w*‖²")
-        ax.loglog(x, np.exp(fit["intercept"]) * x ** fit["exponent"], "-",
-                  label=f"fit {fit['exponent']:.3f} [{fit['interval'][0]:.3f}, {fit['interval'][1]:.3f}]")
+        ax.loglog(
+            x,
+            np.exp(fit["intercept"]) * x ** fit["exponent"],
+            "-",
+            label=f"fit {fit['exponent']:.3f} [{fit['interval'][0]:.3f}, {fit['interval'][1]:.3f}]",
+        )
         gm = math.exp(np.mean(np.log(y)) - claim.exponent * np.mean(np.log(x)))
-        ax.loglog(x, gm * x ** claim.exponent, "--", label=f"claimed {claim.exponent:g} ± {claim.tolerance:g}")
+        ax.loglog(x, gm * x**claim.exponent, "--", label=f"claimed {claim.exponent:g} ± {claim.tolerance:g}")
         ax.axhline(SATURATION, color="grey", lw=0.8, ls=":", label="saturation guard ‖w*‖²/4")
         ax.set_xlabel(claim.variable)
         ax.set_ylabel("mean squared error")
@@ -329,25 +385,30 @@ def _figure(res, claim, name, out_dir):
 CHECKS = {
     "hu2022.rate.iht_truncated_sstar": ("iht3", "sstar", "Thm 7: Alg 3's error ∝ s*² at fixed n, d, ε"),
     "hu2022.rate.iht_robust_sstar": ("iht5", "sstar", "Thm 8: Alg 5's error ∝ s*^{3/2} at fixed n, d, ε"),
-    "hu2022.rate.iht_truncated_logd": ("iht3", "d", "Thm 7: Alg 3's error grows at most like log²(d) "
-                                       "(exponent in d ≈ 0)"),
-    "hu2022.rate.iht_robust_logd": ("iht5", "d", "Thm 8: Alg 5's error grows at most like log(d) "
-                                    "(exponent in d ≈ 0)"),
+    "hu2022.rate.iht_truncated_logd": (
+        "iht3",
+        "d",
+        "Thm 7: Alg 3's error grows at most like log²(d) (exponent in d ≈ 0)",
+    ),
+    "hu2022.rate.iht_robust_logd": ("iht5", "d", "Thm 8: Alg 5's error grows at most like log(d) (exponent in d ≈ 0)"),
 }
 
 
 def run_named(name: str, ctx, *, seed: int | None = None, broken: float = 0.0):
     """Run the registered check ``name`` at the context's profile (``seed``/``broken``: see the tests)."""
     alg, vary, _ = CHECKS[name]
-    return run_check(alg, vary, name=name, profile=C.profile_of(ctx), out_dir=ctx.out_dir, seed=seed,
-                     broken=broken)
+    return run_check(alg, vary, name=name, profile=C.profile_of(ctx), out_dir=ctx.out_dir, seed=seed, broken=broken)
 
 
 def _register(name):
     alg, vary, desc = CHECKS[name]
 
-    @register(name, description=desc + " (run at nε_eff, see module docstring)", provenance=PROV[alg],
-              tags=("hu2022", "rate", "hu2022.sparse"))
+    @register(
+        name,
+        description=desc + " (run at nε_eff, see module docstring)",
+        provenance=PROV[alg],
+        tags=("hu2022", "rate", "hu2022.sparse"),
+    )
     def _check(ctx):
         return run_named(name, ctx)
 

@@ -12,6 +12,7 @@ fourth moment ≤ 1, privacy-dominated regime ε = 0.1):
 
 The non-private sample mean is included as the control the cannot-beat check must flag (``expected="violated"``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,12 +25,20 @@ from htdp_verify.claims import Provenance
 from htdp_verify.registry import register
 
 K, M_MOMENT, EPS, DELTA = 4.0, 1.0, 0.1, 1e-6
-PROV = Provenance("Barber & Duchi 2014; Kamath, Singhal & Ullman 2020", "1-d heavy-tailed mean, private Le Cam", "",
-                  "private two-point bound with exact coupling MGF (htdp_verify.lowerbounds)")
+PROV = Provenance(
+    "Barber & Duchi 2014; Kamath, Singhal & Ullman 2020",
+    "1-d heavy-tailed mean, private Le Cam",
+    "",
+    "private two-point bound with exact coupling MGF (htdp_verify.lowerbounds)",
+)
 
 
-PROV_RATIO = Provenance(PROV.paper, "risk / private two-point bound across n", "",
-                        "descriptive (verdict 'info'): no claim that these tunings attain the bound is tested")
+PROV_RATIO = Provenance(
+    PROV.paper,
+    "risk / private two-point bound across n",
+    "",
+    "descriptive (verdict 'info'): no claim that these tunings attain the bound is tested",
+)
 
 
 def _clip_level(n: int) -> float:
@@ -67,8 +76,9 @@ def _make_cannot_beat(name: str):
         n = 1000
         reps = 1500 if ctx.quick else 6000
         inst = _instance(n, delta)
-        res = lb.cannot_beat(per_dataset(factory(n)), inst, reps=reps, rng=ctx.rng,
-                             name=f"lowerbound.cannot_beat.{name}")
+        res = lb.cannot_beat(
+            per_dataset(factory(n)), inst, reps=reps, rng=ctx.rng, name=f"lowerbound.cannot_beat.{name}"
+        )
         res.seed = ctx.seed
         res.details["expected"] = "consistent (private)" if private else "violated (non-private control)"
         if not private:
@@ -84,9 +94,16 @@ def _make_optimality(name: str):
     def check(ctx):
         ns = [500, 2000, 8000] if ctx.quick else [500, 1000, 2000, 4000, 8000, 16000, 32000]
         reps = 300 if ctx.quick else 2000
-        res = lb.optimality_ratio(lambda d, rng, _n=None: per_dataset(factory(d.shape[1]))(d, rng),
-                                  lambda n: _instance(n, delta), ns, reps=reps, rng=ctx.rng,
-                                  name=f"lowerbound.optimality.{name}", out_dir=ctx.out_dir, label=name)
+        res = lb.optimality_ratio(
+            lambda d, rng, _n=None: per_dataset(factory(d.shape[1]))(d, rng),
+            lambda n: _instance(n, delta),
+            ns,
+            reps=reps,
+            rng=ctx.rng,
+            name=f"lowerbound.optimality.{name}",
+            out_dir=ctx.out_dir,
+            label=name,
+        )
         res.seed = ctx.seed
         res.provenance = PROV_RATIO
         theory = -(1 - 1 / K)
@@ -95,17 +112,25 @@ def _make_optimality(name: str):
         # how far from rate-optimal each estimator is, and the band test on the slope is kept as a description
         res.details["slope_band_test"] = res.verdict
         res.verdict = "info"
-        res.summary += (f" (bound ∝ n^{theory:.2f}; ε={EPS}, k={K:g}); descriptive: the slope test against "
-                        f"±{res.details['tolerance']:g} says {res.details['slope_band_test']}")
+        res.summary += (
+            f" (bound ∝ n^{theory:.2f}; ε={EPS}, k={K:g}); descriptive: the slope test against "
+            f"±{res.details['tolerance']:g} says {res.details['slope_band_test']}"
+        )
         return res
 
     return check
 
 
 for _name in ESTIMATORS:
-    register(f"lowerbound.cannot_beat.{_name}",
-             description=f"{_name}: error not significantly below the private two-point bound (ε={EPS}, k={K:g})",
-             provenance=PROV, tags=("lowerbound",))(_make_cannot_beat(_name))
-    register(f"lowerbound.optimality.{_name}",
-             description=f"{_name}: risk / private lower bound across n (slope ≈ 0 ⇒ rate-optimal; info)",
-             provenance=PROV_RATIO, tags=("lowerbound",))(_make_optimality(_name))
+    register(
+        f"lowerbound.cannot_beat.{_name}",
+        description=f"{_name}: error not significantly below the private two-point bound (ε={EPS}, k={K:g})",
+        provenance=PROV,
+        tags=("lowerbound",),
+    )(_make_cannot_beat(_name))
+    register(
+        f"lowerbound.optimality.{_name}",
+        description=f"{_name}: risk / private lower bound across n (slope ≈ 0 ⇒ rate-optimal; info)",
+        provenance=PROV_RATIO,
+        tags=("lowerbound",),
+    )(_make_optimality(_name))

@@ -5,6 +5,7 @@ paper audits selected.  Each point (p, n) draws ``reps`` binomial counts, comput
 vectorised call, and counts non-coverage; an exact binomial test (``stats.exceedance_test``) then asks whether the
 non-coverage rate exceeds the nominal α.  The Bonferroni split over points is recorded in a ``Budget``.
 """
+
 from __future__ import annotations
 
 import math
@@ -84,8 +85,16 @@ def check_cp_coverage(ctx) -> CheckResult:
             if worst is None or res.pvalue < worst["pvalue"]:
                 worst = rows[-1]
         series[f"n = {n}"] = (ps, rates, errs)
-    fig = _plot(ctx.out_dir, "stats_cp_coverage", ps, series, alpha_nominal, "true p", "non-coverage rate",
-                f"Clopper–Pearson 95% interval, {reps} draws per point")
+    fig = _plot(
+        ctx.out_dir,
+        "stats_cp_coverage",
+        ps,
+        series,
+        alpha_nominal,
+        "true p",
+        "non-coverage rate",
+        f"Clopper–Pearson 95% interval, {reps} draws per point",
+    )
     violated = any(r["pvalue"] <= per_test for r in rows)
     max_rate = max(r["noncoverage"] for r in rows)
     return CheckResult(
@@ -99,8 +108,10 @@ def check_cp_coverage(ctx) -> CheckResult:
         seconds=time.perf_counter() - t0,
         seed=ctx.seed,
         provenance=PROV_CP,
-        summary=(f"max non-coverage {max_rate:.4f} vs nominal {alpha_nominal} over {len(rows)} (p, n) points "
-                 f"({reps} draws each); smallest p-value {worst['pvalue']:.3g} (Bonferroni level {per_test:.2g})"),
+        summary=(
+            f"max non-coverage {max_rate:.4f} vs nominal {alpha_nominal} over {len(rows)} (p, n) points "
+            f"({reps} draws each); smallest p-value {worst['pvalue']:.3g} (Bonferroni level {per_test:.2g})"
+        ),
         details={"rows": rows, "budget": budget.to_dict(), "nominal_alpha": alpha_nominal},
         figures=[fig],
     )
@@ -116,22 +127,46 @@ def check_epsilon_lb(ctx) -> CheckResult:
     t0 = time.perf_counter()
     alpha_nominal = 0.05
     reps = 20_000 if ctx.quick else 200_000
-    cases = [(0.5, 0.5 * math.exp(-0.1), 1000), (0.5, 0.5 * math.exp(-1), 200), (0.05, 0.05 * math.exp(-2), 5000),
-             (0.9, 0.9 * math.exp(-0.01), 100_000)]
+    cases = [
+        (0.5, 0.5 * math.exp(-0.1), 1000),
+        (0.5, 0.5 * math.exp(-1), 200),
+        (0.05, 0.05 * math.exp(-2), 5000),
+        (0.9, 0.9 * math.exp(-0.01), 100_000),
+    ]
     budget = stats.Budget(0.05)
     per_test = budget.alpha / len(cases)
     rows = []
     for p1, p2, n in cases:
         k = eps_lb_exceedance(p1, p2, n, reps, alpha_nominal, ctx.rng)
         res = stats.exceedance_test(k, reps, alpha_nominal, budget.spend(f"p1={p1:g},n={n}", per_test))
-        rows.append({"p1": p1, "p2": p2, "n": n, "true_eps": math.log(p1 / p2), "exceed_rate": k / reps,
-                     "upper": res.rate_upper, "pvalue": res.pvalue})
+        rows.append(
+            {
+                "p1": p1,
+                "p2": p2,
+                "n": n,
+                "true_eps": math.log(p1 / p2),
+                "exceed_rate": k / reps,
+                "upper": res.rate_upper,
+                "pvalue": res.pvalue,
+            }
+        )
     eps_true = [r["true_eps"] for r in rows]
-    fig = _plot(ctx.out_dir, "stats_epsilon_lb_validity", eps_true,
-                {"P[ε_lb > true ε]": (eps_true, [r["exceed_rate"] for r in rows],
-                                      [2 * math.sqrt(max(r["exceed_rate"] * reps, 1)) / reps for r in rows])},
-                alpha_nominal, "true ε of the event", "rate of invalid bounds",
-                f"ε lower bound at 95%: validity, {reps} draws per point")
+    fig = _plot(
+        ctx.out_dir,
+        "stats_epsilon_lb_validity",
+        eps_true,
+        {
+            "P[ε_lb > true ε]": (
+                eps_true,
+                [r["exceed_rate"] for r in rows],
+                [2 * math.sqrt(max(r["exceed_rate"] * reps, 1)) / reps for r in rows],
+            )
+        },
+        alpha_nominal,
+        "true ε of the event",
+        "rate of invalid bounds",
+        f"ε lower bound at 95%: validity, {reps} draws per point",
+    )
     violated = any(r["pvalue"] <= per_test for r in rows)
     return CheckResult(
         name="stats.epsilon_lb_validity",
@@ -144,8 +179,8 @@ def check_epsilon_lb(ctx) -> CheckResult:
         seconds=time.perf_counter() - t0,
         seed=ctx.seed,
         provenance=Provenance("DP-Sniper (Bichsel et al. 2021) §4.2", "CP ratio bound", "", "self-check"),
-        summary=f"ε_lb exceeded the true ε in at most {100*max(r['exceed_rate'] for r in rows):.2f}% of draws "
-                f"(nominal ≤ 5%) at {len(rows)} events",
+        summary=f"ε_lb exceeded the true ε in at most {100 * max(r['exceed_rate'] for r in rows):.2f}% of draws "
+        f"(nominal ≤ 5%) at {len(rows)} events",
         details={"rows": rows, "budget": budget.to_dict()},
         figures=[fig],
     )

@@ -3,6 +3,7 @@
 Run: ``python benchmarks/bench_accounting.py``. Prints one line per registered ``accounting.*`` check result and per
 API call, with the exact ε and the accountant used. Times are wall-clock on the machine at hand (no assertion).
 """
+
 from __future__ import annotations
 
 import time
@@ -26,8 +27,10 @@ def main():
         out, sec = _time(lambda: check.func(None))
         for r in out if isinstance(out, list) else [out]:
             worst = max(worst, r.seconds)
-            print(f"  {r.name:56s} {r.verdict:12s} eps={r.estimate:9.4f} claim={r.claim.epsilon:7.4g} "
-                  f"{r.seconds:6.3f} s  {r.details['accountant'][:40]}")
+            print(
+                f"  {r.name:56s} {r.verdict:12s} eps={r.estimate:9.4f} claim={r.claim.epsilon:7.4g} "
+                f"{r.seconds:6.3f} s  {r.details['accountant'][:40]}"
+            )
     print(f"slowest single check: {worst:.3f} s")
     print("API calls")
     calls = {

@@ -11,6 +11,7 @@ Prints
 Options: ``--quick`` (smaller sizes), ``--false-alarm S`` (also count false alarms over S seeds on correct
 Laplace / randomised response at α = 0.05).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,12 +34,14 @@ from htdp_verify.privacy.bounds import gdp_delta, gdp_epsilon
 def laplace(eps, sensitivity=1.0):
     def m(d, size, rng):
         return float(d) + rng.laplace(0.0, sensitivity / eps, size)
+
     return m
 
 
 def gaussian(sigma):
     def m(d, size, rng):
         return float(d) + rng.normal(0.0, sigma, size)
+
     return m
 
 
@@ -72,15 +75,26 @@ def line(char="-"):
 
 def bench_laplace(eps, n_select, n_final, seed, target):
     t = time.perf_counter()
-    r = audit(laplace(eps), PrivacyClaim(eps), pairs=(0.0, 1.0), n_samples=n_final, n_select=n_select,
-              alpha=0.05, rng=np.random.default_rng(seed))
+    r = audit(
+        laplace(eps),
+        PrivacyClaim(eps),
+        pairs=(0.0, 1.0),
+        n_samples=n_final,
+        n_select=n_select,
+        alpha=0.05,
+        rng=np.random.default_rng(seed),
+    )
     s = time.perf_counter() - t
     per_side = n_select + n_final
     ok = "PASS" if r.epsilon_lb >= target else "FAIL"
-    print(f"Laplace eps={eps:g}: eps_lb = {r.epsilon_lb:.4f} at 95% (target >= {target}) [{ok}]; "
-          f"releases per side {per_side:.3g} (select {n_select:.2g} + certify {n_final:.2g}); {s:.2f} s")
-    print(f"   event: {r.event} ({r.details['event']['orientation']}); counts {r.counts['numerator']} vs "
-          f"{r.counts['denominator']} of {n_final}; verdict {r.verdict}")
+    print(
+        f"Laplace eps={eps:g}: eps_lb = {r.epsilon_lb:.4f} at 95% (target >= {target}) [{ok}]; "
+        f"releases per side {per_side:.3g} (select {n_select:.2g} + certify {n_final:.2g}); {s:.2f} s"
+    )
+    print(
+        f"   event: {r.event} ({r.details['event']['orientation']}); counts {r.counts['numerator']} vs "
+        f"{r.counts['denominator']} of {n_final}; verdict {r.verdict}"
+    )
     return r, s
 
 
@@ -90,13 +104,23 @@ def bench_gaussian(n_final, seed):
     sigma = 1.0 / mu
     grid = np.array([1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 0.1])
     t = time.perf_counter()
-    r = audit(gaussian(sigma), PrivacyClaim(eps, delta), pairs=(0.0, 1.0), n_samples=n_final,
-              n_select=n_final // 4, profile=grid, alpha=0.05, rng=np.random.default_rng(seed))
+    r = audit(
+        gaussian(sigma),
+        PrivacyClaim(eps, delta),
+        pairs=(0.0, 1.0),
+        n_samples=n_final,
+        n_select=n_final // 4,
+        profile=grid,
+        alpha=0.05,
+        rng=np.random.default_rng(seed),
+    )
     s = time.perf_counter() - t
     p = r.profile
-    print(f"Gaussian (eps=1, delta=1e-5, analytic sigma={sigma:.4f}, mu={mu:.4f}): {n_final:.2g} + "
-          f"{n_final // 4:.2g} releases per side, {s:.1f} s; alpha {p['alpha']:.3g} in total "
-          f"(Bonferroni over {p['n_events']} events incl. the verdict event); delta floor {p['delta_floor']:.2g}")
+    print(
+        f"Gaussian (eps=1, delta=1e-5, analytic sigma={sigma:.4f}, mu={mu:.4f}): {n_final:.2g} + "
+        f"{n_final // 4:.2g} releases per side, {s:.1f} s; alpha {p['alpha']:.3g} in total "
+        f"(Bonferroni over {p['n_events']} events incl. the verdict event); delta floor {p['delta_floor']:.2g}"
+    )
     worst = 1.0
     print(f"   {'delta':>8}  {'eps_lb':>8}  {'eps_true':>8}  {'lb/true':>7}")
     for d, e in zip(p["deltas"], p["epsilon_lb"]):
@@ -105,8 +129,10 @@ def bench_gaussian(n_final, seed):
         print(f"   {d:8.0e}  {e:8.4f}  {te:8.4f}  {e / te:7.3f}")
     ok = "PASS" if worst >= 0.9 else "FAIL"
     print(f"   worst ratio on delta in [1e-3, 0.1]: {worst:.3f} (target >= 0.90) [{ok}]")
-    print(f"   verdict vs claim: {r.verdict}; eps_lb at delta=1e-5: {r.epsilon_lb:.4f}; GDP mu_lb = "
-          f"{p['mu_lb']:.4f} (true {mu:.4f})")
+    print(
+        f"   verdict vs claim: {r.verdict}; eps_lb at delta=1e-5: {r.epsilon_lb:.4f}; GDP mu_lb = "
+        f"{p['mu_lb']:.4f} (true {mu:.4f})"
+    )
     return r, worst
 
 
@@ -124,8 +150,10 @@ def bench_speed(size):
     tl = time.perf_counter() - t
     ratio = tl / tv
     ok = "PASS" if ratio >= 100 else "FAIL"
-    print(f"Speed: {size} releases: vectorised sample {tv * 1e3:.2f} ms, looped __call__ {tl * 1e3:.0f} ms; "
-          f"ratio {ratio:.0f}x (target >= 100x) [{ok}]")
+    print(
+        f"Speed: {size} releases: vectorised sample {tv * 1e3:.2f} ms, looped __call__ {tl * 1e3:.0f} ms; "
+        f"ratio {ratio:.0f}x (target >= 100x) [{ok}]"
+    )
     return ratio
 
 

@@ -16,6 +16,7 @@ Writes ``benchmarks/results/bench_canary.json``.
 
 Options: ``--seeds S`` (default 5), ``--quick`` (fewer seeds and budgets).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,6 +43,7 @@ def gaussian_sum(sigma, radius=1.0):
         norms = np.linalg.norm(x, axis=1, keepdims=True)
         x = x * np.minimum(1.0, radius / np.maximum(norms, 1e-300))
         return x.sum(axis=0) + rng.normal(0.0, sigma, size=(size, x.shape[1]))
+
     return Mechanism(fn, name="gaussian_sum")
 
 
@@ -78,17 +80,27 @@ def main(argv=None):
             lbs.append(res.estimate)
             plans.append(f"{res.details['correct']}/{res.details['guesses']}")
             secs.append(sec)
-        row = {"runs": runs, "pooled_canaries": 1000 * runs, "epsilon_lb": summary(lbs), "winning_plans": plans,
-               "ceiling": res.details["detectability"]["max_certifiable_epsilon"], "seconds": float(np.mean(secs)),
-               "verdicts": [res.verdict]}
+        row = {
+            "runs": runs,
+            "pooled_canaries": 1000 * runs,
+            "epsilon_lb": summary(lbs),
+            "winning_plans": plans,
+            "ceiling": res.details["detectability"]["max_certifiable_epsilon"],
+            "seconds": float(np.mean(secs)),
+            "verdicts": [res.verdict],
+        }
         rows.append(row)
         e = row["epsilon_lb"]
-        print(f"   runs={runs:2d}  eps_lb median {e['median']:.3f} [{e['min']:.3f}, {e['max']:.3f}]  ceiling "
-              f"{row['ceiling']:.2f}  correct/guesses {plans}  {row['seconds']:.2f} s per audit")
+        print(
+            f"   runs={runs:2d}  eps_lb median {e['median']:.3f} [{e['min']:.3f}, {e['max']:.3f}]  ceiling "
+            f"{row['ceiling']:.2f}  correct/guesses {plans}  {row['seconds']:.2f} s per audit"
+        )
     out["runs_sweep"] = rows
 
-    print("2. one run, m = 1000, bound vs true eps (claim = true eps); 'best-k' = the largest bound over 40 guess "
-          "counts each at full alpha (NOT a valid bound: no multiplicity correction; what 'best k chosen' reports)")
+    print(
+        "2. one run, m = 1000, bound vs true eps (claim = true eps); 'best-k' = the largest bound over 40 guess "
+        "counts each at full alpha (NOT a valid bound: no multiplicity correction; what 'best k chosen' reports)"
+    )
     rows = []
     grid = sorted({int(x) for x in np.geomspace(2, 1000, 40)})
     for eps in (1.0, 2.0, 4.0, 8.0):
@@ -96,12 +108,18 @@ def main(argv=None):
         for s in range(seeds):
             lbs.append(one_run(eps, 1000, 1, s)[0].estimate)
             res = one_run(eps, 1000, 1, s, k_guesses=grid)[0]
-            best.append(max(epsilon_lower_bound_one_run(p["guesses"], p["correct"], m=1000, delta=DELTA, beta=0.05)
-                            for p in res.details["plans"]))
+            best.append(
+                max(
+                    epsilon_lower_bound_one_run(p["guesses"], p["correct"], m=1000, delta=DELTA, beta=0.05)
+                    for p in res.details["plans"]
+                )
+            )
         rows.append({"true_epsilon": eps, "epsilon_lb": summary(lbs), "best_k_uncorrected": summary(best)})
         e, b = rows[-1]["epsilon_lb"], rows[-1]["best_k_uncorrected"]
-        print(f"   true eps {eps:g}: eps_lb median {e['median']:.3f} [{e['min']:.3f}, {e['max']:.3f}]   "
-              f"best-k (uncorrected) median {b['median']:.3f}")
+        print(
+            f"   true eps {eps:g}: eps_lb median {e['median']:.3f} [{e['min']:.3f}, {e['max']:.3f}]   "
+            f"best-k (uncorrected) median {b['median']:.3f}"
+        )
     out["true_eps_sweep"] = rows
 
     print("3. many-release audit() with one canary pair at equal estimator calls (eps = 1 true and claimed)")
@@ -121,28 +139,47 @@ def main(argv=None):
             u /= np.linalg.norm(u)
             D, Dp = data, np.vstack([data, u[None, :]])
             try:
-                r = audit(mech, claim, pairs=[(D, Dp)], n_samples=n_samples, n_select=n_select, directions=[u],
-                          rng=rng, chunk_size=2000)
+                r = audit(
+                    mech,
+                    claim,
+                    pairs=[(D, Dp)],
+                    n_samples=n_samples,
+                    n_select=n_select,
+                    directions=[u],
+                    rng=rng,
+                    chunk_size=2000,
+                )
                 lbs.append(r.estimate)
             except Exception as exc:  # the auditor is being restructured in parallel; report, do not hide
                 err = f"{type(exc).__name__}: {exc}"
                 break
         one = None
-        row = {"estimator_calls": calls, "n_samples_per_side": n_samples, "n_select_per_side": n_select,
-               "audit_epsilon_lb": summary(lbs) if lbs else None, "error": err}
+        row = {
+            "estimator_calls": calls,
+            "n_samples_per_side": n_samples,
+            "n_select_per_side": n_select,
+            "audit_epsilon_lb": summary(lbs) if lbs else None,
+            "error": err,
+        }
         if calls <= 60:  # one-run with the same number of calls (m per run chosen so 2 m runs delta < 1)
             runs = calls
             m = min(1000, int(0.45 / (DELTA * runs)))
             one = [one_run(1.0, m, runs, s)[0].estimate for s in range(seeds)]
             row["one_run_same_calls"] = {"runs": runs, "canaries_per_run": m, "epsilon_lb": summary(one)}
         rows.append(row)
-        txt = (f"median {row['audit_epsilon_lb']['median']:.3f} [{row['audit_epsilon_lb']['min']:.3f}, "
-               f"{row['audit_epsilon_lb']['max']:.3f}]" if lbs else f"failed: {err}")
+        txt = (
+            f"median {row['audit_epsilon_lb']['median']:.3f} [{row['audit_epsilon_lb']['min']:.3f}, "
+            f"{row['audit_epsilon_lb']['max']:.3f}]"
+            if lbs
+            else f"failed: {err}"
+        )
         extra = ""
         if one is not None:
             o = row["one_run_same_calls"]
-            extra = (f" | one-run with {o['runs']} runs x {o['canaries_per_run']} canaries: median "
-                     f"{o['epsilon_lb']['median']:.3f}")
+            extra = (
+                f" | one-run with {o['runs']} runs x {o['canaries_per_run']} canaries: median "
+                f"{o['epsilon_lb']['median']:.3f}"
+            )
         print(f"   {calls:6d} calls: audit eps_lb {txt}{extra}")
     out["equal_compute"] = rows
 

@@ -12,6 +12,7 @@ certification stage to the workers, and a block holds up to 65,536 small release
 block, so it runs on one worker.  Per-call models are parallelised inside the adapter instead (``n_jobs``: contiguous
 seed chunks in joblib worker processes, identical output).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,10 +37,18 @@ def models(n=200):
     from audits.diffprivlib.space import base_dataset, build_adapter, make_config
 
     cfgs = [
-        make_config("models.GaussianNB", 1.0, dict(bounds=(0.0, 1.0), classes=2, priors=None, var_smoothing=1e-9),
-                    dict(n=20, d=2, shape="spread")),
-        make_config("models.LinearRegression", 1.0, dict(bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0),
-                                                         fit_intercept=True), dict(n=20, d=2, shape="spread")),
+        make_config(
+            "models.GaussianNB",
+            1.0,
+            dict(bounds=(0.0, 1.0), classes=2, priors=None, var_smoothing=1e-9),
+            dict(n=20, d=2, shape="spread"),
+        ),
+        make_config(
+            "models.LinearRegression",
+            1.0,
+            dict(bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0), fit_intercept=True),
+            dict(n=20, d=2, shape="spread"),
+        ),
         make_config("models.KMeans", 1.0, dict(bounds=(0.0, 1.0), n_clusters=2), dict(n=20, d=2, shape="spread")),
     ]
     out = {}
@@ -68,11 +77,21 @@ def dask_certification(n=4 * 65_536):
     t = time.perf_counter()
     r1 = audit(mech, a.privacy, pairs=(0.0, 1.0), n_samples=n, n_select=4000, rng=np.random.default_rng(1))
     out["serial_seconds"] = round(time.perf_counter() - t, 1)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
-            Client(cl) as client:
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl,
+        Client(cl) as client,
+    ):
         t = time.perf_counter()
-        r2 = audit(mech, a.privacy, pairs=(0.0, 1.0), n_samples=n, n_select=4000, rng=np.random.default_rng(1),
-                   backend="dask", client=client)
+        r2 = audit(
+            mech,
+            a.privacy,
+            pairs=(0.0, 1.0),
+            n_samples=n,
+            n_select=4000,
+            rng=np.random.default_rng(1),
+            backend="dask",
+            client=client,
+        )
         out["dask_2_workers_seconds"] = round(time.perf_counter() - t, 1)
     out["same_counts"] = r1.counts == r2.counts
     out["releases_per_side"] = n

@@ -12,6 +12,7 @@ so CPU time is the steadier measure; BLAS threads count in CPU time). Peak memor
 
 Usage: python benchmarks/bench_iht.py [--n 2000] [--d 200] [--s 5] [--size-alg3 2000] [--size-alg5 40]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,16 +61,23 @@ def main():
     w = np.zeros(d)
     w[:s] = 0.5 / math.sqrt(s)
     data = np.column_stack([X, X @ w + rng.standard_t(5, size=n)])
-    delta = n ** -1.1
+    delta = n**-1.1
     T = max(1, math.floor(math.log(n)))
     ests = {
-        "Alg 3 TruncatedDPIHT": (TruncatedDPIHT(s, eps, delta, K=(n * eps / (s * T)) ** 0.25, T=T, eta0=0.5),
-                                 args.size_alg3),
-        "Alg 5 RobustDPIHT, k balanced (Thm 8)": (RobustDPIHT(
-            s, eps, delta, k=alg5_k(n, s=s, T=T, epsilon=eps, delta=delta, zeta=0.1, tau=1.0), T=T, eta=0.5),
-            args.size_alg5),
-        "Alg 5 RobustDPIHT, k = n eps (experiments)": (RobustDPIHT(s, eps, delta, k=n * eps, T=T, eta=0.5),
-                                                       args.size_alg5),
+        "Alg 3 TruncatedDPIHT": (
+            TruncatedDPIHT(s, eps, delta, K=(n * eps / (s * T)) ** 0.25, T=T, eta0=0.5),
+            args.size_alg3,
+        ),
+        "Alg 5 RobustDPIHT, k balanced (Thm 8)": (
+            RobustDPIHT(
+                s, eps, delta, k=alg5_k(n, s=s, T=T, epsilon=eps, delta=delta, zeta=0.1, tau=1.0), T=T, eta=0.5
+            ),
+            args.size_alg5,
+        ),
+        "Alg 5 RobustDPIHT, k = n eps (experiments)": (
+            RobustDPIHT(s, eps, delta, k=n * eps, T=T, eta=0.5),
+            args.size_alg5,
+        ),
     }
     rows = {}
     for name, (est, size) in ests.items():
@@ -80,14 +88,31 @@ def main():
             loop = [min(a, b) for a, b in zip(loop, timed(lambda: [est(data, rng=rng) for _ in range(n_loop)]))]
         peak = peak_bytes(lambda: est.sample(data, size, rng=rng))
         rows[name] = {
-            "estimator": repr(est), "releases": size, "loop_releases": n_loop,
-            "sample_wall_s": vec[0], "sample_cpu_s": vec[1], "loop_wall_s": loop[0], "loop_cpu_s": loop[1],
-            "sample_releases_per_min_wall": size / vec[0] * 60, "sample_releases_per_min_cpu": size / vec[1] * 60,
-            "loop_releases_per_min_wall": n_loop / loop[0] * 60, "loop_releases_per_min_cpu": n_loop / loop[1] * 60,
-            "speedup_cpu": (size / vec[1]) / (n_loop / loop[1]), "tracemalloc_peak_MiB": peak / 2**20,
+            "estimator": repr(est),
+            "releases": size,
+            "loop_releases": n_loop,
+            "sample_wall_s": vec[0],
+            "sample_cpu_s": vec[1],
+            "loop_wall_s": loop[0],
+            "loop_cpu_s": loop[1],
+            "sample_releases_per_min_wall": size / vec[0] * 60,
+            "sample_releases_per_min_cpu": size / vec[1] * 60,
+            "loop_releases_per_min_wall": n_loop / loop[0] * 60,
+            "loop_releases_per_min_cpu": n_loop / loop[1] * 60,
+            "speedup_cpu": (size / vec[1]) / (n_loop / loop[1]),
+            "tracemalloc_peak_MiB": peak / 2**20,
         }
-    result = {"n": n, "d": d, "s": s, "T": T, "epsilon": eps, "delta": delta, "repeats": args.repeats,
-              "max_rss_MiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "rows": rows}
+    result = {
+        "n": n,
+        "d": d,
+        "s": s,
+        "T": T,
+        "epsilon": eps,
+        "delta": delta,
+        "repeats": args.repeats,
+        "max_rss_MiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rows": rows,
+    }
     print(f"n={n}, d={d}, s={s}, T={T}, best of {args.repeats} (interleaved)")
     print("  releases per minute: wall-clock / per CPU-minute of this process (the machine is shared)")
     for name, r in rows.items():

@@ -11,6 +11,7 @@ variance).
 
     python benchmarks/bench_independence.py [--d 5] [--n 2000] [--groups 20] [--batches 30] [--batch-size 200]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,13 +45,16 @@ def main():
     for cls in (SharedDirections, IterativeUpdatingMean):
         est = cls(5.0, a.groups, 1.0, 1e-5)
         t = time.perf_counter()
-        res = check_independent_releases(est, x, n_batches=a.batches, batch_size=a.batch_size, alpha=0.01,
-                                         rng=np.random.default_rng(a.seed + 1))
+        res = check_independent_releases(
+            est, x, n_batches=a.batches, batch_size=a.batch_size, alpha=0.01, rng=np.random.default_rng(a.seed + 1)
+        )
         ratios = ", ".join(
             f"{e['event'].split(' >')[0]}: {e['ratio']:.2f}" for e in res.details["events"] if "ratio" in e
         )
-        print(f"{cls.__name__:22s} {res.verdict:10s} min p = {res.details['min_p_value']:.2g}  "
-              f"({time.perf_counter() - t:.0f} s)\n    ratios: {ratios}")
+        print(
+            f"{cls.__name__:22s} {res.verdict:10s} min p = {res.details['min_p_value']:.2g}  "
+            f"({time.perf_counter() - t:.0f} s)\n    ratios: {ratios}"
+        )
 
 
 if __name__ == "__main__":

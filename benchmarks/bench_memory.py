@@ -10,6 +10,7 @@ Each configuration runs in its own process (peak RSS from ``resource.getrusage``
 Prints one line per configuration: d, releases per side, ε lower bound, verdict, selection releases per side
 (and whether the default was lowered to fit ``max_memory``), seconds, peak RSS in GiB.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,14 +33,26 @@ def one(d: int, n: int, max_memory: str, seed: int) -> dict:
         return Y
 
     t = time.perf_counter()
-    r = audit(Mechanism(gauss, name=f"gaussian_d{d}"), PrivacyClaim(epsilon=1.0, delta=1e-5),
-              pairs=Pair(np.array([0.0]), np.array([1.0]), "mean shift 1 along coordinate 0", "given"),
-              n_samples=n, rng=np.random.default_rng(seed), max_memory=max_memory)
+    r = audit(
+        Mechanism(gauss, name=f"gaussian_d{d}"),
+        PrivacyClaim(epsilon=1.0, delta=1e-5),
+        pairs=Pair(np.array([0.0]), np.array([1.0]), "mean shift 1 along coordinate 0", "given"),
+        n_samples=n,
+        rng=np.random.default_rng(seed),
+        max_memory=max_memory,
+    )
     s = r.details["samples"]
-    return {"d": d, "n_per_side": n, "epsilon_lb": round(r.epsilon_lb, 3), "verdict": r.verdict,
-            "n_select": s["n_select_per_side"], "select_lowered": s["n_select_lowered_to_fit_max_memory"],
-            "seconds": round(time.perf_counter() - t, 1), "max_memory": max_memory,
-            "peak_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)}
+    return {
+        "d": d,
+        "n_per_side": n,
+        "epsilon_lb": round(r.epsilon_lb, 3),
+        "verdict": r.verdict,
+        "n_select": s["n_select_per_side"],
+        "select_lowered": s["n_select_lowered_to_fit_max_memory"],
+        "seconds": round(time.perf_counter() - t, 1),
+        "max_memory": max_memory,
+        "peak_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
+    }
 
 
 def main() -> None:
@@ -53,11 +66,26 @@ def main() -> None:
     if a.child:
         print(json.dumps(one(a.d, a.n, a.max_memory, a.seed)), flush=True)
         return
-    configs = ([(a.d, a.n)] if a.d and a.n else
-               [(10, 10**5), (10, 10**6), (10, 10**7), (1000, 10**5), (1000, 10**6)])
+    configs = [(a.d, a.n)] if a.d and a.n else [(10, 10**5), (10, 10**6), (10, 10**7), (1000, 10**5), (1000, 10**6)]
     for d, n in configs:
-        out = subprocess.run([sys.executable, __file__, "--child", "--d", str(d), "--n", str(n), "--max-memory",
-                              a.max_memory, "--seed", str(a.seed)], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                "--d",
+                str(d),
+                "--n",
+                str(n),
+                "--max-memory",
+                a.max_memory,
+                "--seed",
+                str(a.seed),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         print(out.stdout.strip().splitlines()[-1], flush=True)
 
 

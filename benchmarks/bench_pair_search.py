@@ -14,6 +14,7 @@ Prints per row: pairs, good pairs, the oracle bound of each, the search's hit ra
 Clopper–Pearson 95 % interval, and the median ratio of the chosen pair's oracle bound to the best pair's.
 Writes ``benchmarks/results/pair_search.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,10 +45,27 @@ def search_once(name: str, budget: int, seed: int) -> str:
     m = get_mechanism(name)
     sizes = auto_sizes(budget, len(m.pairs))
     rng = np.random.default_rng(seed)
-    plan = plan_audit(m, m.claim(), pairs=list(m.pairs), neighbours=None, n_samples=sizes["n_samples"], alpha=0.05,
-                      attacks="auto", rng=rng, n_select=None, n_search=None, n_certify=1, log_density=None,
-                      directions=None, profile=None, profile_epsilons=None, profile_share=0.2, max_candidates=4096,
-                      chunk_size=1_000_000, name=name)
+    plan = plan_audit(
+        m,
+        m.claim(),
+        pairs=list(m.pairs),
+        neighbours=None,
+        n_samples=sizes["n_samples"],
+        alpha=0.05,
+        attacks="auto",
+        rng=rng,
+        n_select=None,
+        n_search=None,
+        n_certify=1,
+        log_density=None,
+        directions=None,
+        profile=None,
+        profile_epsilons=None,
+        profile_share=0.2,
+        max_candidates=4096,
+        chunk_size=1_000_000,
+        name=name,
+    )
     return search_stage(plan, rng).pair.label
 
 
@@ -75,14 +93,27 @@ def main() -> None:
         chosen = [search_once(name, a.budget, s) for s in range(a.seeds)]
         hits = sum(c in good for c in chosen)
         ratio = float(np.median([ob[c] / best if best > 0 else 0.0 for c in chosen]))
-        row = {"row": name, "budget_per_side": a.budget, "n_certify": n_cert, "pairs": len(ob),
-               "good_pairs": sorted(good), "oracle_by_pair": ob, "seeds": a.seeds, "hits": hits,
-               "hit_rate_ci95": cp(hits, a.seeds), "median_oracle_ratio_of_chosen": ratio,
-               "chosen": chosen, "seconds": round(time.perf_counter() - t, 1)}
+        row = {
+            "row": name,
+            "budget_per_side": a.budget,
+            "n_certify": n_cert,
+            "pairs": len(ob),
+            "good_pairs": sorted(good),
+            "oracle_by_pair": ob,
+            "seeds": a.seeds,
+            "hits": hits,
+            "hit_rate_ci95": cp(hits, a.seeds),
+            "median_oracle_ratio_of_chosen": ratio,
+            "chosen": chosen,
+            "seconds": round(time.perf_counter() - t, 1),
+        }
         report.append(row)
-        print(f"{name}: {len(good)}/{len(ob)} good pairs (oracle best {best:.3f}); search kept a good pair "
-              f"{hits}/{a.seeds} (95% CI {row['hit_rate_ci95'][0]:.2f}-{row['hit_rate_ci95'][1]:.2f}); median "
-              f"oracle ratio of the chosen pair {ratio:.2f}; {row['seconds']} s", flush=True)
+        print(
+            f"{name}: {len(good)}/{len(ob)} good pairs (oracle best {best:.3f}); search kept a good pair "
+            f"{hits}/{a.seeds} (95% CI {row['hit_rate_ci95'][0]:.2f}-{row['hit_rate_ci95'][1]:.2f}); median "
+            f"oracle ratio of the chosen pair {ratio:.2f}; {row['seconds']} s",
+            flush=True,
+        )
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     Path(a.out).write_text(json.dumps(report, indent=1))
 

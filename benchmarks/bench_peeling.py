@@ -6,6 +6,7 @@ release needs them), both as ``Generator.laplace`` and as the difference of two 
 
 Usage: python benchmarks/bench_peeling.py [--size N] [--repeats R]
 """
+
 from __future__ import annotations
 
 import argparse

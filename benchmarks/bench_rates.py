@@ -13,6 +13,7 @@
 
 Timings are wall-clock minima over ``--repeat`` runs; the machine may be shared, so treat them as noisy.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,14 +56,24 @@ def main(argv=None):
     args = ap.parse_args(argv)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"cores available: {cores}; load average (1 min) {load:.2f}; n_jobs={args.n_jobs}; n = {NS}; "
-          f"{REPS} reps per n")
+    print(
+        f"cores available: {cores}; load average (1 min) {load:.2f}; n_jobs={args.n_jobs}; n = {NS}; {REPS} reps per n"
+    )
 
     claim = RateClaim("n", -0.5, 0.1)
 
     def rate_check(backend):
-        run = sweep(sample_mean_error_vec, {"n": NS}, REPS, seed=1, vectorised=True, chunk_size=50,
-                    backend=backend, n_jobs=args.n_jobs, progress=False)
+        run = sweep(
+            sample_mean_error_vec,
+            {"n": NS},
+            REPS,
+            seed=1,
+            vectorised=True,
+            chunk_size=50,
+            backend=backend,
+            n_jobs=args.n_jobs,
+            progress=False,
+        )
         return run, check_rate(run, claim)
 
     # start the loky pool once (not part of the timed numbers)
@@ -74,30 +85,60 @@ def main(argv=None):
     for backend in ("serial", "processes"):
         total, (run, res) = timed(lambda: rate_check(backend), args.repeat)
         t_sim = run.seconds
-        print(f"   {backend:9s}: total {total:.2f} s  (simulation {t_sim:.2f} s, check {res.seconds:.2f} s)  -> "
-              f"{res.verdict}: exponent {res.estimate:.4f} CI [{res.interval[0]:.4f}, {res.interval[1]:.4f}]")
+        print(
+            f"   {backend:9s}: total {total:.2f} s  (simulation {t_sim:.2f} s, check {res.seconds:.2f} s)  -> "
+            f"{res.verdict}: exponent {res.estimate:.4f} CI [{res.interval[0]:.4f}, {res.interval[1]:.4f}]"
+        )
 
     print("\n2. speed-up of processes over serial")
-    ser_v, a = timed(lambda: sweep(sample_mean_error_vec, {"n": NS}, REPS, seed=2, vectorised=True, chunk_size=50,
-                                   progress=False), args.repeat)
-    par_v, b = timed(lambda: sweep(sample_mean_error_vec, {"n": NS}, REPS, seed=2, vectorised=True, chunk_size=50,
-                                   backend="processes", n_jobs=args.n_jobs, progress=False), args.repeat)
+    ser_v, a = timed(
+        lambda: sweep(sample_mean_error_vec, {"n": NS}, REPS, seed=2, vectorised=True, chunk_size=50, progress=False),
+        args.repeat,
+    )
+    par_v, b = timed(
+        lambda: sweep(
+            sample_mean_error_vec,
+            {"n": NS},
+            REPS,
+            seed=2,
+            vectorised=True,
+            chunk_size=50,
+            backend="processes",
+            n_jobs=args.n_jobs,
+            progress=False,
+        ),
+        args.repeat,
+    )
     assert np.array_equal(a.values(), b.values())
-    print(f"   vectorised (8 x 200 reps, 32 calls):  serial {ser_v:.2f} s, processes {par_v:.2f} s, "
-          f"speed-up x{ser_v / par_v:.2f}")
+    print(
+        f"   vectorised (8 x 200 reps, 32 calls):  serial {ser_v:.2f} s, processes {par_v:.2f} s, "
+        f"speed-up x{ser_v / par_v:.2f}"
+    )
     ser_l, a = timed(lambda: sweep(sample_mean_error, {"n": NS}, REPS, seed=3, progress=False), args.repeat)
-    par_l, b = timed(lambda: sweep(sample_mean_error, {"n": NS}, REPS, seed=3, backend="processes",
-                                   n_jobs=args.n_jobs, progress=False), args.repeat)
+    par_l, b = timed(
+        lambda: sweep(
+            sample_mean_error, {"n": NS}, REPS, seed=3, backend="processes", n_jobs=args.n_jobs, progress=False
+        ),
+        args.repeat,
+    )
     assert np.array_equal(a.values(), b.values())
-    print(f"   per-replication (1600 calls):          serial {ser_l:.2f} s, processes {par_l:.2f} s, "
-          f"speed-up x{ser_l / par_l:.2f}")
+    print(
+        f"   per-replication (1600 calls):          serial {ser_l:.2f} s, processes {par_l:.2f} s, "
+        f"speed-up x{ser_l / par_l:.2f}"
+    )
     small = [10, 20, 50, 100]
     ser_s, a = timed(lambda: sweep(sample_mean_error, {"n": small}, 500, seed=4, progress=False), args.repeat)
-    par_s, b = timed(lambda: sweep(sample_mean_error, {"n": small}, 500, seed=4, backend="processes",
-                                   n_jobs=args.n_jobs, progress=False), args.repeat)
+    par_s, b = timed(
+        lambda: sweep(
+            sample_mean_error, {"n": small}, 500, seed=4, backend="processes", n_jobs=args.n_jobs, progress=False
+        ),
+        args.repeat,
+    )
     assert np.array_equal(a.values(), b.values())
-    print(f"   tiny per-replication work (2000 calls, n <= 100): serial {ser_s:.2f} s, processes {par_s:.2f} s, "
-          f"speed-up x{ser_s / par_s:.2f}  (overhead-bound: prefer vectorised or serial)")
+    print(
+        f"   tiny per-replication work (2000 calls, n <= 100): serial {ser_s:.2f} s, processes {par_s:.2f} s, "
+        f"speed-up x{ser_s / par_s:.2f}  (overhead-bound: prefer vectorised or serial)"
+    )
 
 
 if __name__ == "__main__":

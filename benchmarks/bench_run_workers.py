@@ -24,6 +24,7 @@ cores busy, a session gets the same share whatever its number of processes, so t
 sleep-bound mechanism, which needs no CPU, still shows what the parallel machinery itself costs).
 Writes ``benchmarks/results/bench_run_workers.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,8 +75,11 @@ class LoadSampler:
 
     def summary(self):
         one = [s[0] for s in self.samples]
-        return {"load1_mean": round(statistics.mean(one), 2), "load1_max": round(max(one), 2),
-                "load15_end": round(self.samples[-1][2], 2)}
+        return {
+            "load1_mean": round(statistics.mean(one), 2),
+            "load1_max": round(max(one), 2),
+            "load15_end": round(self.samples[-1][2], 2),
+        }
 
 
 def _drop_seconds(x):
@@ -112,8 +116,13 @@ def capacity():
         t = time.perf_counter()
         pool.map(_spin, [0, 1], chunksize=1)
         t2 = time.perf_counter() - t
-    row = {"part": "capacity", "one_alone_s": round(t1, 2), "two_parallel_s": round(t2, 2),
-           "capacity": round(2 * t1 / t2, 2), "load1": round(os.getloadavg()[0], 2)}
+    row = {
+        "part": "capacity",
+        "one_alone_s": round(t1, 2),
+        "two_parallel_s": round(t2, 2),
+        "capacity": round(2 * t1 / t2, 2),
+        "load1": round(os.getloadavg()[0], 2),
+    }
     print(row, flush=True)
     return row
 
@@ -126,20 +135,45 @@ def real_subset(names, seed, repeats):
             rows.append({**capacity(), "before": "real", "repeat": rep})
             for w in (1, 2) if rep % 2 == 0 else (2, 1):
                 out = Path(tmp) / f"w{w}_{rep}"
-                cmd = [sys.executable, "-m", "htdp_verify.cli", "run", *names, "--profile", "quick", "--seed",
-                       str(seed), "--out", str(out), "--no-progress", "--workers", str(w)]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "htdp_verify.cli",
+                    "run",
+                    *names,
+                    "--profile",
+                    "quick",
+                    "--seed",
+                    str(seed),
+                    "--out",
+                    str(out),
+                    "--no-progress",
+                    "--workers",
+                    str(w),
+                ]
                 with LoadSampler() as ls:
                     t0 = time.perf_counter()
                     r = subprocess.run(cmd, capture_output=True, text=True)
                     sec = time.perf_counter() - t0
-                row = {"part": "real", "workers": w, "repeat": rep, "seconds": round(sec, 1),
-                       "exit": r.returncode, **ls.summary()}
+                row = {
+                    "part": "real",
+                    "workers": w,
+                    "repeat": rep,
+                    "seconds": round(sec, 1),
+                    "exit": r.returncode,
+                    **ls.summary(),
+                }
                 rows.append(row)
                 print(row, flush=True)
         for rep in range(repeats):
             a, b = _results(Path(tmp) / f"w1_{rep}"), _results(Path(tmp) / f"w2_{rep}")
-            row = {"part": "real", "identical_results": a == b, "repeat": rep, "results": len(a),
-                   "differing": sorted({x["name"] for x in a if x not in b})}
+            row = {
+                "part": "real",
+                "identical_results": a == b,
+                "repeat": rep,
+                "results": len(a),
+                "differing": sorted({x["name"] for x in a if x not in b}),
+            }
             rows.append(row)
             print(row, flush=True)
     return rows
@@ -156,6 +190,7 @@ def make_burn(name):
         for _ in range(WORK):
             x = x * 0.999999 + a
         return CheckResult(name=name, verdict="info", statistic="x", estimate=x, seed=ctx.seed)
+
     return burn
 
 
@@ -171,15 +206,27 @@ def synthetic(repeats, n_checks=8):
                 with LoadSampler() as ls:
                     t0 = time.perf_counter()
                     with contextlib.redirect_stdout(io.StringIO()):
-                        code = cli.main(["run", "synthetic", "--seed", "3", "--out", str(out), "--no-progress",
-                                         "--workers", str(w)])
+                        code = cli.main(
+                            ["run", "synthetic", "--seed", "3", "--out", str(out), "--no-progress", "--workers", str(w)]
+                        )
                     sec = time.perf_counter() - t0
-                row = {"part": "synthetic", "workers": w, "repeat": rep, "seconds": round(sec, 2), "exit": code,
-                       **ls.summary()}
+                row = {
+                    "part": "synthetic",
+                    "workers": w,
+                    "repeat": rep,
+                    "seconds": round(sec, 2),
+                    "exit": code,
+                    **ls.summary(),
+                }
                 rows.append(row)
                 print(row, flush=True)
-            rows.append({"part": "synthetic", "repeat": rep, "identical_results":
-                         _results(Path(tmp) / f"s1_{rep}") == _results(Path(tmp) / f"s2_{rep}")})
+            rows.append(
+                {
+                    "part": "synthetic",
+                    "repeat": rep,
+                    "identical_results": _results(Path(tmp) / f"s1_{rep}") == _results(Path(tmp) / f"s2_{rep}"),
+                }
+            )
             print(rows[-1], flush=True)
     return rows
 
@@ -222,12 +269,28 @@ def audit_backend(repeats):
                     extra = {"backend": backend, "client": client if backend == "dask" else None}
                     with LoadSampler() as ls:
                         t0 = time.perf_counter()
-                        res = audit(mech, PrivacyClaim(1.0), pairs=[(d, d2)], n_samples=n, n_select=2000,
-                                    rng=np.random.default_rng(5), **kw, **extra)
+                        res = audit(
+                            mech,
+                            PrivacyClaim(1.0),
+                            pairs=[(d, d2)],
+                            n_samples=n,
+                            n_select=2000,
+                            rng=np.random.default_rng(5),
+                            **kw,
+                            **extra,
+                        )
                         sec = time.perf_counter() - t0
-                    row = {"part": "audit", "mechanism": label, "backend": backend, "repeat": rep,
-                           "n_samples": n, "seconds": round(sec, 2), "epsilon_lb": res.epsilon_lb,
-                           "verdict": res.verdict, **ls.summary()}
+                    row = {
+                        "part": "audit",
+                        "mechanism": label,
+                        "backend": backend,
+                        "repeat": rep,
+                        "n_samples": n,
+                        "seconds": round(sec, 2),
+                        "epsilon_lb": res.epsilon_lb,
+                        "verdict": res.verdict,
+                        **ls.summary(),
+                    }
                     rows.append(row)
                     print(row, flush=True)
             # the certification stage alone
@@ -235,11 +298,28 @@ def audit_backend(repeats):
                 for backend in ("serial", "dask") if rep % 2 == 0 else ("dask", "serial"):
                     with LoadSampler() as ls:
                         t0 = time.perf_counter()
-                        c = count_streamed(mech, d, n, [_Above(0.05)], np.random.default_rng(9), release_nbytes=8,
-                                           backend=backend, client=client if backend == "dask" else None, **kw)
+                        c = count_streamed(
+                            mech,
+                            d,
+                            n,
+                            [_Above(0.05)],
+                            np.random.default_rng(9),
+                            release_nbytes=8,
+                            backend=backend,
+                            client=client if backend == "dask" else None,
+                            **kw,
+                        )
                         sec = time.perf_counter() - t0
-                    row = {"part": "certification", "mechanism": label, "backend": backend, "repeat": rep,
-                           "n": n, "seconds": round(sec, 2), "count": int(c[0]), **ls.summary()}
+                    row = {
+                        "part": "certification",
+                        "mechanism": label,
+                        "backend": backend,
+                        "repeat": rep,
+                        "n": n,
+                        "seconds": round(sec, 2),
+                        "count": int(c[0]),
+                        **ls.summary(),
+                    }
                     rows.append(row)
                     print(row, flush=True)
     finally:
@@ -268,10 +348,16 @@ def ratios(rows):
             out[part] = round(statistics.median(one) / statistics.median(two), 2)
     for part in ("audit", "certification"):
         for mech in {r["mechanism"] for r in rows if r.get("part") == part}:
-            s = [r["seconds"] for r in rows if r.get("part") == part and r["mechanism"] == mech
-                 and r["backend"] == "serial"]
-            d = [r["seconds"] for r in rows if r.get("part") == part and r["mechanism"] == mech
-                 and r["backend"] == "dask"]
+            s = [
+                r["seconds"]
+                for r in rows
+                if r.get("part") == part and r["mechanism"] == mech and r["backend"] == "serial"
+            ]
+            d = [
+                r["seconds"]
+                for r in rows
+                if r.get("part") == part and r["mechanism"] == mech and r["backend"] == "dask"
+            ]
             out[f"{part}:{mech}"] = round(statistics.median(s) / statistics.median(d), 2)
     return out
 

@@ -9,6 +9,7 @@ Timings are interleaved best-of (the machine is shared). Alg. 2 (full-data gradi
 
 Usage: python benchmarks/bench_sco.py [--size N] [--repeats R] [--json PATH]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,8 +61,10 @@ def main():
             jobs[f"alg1 s={rule}: sample, n_jobs={nj}"] = (lambda est=est: est.sample(data, size, rng=rng), size)
         est = alg1_experiment(n, d, eps, scale_rule=rule)
         n_loop = max(1, size // 10)
-        jobs[f"alg1 s={rule}: loop of __call__"] = (lambda est=est, k=n_loop: [est(data, rng=rng) for _ in range(k)],
-                                                   n_loop)
+        jobs[f"alg1 s={rule}: loop of __call__"] = (
+            lambda est=est, k=n_loop: [est(data, rng=rng) for _ in range(k)],
+            n_loop,
+        )
     lasso = alg2_experiment(n, d, 0.9)
     jobs["alg2 (experiment preset, eps=0.9): sample"] = (lambda: lasso.sample(data, size, rng=rng), size)
     best = {name: math.inf for name in jobs}
@@ -77,18 +80,35 @@ def main():
             rows[key]["speedup_vs_loop"] = loop / best[key]
     peak = peak_bytes(lambda: est.sample(data, size, rng=rng))
     peak2 = peak_bytes(lambda: alg1_experiment(n, d, eps, n_jobs=2).sample(data, size, rng=rng))
-    print(f"n={n}, d={d}, eps={eps}, T={est.T}, m={est.block_size(n)}, {size} releases, best of {args.repeats}, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"n={n}, d={d}, eps={eps}, T={est.T}, m={est.block_size(n)}, {size} releases, best of {args.repeats}, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     for name, row in rows.items():
         extra = f"  {row['speedup_vs_loop']:5.2f}x the loop" if "speedup_vs_loop" in row else ""
         print(f"  {name:48s} {row['releases_per_minute']:12,.0f} releases/min{extra}")
-    print(f"  peak traced memory of one sample({size}) call: {peak / 2**20:.1f} MiB (1 thread), "
-          f"{peak2 / 2**20:.1f} MiB (2 threads)")
+    print(
+        f"  peak traced memory of one sample({size}) call: {peak / 2**20:.1f} MiB (1 thread), "
+        f"{peak2 / 2**20:.1f} MiB (2 threads)"
+    )
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"n": n, "d": d, "epsilon": eps, "T": est.T, "size": size, "repeats": args.repeats,
-                       "load_average": os.getloadavg()[0], "rows": rows, "peak_bytes_1_thread": peak,
-                       "peak_bytes_2_threads": peak2}, fh, indent=2)
+            json.dump(
+                {
+                    "n": n,
+                    "d": d,
+                    "epsilon": eps,
+                    "T": est.T,
+                    "size": size,
+                    "repeats": args.repeats,
+                    "load_average": os.getloadavg()[0],
+                    "rows": rows,
+                    "peak_bytes_1_thread": peak,
+                    "peak_bytes_2_threads": peak2,
+                },
+                fh,
+                indent=2,
+            )
 
 
 if __name__ == "__main__":

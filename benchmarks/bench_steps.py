@@ -13,6 +13,7 @@ Run: ``python benchmarks/bench_steps.py [--seeds 100] [--out benchmarks/results/
 
 Results are written as JSON. Times are wall-clock on the machine at hand.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -59,13 +60,24 @@ def cost(n_samples: int) -> list[dict]:
         w = audit(e, pairs=[(D, D2)], n_samples=n_samples, rng=np.random.default_rng(2))
         tw = time.perf_counter() - t0
         lb = s.run_lower_bound
-        rows.append({"estimator": cls.__name__, "n_samples": n_samples, "step_seconds": ts,
-                     "step_verdict": s.verdict, "step_epsilon_lb": s.estimate,
-                     "run_lower_bound": None if lb is None else lb["epsilon_lb"],
-                     "whole_run_seconds": tw, "whole_run_verdict": w.verdict, "whole_run_epsilon_lb": w.epsilon_lb})
-        print(f"{cls.__name__:12s} step audit {ts:6.2f} s {s.verdict:10s} step ε_lb={s.estimate:.3f} "
-              f"run ε_lb={'-' if lb is None else format(lb['epsilon_lb'], '.3f')} | whole-run audit {tw:6.2f} s "
-              f"{w.verdict:10s} ε_lb={w.epsilon_lb:.3f}")
+        rows.append(
+            {
+                "estimator": cls.__name__,
+                "n_samples": n_samples,
+                "step_seconds": ts,
+                "step_verdict": s.verdict,
+                "step_epsilon_lb": s.estimate,
+                "run_lower_bound": None if lb is None else lb["epsilon_lb"],
+                "whole_run_seconds": tw,
+                "whole_run_verdict": w.verdict,
+                "whole_run_epsilon_lb": w.epsilon_lb,
+            }
+        )
+        print(
+            f"{cls.__name__:12s} step audit {ts:6.2f} s {s.verdict:10s} step ε_lb={s.estimate:.3f} "
+            f"run ε_lb={'-' if lb is None else format(lb['epsilon_lb'], '.3f')} | whole-run audit {tw:6.2f} s "
+            f"{w.verdict:10s} ε_lb={w.epsilon_lb:.3f}"
+        )
     return rows
 
 
@@ -79,11 +91,19 @@ def validity(seeds: int, n_samples: int) -> dict:
         lb = r.run_lower_bound
         bounds.append(None if lb is None else lb["epsilon_lb"])
     vals = np.array([b if b is not None else 0.0 for b in bounds])
-    out = {"seeds": seeds, "n_samples": n_samples, "true_run_epsilon": truth, "exceedances": int(np.sum(vals > truth)),
-           "median_bound": float(np.median(vals)), "max_bound": float(np.max(vals)),
-           "no_bound": int(sum(b is None for b in bounds))}
-    print(f"validity: {out['exceedances']}/{seeds} run-level bounds above the true ε = {truth:.3f} "
-          f"(median bound {out['median_bound']:.3f}, max {out['max_bound']:.3f}, none in {out['no_bound']})")
+    out = {
+        "seeds": seeds,
+        "n_samples": n_samples,
+        "true_run_epsilon": truth,
+        "exceedances": int(np.sum(vals > truth)),
+        "median_bound": float(np.median(vals)),
+        "max_bound": float(np.max(vals)),
+        "no_bound": int(sum(b is None for b in bounds)),
+    }
+    print(
+        f"validity: {out['exceedances']}/{seeds} run-level bounds above the true ε = {truth:.3f} "
+        f"(median bound {out['median_bound']:.3f}, max {out['max_bound']:.3f}, none in {out['no_bound']})"
+    )
     return out
 
 
@@ -95,8 +115,11 @@ def libraries(n: int) -> dict:
         from htdp_verify.privacy.libraries import from_opendp
 
         dp.enable_features("contrib")
-        m = (dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0))), dp.symmetric_distance()) >> dp.t.then_sum() \
+        m = (
+            (dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0))), dp.symmetric_distance())
+            >> dp.t.then_sum()
             >> dp.m.then_laplace(scale=1.0)
+        )
         mech = from_opendp(m)
         t0 = time.perf_counter()
         mech(np.zeros(5), n, np.random.default_rng(0))

@@ -6,6 +6,7 @@ tests/estimator_checks/test_estimator_checks.py should fail their target checks 
 
 Usage: python benchmarks/estimator_checks_false_failures.py [n_seeds]
 """
+
 import collections
 import sys
 import time
@@ -27,5 +28,7 @@ for est in (ClippedMeanLaplace(1.0, -5.0, 5.0), UnderNoisedMean(), SharedNoiseMe
             if r.verdict in ("violated", "error"):
                 fails[r.name.split("[")[0]] += 1
     rates = ", ".join(f"{k} {v}/{n_seeds}" for k, v in sorted(fails.items())) or "none"
-    print(f"{type(est).__name__}: failing checks over {n_seeds} seeds: {rates} ({time.perf_counter() - t0:.0f} s)",
-          flush=True)
+    print(
+        f"{type(est).__name__}: failing checks over {n_seeds} seeds: {rates} ({time.perf_counter() - t0:.0f} s)",
+        flush=True,
+    )

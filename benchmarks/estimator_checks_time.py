@@ -2,6 +2,7 @@
 
 Usage: python benchmarks/estimator_checks_time.py [quick|full]
 """
+
 import sys
 import time
 import warnings

@@ -21,6 +21,7 @@ excess risk at n = 10⁴ → 9·10⁴, ratio, local slope [bootstrap 90 % CI], a
 The paper's 0.14 → 0.03 (slope −0.70) is matched in level and inside the CI only at d = 800 with the printed
 rule; at d = 200 the CI excludes −0.70. Every private error stays above that of w = 0 (w* is dense with ‖w*‖₁ = 1).
 """
+
 from __future__ import annotations
 
 import math
@@ -54,10 +55,12 @@ def main(reps: int = 20, seed: int = 20261124) -> None:
             idx = np.random.default_rng(seed).integers(0, reps, size=(2000, reps))
             boot = np.log(E[idx, 1].mean(axis=1) / E[idx, 0].mean(axis=1)) / math.log(9.0)
             lo, hi = np.quantile(boot, [0.05, 0.95])
-            print(f"s rule {setting.scale_rule:<5} d = {d:<4} mean error n=1e4 {m[0]:.4f}  n=9e4 {m[1]:.4f}  "
-                  f"ratio {m[1] / m[0]:.3f}  slope {math.log(m[1] / m[0]) / math.log(9):+.3f} [{lo:+.3f}, {hi:+.3f}]"
-                  f"  (w = 0: {float(cell.excess(np.zeros(d))[0]):.4f}; {time.perf_counter() - t0:.0f} s)",
-                  flush=True)
+            print(
+                f"s rule {setting.scale_rule:<5} d = {d:<4} mean error n=1e4 {m[0]:.4f}  n=9e4 {m[1]:.4f}  "
+                f"ratio {m[1] / m[0]:.3f}  slope {math.log(m[1] / m[0]) / math.log(9):+.3f} [{lo:+.3f}, {hi:+.3f}]"
+                f"  (w = 0: {float(cell.excess(np.zeros(d))[0]):.4f}; {time.perf_counter() - t0:.0f} s)",
+                flush=True,
+            )
     print("paper: 0.14 -> 0.03, ratio 0.214, slope -0.70; Thm 2: -1/3")
 
 

@@ -7,6 +7,7 @@
 
 Usage: python benchmarks/peeling_exact.py [--quick] [--out results.json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,10 @@ def candidates(d, s, b, rich=True):
             continue
         for g1, g2 in itertools.product([0.0, 0.5, 1.0, 2.0], repeat=2):
             for mb, mc in itertools.product([-1, 0, 1], [-1, 0]):
-                yield (f"A={ka}@+{g1 + g2}b move +1, B={kb}@+{g2}b move {mb:+d}, C={d - ka - kb} move {mc:+d}",
-                       [(ka, (g1 + g2) * b, 1), (kb, g2 * b, mb), (d - ka - kb, 0.0, mc)])
+                yield (
+                    f"A={ka}@+{g1 + g2}b move +1, B={kb}@+{g2}b move {mb:+d}, C={d - ka - kb} move {mc:+d}",
+                    [(ka, (g1 + g2) * b, 1), (kb, g2 * b, mb), (d - ka - kb, 0.0, mc)],
+                )
 
 
 def worst_pair(d, s, b, argmax="remaining", rich=True):
@@ -62,8 +65,13 @@ def worst_pair(d, s, b, argmax="remaining", rich=True):
         prof = peeling_profile(v, vp, s=s, scale=b, argmax=argmax)
         lo, hi = prof.epsilon_bounds(DELTA)
         if best is None or hi > best["epsilon_upper"]:
-            best = dict(pair=name, groups=groups, epsilon_lower=lo, epsilon_upper=hi,
-                        epsilon_at_delta0=prof.epsilon_bounds(0.0)[1])
+            best = dict(
+                pair=name,
+                groups=groups,
+                epsilon_lower=lo,
+                epsilon_upper=hi,
+                epsilon_at_delta0=prof.epsilon_bounds(0.0)[1],
+            )
     return best
 
 
@@ -107,8 +115,14 @@ def best_event_size(prof):
         for i in good[np.unique(np.linspace(0, good.size - 1, 60).astype(int))]:
             n = releases_needed(float(p[i]), float(q[i]))
             if n is not None and (best is None or n < best["n_per_side"]):
-                best = dict(direction=direction, threshold=float(loss[i]), p=float(p[i]), q=float(q[i]),
-                            log_ratio=float(ratio[i]), n_per_side=n)
+                best = dict(
+                    direction=direction,
+                    threshold=float(loss[i]),
+                    p=float(p[i]),
+                    q=float(q[i]),
+                    log_ratio=float(ratio[i]),
+                    n_per_side=n,
+                )
     return best
 
 
@@ -128,14 +142,19 @@ def main():
         w = worst_pair(d, s, b, rich=d <= 20)
         w.update(s=s, d=d, scale=b, pure_epsilon_composition_bound=3 * s * LAM / b)
         res["a"].append(w)
-        print(f"  s={s} d={d:5d} b={b:.3f}: ε={w['epsilon_upper']:.4f} (ε at δ=0: {w['epsilon_at_delta0']:.4f};"
-              f" bound 3sλ/b = {3 * s * LAM / b:.4f}) on {w['pair']}")
+        print(
+            f"  s={s} d={d:5d} b={b:.3f}: ε={w['epsilon_upper']:.4f} (ε at δ=0: {w['epsilon_at_delta0']:.4f};"
+            f" bound 3sλ/b = {3 * s * LAM / b:.4f}) on {w['pair']}"
+        )
     print("(b) PODS variants")
     for s, d in itertools.product(ss, [5, 20]):
         b = peeling_scale(s, EPS, DELTA, LAM)
         b_pods = b * math.sqrt(s + 1) / (math.sqrt(s) + 1)
-        for label, scale, argmax in (("PODS scale", b_pods, "remaining"), ("argmax over [d]", b, "all"),
-                                     ("both", b_pods, "all")):
+        for label, scale, argmax in (
+            ("PODS scale", b_pods, "remaining"),
+            ("argmax over [d]", b, "all"),
+            ("both", b_pods, "all"),
+        ):
             w = worst_pair(d, s, scale, argmax=argmax, rich=False)
             w.update(s=s, d=d, variant=label, scale=scale, violated=w["epsilon_lower"] > EPS)
             res["b"].append(w)
@@ -157,20 +176,31 @@ def main():
         prof = peeling_profile(v, vp, s=s, scale=b / c)
         sel = peeling_profile(v, vp, s=s, scale=b / c, values=False)
         ev_full, ev_sel = best_event_size(prof), best_event_size(sel)
-        res["c"]["controls"].append(dict(divisor=c, scale=b / c, epsilon=prof.epsilon(DELTA),
-                                         epsilon_selection_only=sel.epsilon(DELTA),
-                                         best_event_full_release=ev_full, best_event_selection_only=ev_sel))
-        print(f"  c={c}: tight ε at δ: full release {prof.epsilon(DELTA):.4f}, index set alone"
-              f" {sel.epsilon(DELTA):.4f}")
+        res["c"]["controls"].append(
+            dict(
+                divisor=c,
+                scale=b / c,
+                epsilon=prof.epsilon(DELTA),
+                epsilon_selection_only=sel.epsilon(DELTA),
+                best_event_full_release=ev_full,
+                best_event_selection_only=ev_sel,
+            )
+        )
+        print(
+            f"  c={c}: tight ε at δ: full release {prof.epsilon(DELTA):.4f}, index set alone {sel.epsilon(DELTA):.4f}"
+        )
         print(f"    best event (full release, {{L ≥ t}}): {ev_full}")
         print(f"    best event (index set alone): {ev_sel}")
     print("(d) larger s at d = 1000 (two-group pairs; 3sλ/b is the pure-composition upper bound over all pairs)")
     res["d"] = []
-    for s in ([10, 16] if args.quick else [10, 16, 25]):
+    for s in [10, 16] if args.quick else [10, 16, 25]:
         b = peeling_scale(s, EPS, DELTA, LAM)
         b_pods = b * math.sqrt(s + 1) / (math.sqrt(s) + 1)
-        for label, scale, argmax in (("printed", b, "remaining"), ("PODS scale", b_pods, "remaining"),
-                                     ("both PODS", b_pods, "all")):
+        for label, scale, argmax in (
+            ("printed", b, "remaining"),
+            ("PODS scale", b_pods, "remaining"),
+            ("both PODS", b_pods, "all"),
+        ):
             best = None
             for k in sorted({s // 2, s, s + 1}):
                 for g in (0.0, 1.0, 2.0):
@@ -179,10 +209,13 @@ def main():
                         e = peeling_profile(v, vp, s=s, scale=scale, argmax=argmax).epsilon(DELTA)
                         if best is None or e > best[0]:
                             best = (e, f"A={k}@+{g}b move {ma:+d}, rest={1000 - k} move {mb:+d}")
-            res["d"].append(dict(s=s, variant=label, scale=scale, epsilon=best[0], pair=best[1],
-                                 pure_bound=3 * s * LAM / scale))
-            print(f"  s={s:2d} {label:10s} b={scale:7.3f}: ε={best[0]:.4f} (3sλ/b = {3 * s * LAM / scale:.4f}) on"
-                  f" {best[1]}")
+            res["d"].append(
+                dict(s=s, variant=label, scale=scale, epsilon=best[0], pair=best[1], pure_bound=3 * s * LAM / scale)
+            )
+            print(
+                f"  s={s:2d} {label:10s} b={scale:7.3f}: ε={best[0]:.4f} (3sλ/b = {3 * s * LAM / scale:.4f}) on"
+                f" {best[1]}"
+            )
     res["seconds"] = time.perf_counter() - t0
     print(f"[{res['seconds']:.1f} s]")
     if args.out:

@@ -9,6 +9,7 @@ rate checks (:mod:`audits.hu2022_sparse_rates`) run at an effective nε instead 
 Usage: python benchmarks/sparse_rates_saturation.py [--n 20000] [--d 100] [--reps 20] [--seed 0]
 (n = 2·10⁵ takes about 4 minutes on one core.)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,9 +45,11 @@ def main():
                 X = rng.standard_t(5.0, (a.n, a.d)) / T5_SD
                 y = X @ w + rng.standard_t(5.0, a.n) / T5_SD
                 err[r] = np.sum((est(np.column_stack([X, y]), rng=rng) - w) ** 2)
-            print(f"s* = {s_star:3d}  s = {est.s:3d}  T = {est.T}  K = {est.K:.2f}  Peeling scale b = "
-                  f"{est.noise_scale(a.n):.3f}  mean {err.mean():.4f}  median {np.median(err):.4f}  "
-                  f"({time.perf_counter() - t0:.1f} s)")
+            print(
+                f"s* = {s_star:3d}  s = {est.s:3d}  T = {est.T}  K = {est.K:.2f}  Peeling scale b = "
+                f"{est.noise_scale(a.n):.3f}  mean {err.mean():.4f}  median {np.median(err):.4f}  "
+                f"({time.perf_counter() - t0:.1f} s)"
+            )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ Each public name is documented once, at its canonical place: the shallowest publ
 ``__all__`` lists it (ties go to the module that defines it). Every module page lists all of its
 ``__all__``; names documented elsewhere link to their canonical page.
 """
+
 import importlib
 import pkgutil
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import htdp_verify
 
 PACKAGE = "htdp_verify"
-SKIP_MODULES = {"htdp_verify.cli"}   # the command line has its own page (no Python API)
+SKIP_MODULES = {"htdp_verify.cli"}  # the command line has its own page (no Python API)
 
 
 def public_modules():
@@ -39,10 +40,12 @@ def canonical_names(modules):
             homes.setdefault(_key(obj, name), []).append((modname, name, obj))
     canon = {}
     for entries in homes.values():
+
         def rank(entry):
             modname, _name, obj = entry
             defined_here = getattr(obj, "__module__", None) == modname
             return (modname.count("."), not defined_here, modname)
+
         best = min(entries, key=rank)
         for modname, name, _obj in entries:
             canon[(modname, name)] = f"{best[0]}.{best[1]}"
@@ -79,9 +82,16 @@ def write_api_pages(outdir):
             lines += [f"   {n}" for n in own] + [""]
         if other:
             title = "Also exported here"
-            lines += [title, "-" * len(title), "",
-                      "These names are documented where they are defined or first exported:", "",
-                      ".. autosummary::", "   :nosignatures:", ""]
+            lines += [
+                title,
+                "-" * len(title),
+                "",
+                "These names are documented where they are defined or first exported:",
+                "",
+                ".. autosummary::",
+                "   :nosignatures:",
+                "",
+            ]
             lines += [f"   ~{canon[(modname, n)]}" for n in other] + [""]
         text = "\n".join(lines)
         path = moddir / f"{modname}.rst"
@@ -111,8 +121,11 @@ def builtin_aliases(names):
         modname, _, attr = name.rpartition(".")
         obj = getattr(importlib.import_module(modname), attr)
         if isinstance(obj, type):
-            out += [f"{name}.{k}" for k, v in vars(obj).items()
-                    if not k.startswith("_") and isinstance(v, type) and v.__module__ == "builtins"]
+            out += [
+                f"{name}.{k}"
+                for k, v in vars(obj).items()
+                if not k.startswith("_") and isinstance(v, type) and v.__module__ == "builtins"
+            ]
     return out
 
 

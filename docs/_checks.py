@@ -4,6 +4,7 @@
 source); with the ``:names-only:`` flag, a compact list of names. The registry is loaded in the build process, so
 the pages cannot drift from the code.
 """
+
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective

@@ -7,6 +7,7 @@ and RT01 (no Returns section). Prints one line per failing object. ``--write-bas
 to ``_numpydoc_baseline.txt``, which ``conf.py`` excludes from the build's validation: the list of docstrings
 still to fix, meant to shrink to nothing.
 """
+
 import importlib
 import inspect
 import sys

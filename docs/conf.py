@@ -6,6 +6,7 @@ The API pages are written at build time from the ``__all__`` of every public mod
 The notebooks of ``notebooks/`` are copied in and rendered without execution; the user-guide pages are
 MyST notebooks that the build executes at tiny sizes (a failing example fails the build).
 """
+
 import re
 import shutil
 import sys
@@ -32,7 +33,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "numpydoc",
     "myst_nb",
-    "_checks",   # docs/_checks.py: the htdp-checks directive (registered checks of a prefix)
+    "_checks",  # docs/_checks.py: the htdp-checks directive (registered checks of a prefix)
 ]
 
 templates_path = ["_templates"]
@@ -44,12 +45,12 @@ root_doc = "index"
 _API_MODULES, _API_NAMES = _api.write_api_pages(HERE / "api")
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_typehints = "none"          # the numpydoc Parameters/Returns sections carry the types
+autodoc_typehints = "none"  # the numpydoc Parameters/Returns sections carry the types
 autodoc_member_order = "bysource"
 numpydoc_show_class_members = False  # members are listed by the class template (autodoc :members:)
 numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
-numpydoc_validation_checks = {"PR01", "PR02", "RT01"}   # parameters all documented, none unknown, Returns present
+numpydoc_validation_checks = {"PR01", "PR02", "RT01"}  # parameters all documented, none unknown, Returns present
 # Docstrings not yet in numpydoc form are listed, one name a line, in _numpydoc_baseline.txt (written by
 # `python docs/_validate.py --write-baseline`); they are excluded from the validation until fixed. The list only
 # shrinks: a fixed docstring is removed from it, and every new public name is validated.
@@ -66,13 +67,16 @@ nitpick_ignore_regex = [
     ("py:mod", r"multiprocessing|concurrent\.futures"),  # standard library: its inventory is not fetched offline
     # the paper packages (estimators/, audits/) are described on the papers pages, not in the engine's API reference
     ("py:.*", r"(estimators|audits)(\..*)?"),
-    ("py:.*", r"(numpy|np|scipy|pandas|matplotlib|dask|distributed|hypothesis|sklearn|diffprivlib|dp_accounting|"
-              r"opendp|pydp|pytest|_pytest|jinja2|joblib|statsmodels)(\..*)?"),  # third-party: no inventory offline
+    (
+        "py:.*",
+        r"(numpy|np|scipy|pandas|matplotlib|dask|distributed|hypothesis|sklearn|diffprivlib|dp_accounting|"
+        r"opendp|pydp|pytest|_pytest|jinja2|joblib|statsmodels)(\..*)?",
+    ),  # third-party: no inventory offline
 ]
 
 # --- notebooks (myst-nb) ------------------------------------------------------------------------
-nb_execution_mode = "off"            # notebooks/ are rendered as committed (outputs stripped); guide pages opt in
-nb_execution_raise_on_error = True   # an executed guide page that raises fails the build
+nb_execution_mode = "off"  # notebooks/ are rendered as committed (outputs stripped); guide pages opt in
+nb_execution_raise_on_error = True  # an executed guide page that raises fails the build
 nb_execution_timeout = 120
 nb_execution_show_tb = True
 nb_merge_streams = True
@@ -122,7 +126,10 @@ def _resolve_short_python_names(app, env, node, contnode):
         if len(cands) <= 1:
             return cands
         # prefer the referring class, then the referring module's package
-        for prefix in (f"{node.get('py:module')}.{node.get('py:class')}.", (node.get("py:module") or "").rsplit(".", 1)[0] + "."):
+        for prefix in (
+            f"{node.get('py:module')}.{node.get('py:class')}.",
+            (node.get("py:module") or "").rsplit(".", 1)[0] + ".",
+        ):
             near = [c for c in cands if c.startswith(prefix)]
             if len(near) == 1:
                 return near
@@ -133,8 +140,7 @@ def _resolve_short_python_names(app, env, node, contnode):
         matches = unique([n for n in entries if n.endswith("." + target.rsplit(".", 1)[-1])])
     if len(matches) != 1:
         return None
-    return domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], matches[0],
-                               node, contnode)
+    return domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], matches[0], node, contnode)
 
 
 def setup(app):

@@ -5,6 +5,7 @@ An estimator fixes its hyper-parameters at construction, declares ``privacy`` (a
 ``sample(data, size, *, rng)`` (``size`` independent releases on the same data, shape ``(size, ...)``).
 The default ``sample`` loops over ``__call__``; subclasses override it with one vectorised draw.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,7 +32,7 @@ class Estimator:
 
 
 class NoisyStatistic(Estimator):
-    """"Deterministic statistic + independent noise": ``sample`` computes ``statistic(data)`` once and adds ``size``
+    """ "Deterministic statistic + independent noise": ``sample`` computes ``statistic(data)`` once and adds ``size``
     noise draws of ``noise(n, d, shape, rng)`` (n records, d coordinates) in one vectorised call."""
 
     def statistic(self, data) -> np.ndarray:  # pragma: no cover - abstract

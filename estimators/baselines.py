@@ -11,6 +11,7 @@ clipping the data to them is the mechanism itself (documented), not a silent rep
 diffprivlib's ``tools.mean`` / ``tools.median`` adapters live in :mod:`estimators.dpl` (another module); they are
 re-exported here when that module is importable (guarded import at the bottom).
 """
+
 from __future__ import annotations
 
 import math
@@ -120,11 +121,13 @@ class _ClippedMean(Estimator):
     def dp_tags(self) -> dict:
         """Declared properties for :mod:`htdp_verify.estimator_checks`: worst case = one record from the lower to
         the upper bound; noise off (ε huge) = the clipped mean."""
+
         def worst(data):
             x = np.array(data, dtype=float)
             x[0] = self.lower
             row = np.broadcast_to(self.upper, x.shape[1:]) if x.ndim == 2 else float(np.max(self.upper))
             return [replace_one(x, 0, row, "record 0: lower -> upper bound")]
+
         return {
             "worst_case_pairs": worst,
             "noise_off": self._quiet,
@@ -213,8 +216,9 @@ class ClippedMeanGaussian(_ClippedMean):
         if calibration == "classic" and self.epsilon >= 1:
             raise ValueError("epsilon must be < 1 for calibration='classic'")
         self.calibration = calibration
-        self.privacy = PrivacyGuarantee(self.epsilon, self.delta, "replace",
-                                        conversion=f"Gaussian mechanism, {calibration} calibration")
+        self.privacy = PrivacyGuarantee(
+            self.epsilon, self.delta, "replace", conversion=f"Gaussian mechanism, {calibration} calibration"
+        )
 
     def sensitivity(self, n: int, d: int = 1) -> float:
         """ℓ2 replace-one sensitivity."""

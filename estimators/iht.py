@@ -29,6 +29,7 @@ Vectorisation: ``sample`` carries a leading release axis through every iteration
 runs on the batch of score vectors (:func:`estimators.sparse.peel_rows`) with independent noise per row; rows are
 processed in chunks whose working memory is bounded by ``_CHUNK_BYTES`` (Alg. 3) / ``_ROBUST_CHUNK_BYTES`` (Alg. 5).
 """
+
 from __future__ import annotations
 
 import math
@@ -214,7 +215,7 @@ class _DPIHT(Estimator):
                 theta = peel_rows(v, self.s, scale, rng=rng, argmax=self.argmax)
                 if self._project:
                     theta = project_l2_ball(theta)
-            out[start:start + r] = theta
+            out[start : start + r] = theta
         return out
 
     def dp_tags(self) -> dict:
@@ -231,10 +232,17 @@ class _DPIHT(Estimator):
                 return X
             y = X[:, 0] - 0.5 * X[:, 1] + rng.standard_t(5.0, size=n)
             return np.column_stack([X, np.where(y > 0, 1.0, -1.0) if loss == "logistic" else y])
+
         params = {k: v for k, v in vars(self).items() if not k.startswith("_") and k != "privacy"}
-        return {"data": data, "input_ndim": (2,), "min_samples": self.T, "expensive": isinstance(self, RobustDPIHT),
-                "noise_off": lambda _: type(self)(**{**params, "private": False}),
-                "reference": lambda z: self.reference_estimator().statistic(z), "reference_tol": 1e-10}
+        return {
+            "data": data,
+            "input_ndim": (2,),
+            "min_samples": self.T,
+            "expensive": isinstance(self, RobustDPIHT),
+            "noise_off": lambda _: type(self)(**{**params, "private": False}),
+            "reference": lambda z: self.reference_estimator().statistic(z),
+            "reference_tol": 1e-10,
+        }
 
     def scores(self, data, w, block: int = 0) -> np.ndarray:
         """The score vector w^{t+0.5} Peeling receives at block ``block`` from iterate ``w`` (1-d): for audits."""
@@ -280,9 +288,21 @@ class TruncatedDPIHT(_DPIHT):
     _project = True
     _unit_ball_init = True
 
-    def __init__(self, s: int, epsilon: float, delta: float, *, K: float, T: int, eta0: float, w1=None,
-                 calibration: str = "arxiv", argmax: str = "remaining", noise_divisor: float = 1.0,
-                 private: bool = True):
+    def __init__(
+        self,
+        s: int,
+        epsilon: float,
+        delta: float,
+        *,
+        K: float,
+        T: int,
+        eta0: float,
+        w1=None,
+        calibration: str = "arxiv",
+        argmax: str = "remaining",
+        noise_divisor: float = 1.0,
+        private: bool = True,
+    ):
         self._common(s, epsilon, delta, T, argmax, noise_divisor, private, w1)
         self.K = check_positive("K", K)
         self.eta0 = check_positive("eta0", eta0)
@@ -290,16 +310,15 @@ class TruncatedDPIHT(_DPIHT):
 
     def reference_estimator(self) -> NonPrivateIHT:
         """The non-private counterpart (same K, T, η₀, w1; exact hard thresholding, projection)."""
-        return NonPrivateIHT(self.s, T=self.T, step=self.eta0, gradient="truncated", K=self.K, project=True,
-                             w1=self.w1)
+        return NonPrivateIHT(self.s, T=self.T, step=self.eta0, gradient="truncated", K=self.K, project=True, w1=self.w1)
 
     def sensitivity(self, m: int) -> float:
         """λ = 2K²η₀(√s + 1)/m: the proven ℓ∞ sensitivity of w^{t+.5} (arXiv Alg. 3 line 6)."""
-        return 2.0 * self.K ** 2 * self.eta0 * (math.sqrt(self.s) + 1.0) / m
+        return 2.0 * self.K**2 * self.eta0 * (math.sqrt(self.s) + 1.0) / m
 
     def _calibrated_sensitivity(self, m: int) -> float:
         if self.calibration == "pods":
-            return 2.0 * self.K ** 2 * self.eta0 * math.sqrt(self.s + 1.0) / m
+            return 2.0 * self.K**2 * self.eta0 * math.sqrt(self.s + 1.0) / m
         return self.sensitivity(m)
 
     def _prepare(self, data):
@@ -335,9 +354,23 @@ class RobustDPIHT(_DPIHT):
 
     reference = "Hu, Ni, Xiao & Wang (2022), Alg. 5 and Thm 8; Peeling: Alg. 4 (Cai, Wang & Zhang 2019)"
 
-    def __init__(self, s: int, epsilon: float, delta: float, *, k: float, T: int, eta: float, beta: float = 1.0,
-                 loss: str = "squared", reg: float = 0.0, w1=None, argmax: str = "remaining",
-                 noise_divisor: float = 1.0, private: bool = True):
+    def __init__(
+        self,
+        s: int,
+        epsilon: float,
+        delta: float,
+        *,
+        k: float,
+        T: int,
+        eta: float,
+        beta: float = 1.0,
+        loss: str = "squared",
+        reg: float = 0.0,
+        w1=None,
+        argmax: str = "remaining",
+        noise_divisor: float = 1.0,
+        private: bool = True,
+    ):
         self._common(s, epsilon, delta, T, argmax, noise_divisor, private, w1)
         self.k = check_positive("k", k)
         self.beta = check_positive("beta", beta)
@@ -349,8 +382,17 @@ class RobustDPIHT(_DPIHT):
 
     def reference_estimator(self) -> NonPrivateIHT:
         """The non-private counterpart (same k, β, T, η, loss, reg, w1; exact hard thresholding)."""
-        return NonPrivateIHT(self.s, T=self.T, step=self.eta, gradient="robust", loss=self.loss, k=self.k,
-                             beta=self.beta, reg=self.reg, w1=self.w1)
+        return NonPrivateIHT(
+            self.s,
+            T=self.T,
+            step=self.eta,
+            gradient="robust",
+            loss=self.loss,
+            k=self.k,
+            beta=self.beta,
+            reg=self.reg,
+            w1=self.w1,
+        )
 
     def sensitivity(self, m: int) -> float:
         """λ = 4√2 kη/m as printed in Alg. 5 (3× the bound η·4√2k/(3m) the proof of Thm 8 needs)."""
@@ -394,9 +436,22 @@ class NonPrivateIHT(DeterministicEstimator):
 
     reference = "Jain, Tewari & Kar (2014); Hu et al. (2022) Algs. 3 and 5 without noise"
 
-    def __init__(self, s: int, *, T: int, step: float, gradient: str = "mean", loss: str = "squared",
-                 K: float | None = None, k: float | None = None, beta: float = 1.0, reg: float = 0.0,
-                 project: bool = False, blocks: bool = True, w1=None):
+    def __init__(
+        self,
+        s: int,
+        *,
+        T: int,
+        step: float,
+        gradient: str = "mean",
+        loss: str = "squared",
+        K: float | None = None,
+        k: float | None = None,
+        beta: float = 1.0,
+        reg: float = 0.0,
+        project: bool = False,
+        blocks: bool = True,
+        w1=None,
+    ):
         self.s = check_int("s", s, minimum=1)
         self.T = check_int("T", T, minimum=1)
         self.step = check_positive("step", step)

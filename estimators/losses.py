@@ -21,6 +21,7 @@ Every loss offers
 
 Linear-model losses are ``ℓ(w, (x, y)) = f(⟨w, x⟩, y)`` with gradient ``f'(⟨w, x⟩, y)·x``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,7 @@ from scipy import special
 
 from htdp_verify._validate import check_positive
 
-__all__ = ["Loss", "LinearModelLoss", "SquaredLoss", "LogisticLoss", "BiweightLoss", "HalfSquaredDistance",
-           "get_loss"]
+__all__ = ["Loss", "LinearModelLoss", "SquaredLoss", "LogisticLoss", "BiweightLoss", "HalfSquaredDistance", "get_loss"]
 
 
 class Loss:
@@ -169,8 +169,12 @@ class HalfSquaredDistance(Loss):
         return W[:, None, :] - block[None, :, :]
 
 
-_LOSSES = {"squared": SquaredLoss, "logistic": LogisticLoss, "biweight": BiweightLoss,
-           "half_squared_distance": HalfSquaredDistance}
+_LOSSES = {
+    "squared": SquaredLoss,
+    "logistic": LogisticLoss,
+    "biweight": BiweightLoss,
+    "half_squared_distance": HalfSquaredDistance,
+}
 
 
 def get_loss(loss) -> Loss:

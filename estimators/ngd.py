@@ -17,6 +17,7 @@ Data: one finite 2-d array whose rows are records. The built-in loss ``"squared"
 ``data = column_stack([X, y])`` (features first, response last) with ℓ = ½(⟨θ, x⟩ − y)²; any other loss is a
 callable ``per_example_grad(theta, data) -> (R, n, d)`` for parameters ``theta`` of shape ``(R, d)``.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,8 +52,9 @@ def clip_rows(g: np.ndarray, clip: float) -> np.ndarray:
     return g * scale
 
 
-def gaussian_sigma_for(epsilon: float, delta: float, sensitivity: float, steps: int,
-                       neighbours: str = "replace") -> float:
+def gaussian_sigma_for(
+    epsilon: float, delta: float, sensitivity: float, steps: int, neighbours: str = "replace"
+) -> float:
     """Smallest noise σ for which ``steps`` Gaussian releases of ℓ2 sensitivity ``sensitivity`` compose to exactly
     (ε, δ)-DP (analytic Gaussian curve of the composed μ = √steps · Δ/σ; Balle & Wang 2018, Thm 8)."""
     epsilon = check_positive("epsilon", epsilon)
@@ -61,8 +63,9 @@ def gaussian_sigma_for(epsilon: float, delta: float, sensitivity: float, steps: 
     steps = check_int("steps", steps, minimum=1)
 
     def gap(log_sigma):
-        cal = Calibration("gaussian", sensitivity=sensitivity, sigma=math.exp(log_sigma), steps=steps,
-                          neighbours=neighbours)
+        cal = Calibration(
+            "gaussian", sensitivity=sensitivity, sigma=math.exp(log_sigma), steps=steps, neighbours=neighbours
+        )
         return epsilon_of(cal, delta, accountant="exact") - epsilon
 
     lo, hi = math.log(sensitivity) - 10.0, math.log(sensitivity) + 10.0 + math.log(steps)
@@ -89,8 +92,20 @@ class NoisyGD(Estimator):
     composition = "sequential"
     step_homogeneous = True  # the step depends on t only through θ
 
-    def __init__(self, *, epsilon: float, delta: float, n_steps: int, clip: float, step_size: float, dim: int,
-                 loss="squared", theta0=None, neighbours: str = "replace", step_delta: float | None = None):
+    def __init__(
+        self,
+        *,
+        epsilon: float,
+        delta: float,
+        n_steps: int,
+        clip: float,
+        step_size: float,
+        dim: int,
+        loss="squared",
+        theta0=None,
+        neighbours: str = "replace",
+        step_delta: float | None = None,
+    ):
         self.epsilon = check_positive("epsilon", epsilon)
         self.delta = check_prob("delta", delta)
         self.n_steps = check_int("n_steps", n_steps, minimum=1)
@@ -153,15 +168,21 @@ class NoisyGD(Estimator):
             for _ in range(self.n_steps):
                 noisy = self._clipped_sum(theta, data) + rng.normal(0.0, sd, size=(m, self.dim))
                 theta -= self.step_size * noisy / n
-            out[s:s + m] = theta
+            out[s : s + m] = theta
         return out
 
     # ---- step audits
     def step_calibration(self, t: int) -> Calibration:
         """The stated noise of step ``t`` (every step is the same Gaussian release)."""
         check_int("t", t, minimum=0)
-        return Calibration("gaussian", sensitivity=self.sensitivity, sigma=self.sigma, steps=1,
-                           neighbours=self.neighbours, label="NoisyGD step")
+        return Calibration(
+            "gaussian",
+            sensitivity=self.sensitivity,
+            sigma=self.sigma,
+            steps=1,
+            neighbours=self.neighbours,
+            label="NoisyGD step",
+        )
 
     def step_guarantee(self, t: int) -> PrivacyGuarantee:
         """Step ``t``'s claim: the exact ε of one Gaussian release at ``step_delta``."""

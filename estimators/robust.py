@@ -41,6 +41,7 @@ a ∈ ±[1e-300, 1e300], b ∈ [1e-300, 1e300]; relative error ≤ 6e-15 for ψ_
 a ≈ 1e103). As a final guard that is a no-op in exact arithmetic, results are clipped to the proven bound
 (c for E φ(a + bZ); c·erf(√(β/2)) for ψ_β).
 """
+
 from __future__ import annotations
 
 import math
@@ -284,4 +285,3 @@ def clip_rows(x, radius):
         norms = peak * unit  # may overflow to inf: the comparison below is still right
         factor = np.where(norms > radius, (radius / safe) / unit, 1.0)
     return x * factor
-

@@ -39,6 +39,7 @@ spline through 2 049 exact values of :func:`~estimators.robust.smoothed_soft_tru
 the stable exact evaluation on every entry. Both clip to ``±(2√2/3)·erf(√(β/2))`` = sup |ψ_β|, so the sensitivity
 bound of the privacy proof holds whatever the interpolation error.
 """
+
 from __future__ import annotations
 
 import functools
@@ -87,7 +88,7 @@ def l1_diameter(vertices) -> float:
     best = 0.0
     step = max(1, 2**22 // max(1, V.size))
     for i in range(0, V.shape[0], step):
-        diff = np.abs(V[i:i + step, None, :] - V[None, :, :]).sum(axis=-1)
+        diff = np.abs(V[i : i + step, None, :] - V[None, :, :]).sum(axis=-1)
         best = max(best, float(diff.max()))
     return best
 
@@ -107,8 +108,13 @@ def _in_hull(point: np.ndarray, V: np.ndarray, is_l1: bool, radius: float) -> bo
     from scipy.optimize import linprog
 
     k = V.shape[0]
-    res = linprog(np.zeros(k), A_eq=np.vstack([V.T, np.ones((1, k))]), b_eq=np.append(point, 1.0),
-                  bounds=[(0, None)] * k, method="highs")
+    res = linprog(
+        np.zeros(k),
+        A_eq=np.vstack([V.T, np.ones((1, k))]),
+        b_eq=np.append(point, 1.0),
+        bounds=[(0, None)] * k,
+        method="highs",
+    )
     return bool(res.status == 0)
 
 
@@ -244,8 +250,10 @@ class _FrankWolfe(Estimator):
                 raise ValueError(f"w0 must be None, 'random' or a finite 1-d vector, got {w0!r}")
             self.w0 = w
             if self.vertices is None and np.abs(w).sum() > self.radius * (1.0 + 1e-12):
-                raise ValueError(f"w0 must lie in the ℓ1 ball of radius {self.radius:g} (Hu et al. 2022 Q9), got "
-                                 f"‖w0‖₁ = {np.abs(w).sum():g}")
+                raise ValueError(
+                    f"w0 must lie in the ℓ1 ball of radius {self.radius:g} (Hu et al. 2022 Q9), got "
+                    f"‖w0‖₁ = {np.abs(w).sum():g}"
+                )
             if self.vertices is not None:
                 self._polytope(self.vertices.shape[1])  # validates w0 against the polytope now
 
@@ -264,8 +272,10 @@ class _FrankWolfe(Estimator):
             if self.w0.shape != (d,):
                 raise ValueError(f"w0 must have shape ({d},), got {self.w0.shape}")
             if not _in_hull(self.w0, V, is_l1, self.radius or 0.0):
-                raise ValueError("w0 must lie in the polytope W = conv(vertices) (Hu et al. 2022 Q9: the sensitivity "
-                                 "bounds assume every iterate in W)")
+                raise ValueError(
+                    "w0 must lie in the polytope W = conv(vertices) (Hu et al. 2022 Q9: the sensitivity "
+                    "bounds assume every iterate in W)"
+                )
         return V, diam, rho, is_l1
 
     def step_sizes(self) -> np.ndarray:
@@ -318,8 +328,9 @@ class _FrankWolfe(Estimator):
 
         def run(i):
             start = starts[i]
-            out[start:start + min(rows, size - start)] = self._chunk(V, state, k, eta, min(rows, size - start),
-                                                                     children[i])
+            out[start : start + min(rows, size - start)] = self._chunk(
+                V, state, k, eta, min(rows, size - start), children[i]
+            )
 
         if self.n_jobs == 1 or len(starts) == 1:
             for i in range(len(starts)):
@@ -358,8 +369,10 @@ class _FrankWolfe(Estimator):
     def _check_data(self, data) -> np.ndarray:
         arr = as_data(data, ndim=(2,))
         if np.abs(arr).max() > _MAX_ABS_DATA:
-            raise ValueError(f"data entries must have |value| <= {_MAX_ABS_DATA:g} (per-sample gradients must stay "
-                             "finite in float64); rescale the data explicitly")
+            raise ValueError(
+                f"data entries must have |value| <= {_MAX_ABS_DATA:g} (per-sample gradients must stay "
+                "finite in float64); rescale the data explicitly"
+            )
         self.loss.dim(arr)
         self.loss.check_data(arr)
         return arr
@@ -400,10 +413,26 @@ class HeavyTailedDPFrankWolfe(_FrankWolfe):
 
     reference = "Hu, Ni, Xiao & Wang (2022), Alg. 1 and Thm 1 (DP-FW of Talwar, Thakurta & Zhang 2015)"
 
-    def __init__(self, epsilon: float, T: int, scale: float, beta: float = 1.0, *, loss="squared",
-                 radius: float = 1.0, vertices=None, w0=None, step="fw", sensitivity: str = "paper",
-                 psi: str = "table", noise: bool = True, noise_divisor: float = 1.0, output: str = "final",
-                 chunk_bytes: int = _CHUNK_BYTES, n_jobs: int = 1):
+    def __init__(
+        self,
+        epsilon: float,
+        T: int,
+        scale: float,
+        beta: float = 1.0,
+        *,
+        loss="squared",
+        radius: float = 1.0,
+        vertices=None,
+        w0=None,
+        step="fw",
+        sensitivity: str = "paper",
+        psi: str = "table",
+        noise: bool = True,
+        noise_divisor: float = 1.0,
+        output: str = "final",
+        chunk_bytes: int = _CHUNK_BYTES,
+        n_jobs: int = 1,
+    ):
         self.epsilon = _check_epsilon(epsilon)
         self.scale = check_positive("scale", scale)
         self.beta = check_positive("beta", beta)
@@ -436,15 +465,17 @@ class HeavyTailedDPFrankWolfe(_FrankWolfe):
 
     def _prepare(self, data, d):
         m = self.block_size(data.shape[0])
-        f = table_for(self.beta) if self.psi == "table" else functools.partial(smoothed_soft_truncation,
-                                                                                beta=self.beta)
+        f = table_for(self.beta) if self.psi == "table" else functools.partial(smoothed_soft_truncation, beta=self.beta)
         return data, m, f
 
     def robust_gradient(self, W, block, f=None) -> np.ndarray:
         """g̃ at every row of ``W`` (R, d) on ``block``: ``(s/m) Σ_z ψ_β(∇ℓ(w, z)/s)`` coordinate-wise, (R, d)."""
         if f is None:
-            f = table_for(self.beta) if self.psi == "table" else functools.partial(smoothed_soft_truncation,
-                                                                                    beta=self.beta)
+            f = (
+                table_for(self.beta)
+                if self.psi == "table"
+                else functools.partial(smoothed_soft_truncation, beta=self.beta)
+            )
         W = np.atleast_2d(W)
         R, d = W.shape
         m = block.shape[0]
@@ -456,7 +487,7 @@ class HeavyTailedDPFrankWolfe(_FrankWolfe):
             return self.scale * np.mean(f(G), axis=1)
         acc = np.zeros((R, d))
         for i in range(0, m, step):  # a block too large for one chunk: sum ψ over pieces of records
-            G = self.loss.per_sample_grad(W, block[i:i + step])
+            G = self.loss.per_sample_grad(W, block[i : i + step])
             with np.errstate(over="ignore"):
                 G *= 1.0 / self.scale
             acc += np.sum(f(G), axis=1)
@@ -464,7 +495,7 @@ class HeavyTailedDPFrankWolfe(_FrankWolfe):
 
     def _gradient(self, W, t, state):
         data, m, f = state
-        return self.robust_gradient(W, data[t * m:(t + 1) * m], f)
+        return self.robust_gradient(W, data[t * m : (t + 1) * m], f)
 
 
 class HeavyTailedPrivateLasso(_FrankWolfe):
@@ -487,9 +518,23 @@ class HeavyTailedPrivateLasso(_FrankWolfe):
 
     reference = "Hu, Ni, Xiao & Wang (2022), Alg. 2 and Thm 4; Talwar, Thakurta & Zhang (2015)"
 
-    def __init__(self, epsilon: float, delta: float, T: int, K: float, *, radius: float = 1.0, vertices=None,
-                 w0=None, step="fw", noise: bool = True, noise_divisor: float = 1.0, output: str = "final",
-                 chunk_bytes: int = _CHUNK_BYTES, n_jobs: int = 1):
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float,
+        T: int,
+        K: float,
+        *,
+        radius: float = 1.0,
+        vertices=None,
+        w0=None,
+        step="fw",
+        noise: bool = True,
+        noise_divisor: float = 1.0,
+        output: str = "final",
+        chunk_bytes: int = _CHUNK_BYTES,
+        n_jobs: int = 1,
+    ):
         self.epsilon = _check_epsilon(epsilon, maximum=1.0)
         d = float(delta) if isinstance(delta, numbers.Real) and not isinstance(delta, bool) else None
         if d is None or not (0.0 < d < 1.0):

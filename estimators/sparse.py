@@ -27,6 +27,7 @@ compact form; with ``argmax="all"`` repeated picks collapse and the row is padde
 ``"sequence"``: the same in selection order (a repeated index repeats its one noisy value). ``"dense"``: the
 d-vector ``v_S + w̃_S``.
 """
+
 from __future__ import annotations
 
 import math
@@ -73,8 +74,9 @@ def _share_repeated(chosen, values) -> np.ndarray:
     return np.take_along_axis(values, first, axis=1)
 
 
-def peel_rows(V, s: int, scale: float, *, rng: np.random.Generator, argmax: str = "remaining",
-              absolute: bool = True) -> np.ndarray:
+def peel_rows(
+    V, s: int, scale: float, *, rng: np.random.Generator, argmax: str = "remaining", absolute: bool = True
+) -> np.ndarray:
     """Peeling (Alg. 4) applied to each row of ``V`` independently: one score vector per release.
 
     ``V`` has shape ``(rows, d)``; row ``i`` gets its own selection noise and value noise, so rows are independent
@@ -135,9 +137,19 @@ class Peeling(Estimator):
 
     reference = "Hu, Ni, Xiao & Wang (2022), Alg. 4 (Peeling) and Lemma 10; Cai, Wang & Zhang (2019), Lemma 3.3"
 
-    def __init__(self, s: int, epsilon: float, delta: float, sensitivity: float, *, argmax: str = "remaining",
-                 calibration: str = "arxiv", noise_divisor: float = 1.0, absolute: bool = True,
-                 output: str = "sparse"):
+    def __init__(
+        self,
+        s: int,
+        epsilon: float,
+        delta: float,
+        sensitivity: float,
+        *,
+        argmax: str = "remaining",
+        calibration: str = "arxiv",
+        noise_divisor: float = 1.0,
+        absolute: bool = True,
+        output: str = "sparse",
+    ):
         self.s = check_int("s", s, minimum=1)
         self.epsilon = check_positive("epsilon", epsilon)
         if self.epsilon > 1:
@@ -194,13 +206,22 @@ class Peeling(Estimator):
             v = np.asarray(v, dtype=float)
             idx = np.sort(np.argsort(-np.abs(v), kind="stable")[: self.s])
             return np.concatenate([idx.astype(float), v[idx]])
+
         width = (lambda v: (np.asarray(v).shape[0],)) if self.output == "dense" else (lambda v: (2 * self.s,))
-        tags = {"input_ndim": (1,), "min_samples": self.s, "output_shape": width, "worst_case_pairs": worst,
-                "data": lambda rng: rng.normal(0.0, 3.0 * lam, size=max(20, 2 * self.s)),
-                "neighbours": lambda relation: statdp_patterns(max(5, self.s + 1), "Ninf", lam)[:4]}
+        tags = {
+            "input_ndim": (1,),
+            "min_samples": self.s,
+            "output_shape": width,
+            "worst_case_pairs": worst,
+            "data": lambda rng: rng.normal(0.0, 3.0 * lam, size=max(20, 2 * self.s)),
+            "neighbours": lambda relation: statdp_patterns(max(5, self.s + 1), "Ninf", lam)[:4],
+        }
         if self.output == "sparse" and self.absolute and self.argmax == "remaining":
-            tags.update(reference=reference, noise_off=lambda v: Peeling(
-                self.s, self.epsilon, self.delta, lam, noise_divisor=1e300), reference_tol=1e-12 * (1 + lam))
+            tags.update(
+                reference=reference,
+                noise_off=lambda v: Peeling(self.s, self.epsilon, self.delta, lam, noise_divisor=1e300),
+                reference_tol=1e-12 * (1 + lam),
+            )
         return tags
 
     def sample(self, v, size: int, *, rng: np.random.Generator) -> np.ndarray:
@@ -218,7 +239,7 @@ class Peeling(Estimator):
         buf1, buf2 = np.empty((rows, d)), np.empty((rows, d))
         for start in range(0, size, rows):
             n = min(rows, size - start)
-            out[start:start + n] = self._chunk(v, n, rng, buf1[:n], buf2[:n])
+            out[start : start + n] = self._chunk(v, n, rng, buf1[:n], buf2[:n])
         return out
 
     def _chunk(self, v, n, rng, z, z2) -> np.ndarray:

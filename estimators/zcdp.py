@@ -3,6 +3,7 @@
 Bun & Steinke 2016, Prop. 1.3: ρ-zCDP implies (ρ + 2√(ρ ln(1/δ)), δ)-DP for every δ > 0. The inverse used to pick
 the noise of a Gaussian release for a target (ε, δ) is ρ = ε̃² with ε̃ = √(ln(1/δ) + ε) − √ln(1/δ).
 """
+
 from __future__ import annotations
 
 import math

@@ -3,6 +3,7 @@
 The engine: exact statistics (:mod:`htdp_verify.stats`), the empirical privacy auditor
 (:mod:`htdp_verify.privacy`), Monte Carlo and rate checks, heavy-tailed data, lower bounds, claims and results.
 """
+
 from .claims import LowerBoundClaim, PrivacyClaim, Provenance, RateClaim, TailBoundClaim
 from .results import CheckResult
 

@@ -3,6 +3,7 @@
 Every public function of the toolkit validates its inputs and raises ``ValueError`` naming the
 parameter and the accepted range; these helpers keep the messages uniform.
 """
+
 from __future__ import annotations
 
 import numbers

@@ -4,6 +4,7 @@ A claim is what a paper (or a library's documentation) asserts; a check turns it
 Each claim carries a :class:`Provenance` (paper, theorem or algorithm, equation) so a report can say exactly
 which statement was tested.  Privacy claims always carry their neighbouring relation (never a bare ε).
 """
+
 from __future__ import annotations
 
 import math

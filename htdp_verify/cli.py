@@ -1,4 +1,5 @@
 """The ``htdp-verify`` command: list checks, run them and write a report, run the auditor benchmark."""
+
 from __future__ import annotations
 
 import argparse
@@ -90,8 +91,9 @@ def _workers_arg(text: str) -> int:
     try:
         return check_workers(int(text))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer in [1, {max_workers()}] (4 per CPU), got {text!r}") \
-            from None
+        raise argparse.ArgumentTypeError(
+            f"must be an integer in [1, {max_workers()}] (4 per CPU), got {text!r}"
+        ) from None
 
 
 def prepare_out(path, option: str = "--out") -> Path:
@@ -115,9 +117,19 @@ def _counts_text(results) -> str:
     return ", ".join(f"{n} {k}" for k, n in tally(results).items() if n)
 
 
-def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool = True, log=None,
-               done: dict | None = None, workers: int = 1, backend: str = "processes",
-               scheduler: str | None = None) -> list[CheckResult]:
+def run_checks(
+    checks,
+    *,
+    profile: str,
+    seed: int,
+    out_dir: Path,
+    progress: bool = True,
+    log=None,
+    done: dict | None = None,
+    workers: int = 1,
+    backend: str = "processes",
+    scheduler: str | None = None,
+) -> list[CheckResult]:
     """Run ``checks`` (each with its seed from :func:`derive_seed`) and return their results in check order.
 
     ``log``: a :class:`~htdp_verify.runlog.RunLog` that gets one line per finished check; ``done``: results of
@@ -135,8 +147,14 @@ def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool
     def ordered():
         return [r for c in checks for r in by_check.get(c.name, [])]
 
-    bar = tqdm(total=len(checks), initial=len(checks) - len(todo), desc="checks", unit="check",
-               disable=not progress, file=sys.stderr)
+    bar = tqdm(
+        total=len(checks),
+        initial=len(checks) - len(todo),
+        desc="checks",
+        unit="check",
+        disable=not progress,
+        file=sys.stderr,
+    )
     current = {"text": "", "t0": time.perf_counter()}
     stop = threading.Event()
 
@@ -157,8 +175,19 @@ def run_checks(checks, *, profile: str, seed: int, out_dir: Path, progress: bool
         ticker.start()
     try:
         if parallel:
-            _run_parallel(todo, finish, bar, ordered, profile=profile, seed=seed, out_dir=out_dir, workers=workers,
-                          backend=backend, scheduler=scheduler, progress=progress)
+            _run_parallel(
+                todo,
+                finish,
+                bar,
+                ordered,
+                profile=profile,
+                seed=seed,
+                out_dir=out_dir,
+                workers=workers,
+                backend=backend,
+                scheduler=scheduler,
+                progress=progress,
+            )
         for chk in todo if not parallel else ():
             finished = ordered()
             current["text"] = f"{_counts_text(finished)} | {chk.name}" if finished else chk.name
@@ -191,8 +220,18 @@ def _run_parallel(todo, finish, bar, ordered, *, profile, seed, out_dir, workers
             bar.set_postfix_str(" | ".join(t for t in (counts, run) if t))
 
     w = None if scheduler is not None else workers
-    with closing(iter_checks(todo, profile=profile, seed=seed, out_dir=out_dir, workers=w, backend=backend,
-                             scheduler=scheduler, status=status)) as it:
+    with closing(
+        iter_checks(
+            todo,
+            profile=profile,
+            seed=seed,
+            out_dir=out_dir,
+            workers=w,
+            backend=backend,
+            scheduler=scheduler,
+            status=status,
+        )
+    ) as it:
         for chk, s, out in it:
             finish(chk, s, out)
 
@@ -205,8 +244,10 @@ def _cmd_list(args) -> int:
     for c in checks:
         print(c.line())
     what = "registered" if not args.names else f"selected by {' '.join(args.names)}"
-    print(f"{len(checks)} checks {what} ('htdp-verify run{' ' + ' '.join(args.names) if args.names else ''}' "
-          f"runs these {len(checks)}; a check may give more than one result)")
+    print(
+        f"{len(checks)} checks {what} ('htdp-verify run{' ' + ' '.join(args.names) if args.names else ''}' "
+        f"runs these {len(checks)}; a check may give more than one result)"
+    )
     return 0
 
 
@@ -242,15 +283,18 @@ def _parallel_settings(args):
         if args.backend == "processes":
             raise UsageError("--scheduler runs checks on a Dask cluster; it cannot be used with --backend processes")
         if args.workers is not None:
-            raise UsageError("--workers sizes a local pool; with --scheduler the cluster's workers run the checks "
-                             "(leave --workers out)")
+            raise UsageError(
+                "--workers sizes a local pool; with --scheduler the cluster's workers run the checks "
+                "(leave --workers out)"
+            )
         backend = "dask"
     if backend == "dask":
         try:
             import distributed  # noqa: F401
         except ImportError:
-            raise UsageError("--backend dask needs the 'distributed' package (pip install 'htdp-verify[dask]')") \
-                from None
+            raise UsageError(
+                "--backend dask needs the 'distributed' package (pip install 'htdp-verify[dask]')"
+            ) from None
     return (1 if args.workers is None else args.workers), backend
 
 
@@ -276,8 +320,18 @@ def _cmd_run(args) -> int:
     interrupted = False
     with RunLog(out, meta, resume=bool(args.resume)) as log:
         try:
-            results = run_checks(checks, profile=profile, seed=seed, out_dir=out, progress=not args.no_progress,
-                                 log=log, done=done, workers=workers, backend=backend, scheduler=args.scheduler)
+            results = run_checks(
+                checks,
+                profile=profile,
+                seed=seed,
+                out_dir=out,
+                progress=not args.no_progress,
+                log=log,
+                done=done,
+                workers=workers,
+                backend=backend,
+                scheduler=args.scheduler,
+            )
             n_done = len(checks)
         except RunInterrupted as exc:
             results, n_done, interrupted = exc.results, exc.n_done, True
@@ -286,9 +340,11 @@ def _cmd_run(args) -> int:
         info["interrupted"] = True
     paths = write_report(results, out, info)
     if interrupted:
-        print(f"htdp-verify run: interrupted after {n_done} of {len(checks)} checks; their results are in "
-              f"{out / STREAM_NAME} (partial report {paths['html']}); continue with: htdp-verify run --resume {out}",
-              file=sys.stderr)
+        print(
+            f"htdp-verify run: interrupted after {n_done} of {len(checks)} checks; their results are in "
+            f"{out / STREAM_NAME} (partial report {paths['html']}); continue with: htdp-verify run --resume {out}",
+            file=sys.stderr,
+        )
         return EXIT_INTERRUPTED
     for r in results:
         print(r.line())
@@ -304,24 +360,30 @@ def _cmd_run(args) -> int:
             found += [r.name for r in results if r.as_expected is False and r.name not in found]
         if found:
             what = "unexpected violation(s)" if args.fail_on == "violated" else "unexpected verdict(s)"
-            print(f"htdp-verify run: {len(found)} {what} (--fail-on {args.fail_on}): {', '.join(found)}",
-                  file=sys.stderr)
+            print(
+                f"htdp-verify run: {len(found)} {what} (--fail-on {args.fail_on}): {', '.join(found)}", file=sys.stderr
+            )
             return EXIT_FOUND
     return EXIT_OK
 
 
 def _tally_line(counts: dict) -> str:
     """``"12 consistent, 1 violated, ..., 2 canaries/controls as expected"``: one phrase per outcome seen."""
-    words = {"as expected": "canaries/controls as expected", "unexpected": "canaries/controls NOT as expected",
-             "info": "info (descriptive, no claim tested)"}
+    words = {
+        "as expected": "canaries/controls as expected",
+        "unexpected": "canaries/controls NOT as expected",
+        "info": "info (descriptive, no claim tested)",
+    }
     return ", ".join(f"{n} {words.get(k, k)}" for k, n in counts.items() if n or k in CLAIM_VERDICTS)
 
 
 def _cmd_bench(args) -> int:
     eps = list(entry_points(group="htdp_verify.bench"))
     if not eps:
-        print("htdp-verify bench: no benchmark suite is installed (entry point group 'htdp_verify.bench')",
-              file=sys.stderr)
+        print(
+            "htdp-verify bench: no benchmark suite is installed (entry point group 'htdp_verify.bench')",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     out = prepare_out(args.out)
     run_bench = eps[0].load()
@@ -329,12 +391,15 @@ def _cmd_bench(args) -> int:
     try:
         results = run_bench(quick=args.quick, out_dir=out, seed=args.seed, progress=not args.no_progress, **extra)
     except KeyboardInterrupt:
-        print(f"htdp-verify bench: interrupted; tables are written only when the suite finishes ({out})",
-              file=sys.stderr)
+        print(
+            f"htdp-verify bench: interrupted; tables are written only when the suite finishes ({out})", file=sys.stderr
+        )
         return EXIT_INTERRUPTED
     errors = [r for r in results if r.verdict == "error"]
-    print(f"{len(results)} mechanisms audited; table: {out / 'bench.md'}"
-          + (f"; over {args.seeds} seeds: {out / 'bench_seeds.md'}" if args.seeds > 1 else ""))
+    print(
+        f"{len(results)} mechanisms audited; table: {out / 'bench.md'}"
+        + (f"; over {args.seeds} seeds: {out / 'bench_seeds.md'}" if args.seeds > 1 else "")
+    )
     return 1 if errors else 0
 
 
@@ -343,52 +408,92 @@ def build_parser() -> argparse.ArgumentParser:
         prog="htdp-verify",
         description="Statistical verification of differentially private estimators (heavy-tailed data): "
         "empirical privacy audits with valid ε lower bounds, rate checks, lower-bound comparisons.",
-        epilog=EXIT_CODES_TEXT, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXIT_CODES_TEXT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"htdp-verify {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     ls = sub.add_parser("list", help="list the registered checks, one line each with provenance")
     ls.add_argument("names", nargs="*", help="only these check names or prefixes (as for 'run')")
     ls.set_defaults(func=_cmd_list)
-    r = sub.add_parser("run", help="run checks and write results.jsonl, results.json, report.md, report.html",
-                       epilog=VERDICTS_TEXT + EXIT_CODES_TEXT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    r = sub.add_parser(
+        "run",
+        help="run checks and write results.jsonl, results.json, report.md, report.html",
+        epilog=VERDICTS_TEXT + EXIT_CODES_TEXT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     r.add_argument("names", nargs="*", help="check names or prefixes (default: all), e.g. 'stats' or 'diffprivlib'")
     r.add_argument("--profile", choices=PROFILES, default=None, help="sample sizes: quick (CI, default) or full")
-    r.add_argument("--seed", type=_seed_arg, default=None,
-                   help="run seed, an integer in [0, 2**63) (default 20261121); each check derives its own from it "
-                   "and its name, so 'htdp-verify run NAME --seed S' reproduces one check")
+    r.add_argument(
+        "--seed",
+        type=_seed_arg,
+        default=None,
+        help="run seed, an integer in [0, 2**63) (default 20261121); each check derives its own from it "
+        "and its name, so 'htdp-verify run NAME --seed S' reproduces one check",
+    )
     r.add_argument("--out", default=None, help="report folder, created if needed (default: htdp-report)")
-    r.add_argument("--resume", metavar="DIR", default=None,
-                   help="continue the interrupted run in DIR (same profile, seed and names; checks already in "
-                   "DIR/results.jsonl are kept, not run again)")
-    r.add_argument("--fail-on", choices=("error", "violated", "unexpected"), default="error",
-                   help="'error' (default): exit 1 only when a check could not run; 'violated': also exit 3 on an "
-                   "unexpected violation (for CI); 'unexpected': also exit 3 when a canary/control misses its "
-                   "expected verdict")
+    r.add_argument(
+        "--resume",
+        metavar="DIR",
+        default=None,
+        help="continue the interrupted run in DIR (same profile, seed and names; checks already in "
+        "DIR/results.jsonl are kept, not run again)",
+    )
+    r.add_argument(
+        "--fail-on",
+        choices=("error", "violated", "unexpected"),
+        default="error",
+        help="'error' (default): exit 1 only when a check could not run; 'violated': also exit 3 on an "
+        "unexpected violation (for CI); 'unexpected': also exit 3 when a canary/control misses its "
+        "expected verdict",
+    )
     r.add_argument("--no-progress", action="store_true", help="no progress bar")
-    r.add_argument("--workers", type=_workers_arg, default=None, metavar="N",
-                   help="run N checks at a time in worker processes (default 1: in this process); each worker uses "
-                   "one BLAS thread; the results equal a serial run's for the seed (N: 1 to 4 per CPU)")
-    r.add_argument("--backend", choices=("processes", "dask"), default=None,
-                   help="where --workers runs checks: 'processes' (default, a local process pool) or 'dask' (a Dask "
-                   "LocalCluster of N single-threaded workers; needs dask[distributed])")
-    r.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="run the checks on the Dask cluster at ADDRESS (e.g. tcp://host:8786; the workers need "
-                   "htdp-verify and the check plugins installed); figures come back to --out")
+    r.add_argument(
+        "--workers",
+        type=_workers_arg,
+        default=None,
+        metavar="N",
+        help="run N checks at a time in worker processes (default 1: in this process); each worker uses "
+        "one BLAS thread; the results equal a serial run's for the seed (N: 1 to 4 per CPU)",
+    )
+    r.add_argument(
+        "--backend",
+        choices=("processes", "dask"),
+        default=None,
+        help="where --workers runs checks: 'processes' (default, a local process pool) or 'dask' (a Dask "
+        "LocalCluster of N single-threaded workers; needs dask[distributed])",
+    )
+    r.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="run the checks on the Dask cluster at ADDRESS (e.g. tcp://host:8786; the workers need "
+        "htdp-verify and the check plugins installed); figures come back to --out",
+    )
     r.set_defaults(func=_cmd_run)
-    b = sub.add_parser("bench", help="audit the ground-truth mechanism suite; table vs DP-Sniper and StatDP",
-                       epilog=EXIT_CODES_TEXT, formatter_class=argparse.RawDescriptionHelpFormatter)
+    b = sub.add_parser(
+        "bench",
+        help="audit the ground-truth mechanism suite; table vs DP-Sniper and StatDP",
+        epilog=EXIT_CODES_TEXT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     b.add_argument(
         "--quick",
         action="store_true",
         help="small sizes: 10^6 releases per side for the public auditor's column, the plans' quick budgets for the "
         "white-box column (about 10 minutes on 2 cores)",
     )
-    b.add_argument("--seed", type=_seed_arg, default=20261121,
-                   help="run seed, an integer in [0, 2**63) (default 20261121)")
-    b.add_argument("--seeds", type=_positive_int, default=1, metavar="K",
-                   help="run the suite with K run seeds (seed, seed+1, ...) and write bench_seeds.md: each row's "
-                   "median and range, flag counts and runs reaching DP-Sniper's number (default 1)")
+    b.add_argument(
+        "--seed", type=_seed_arg, default=20261121, help="run seed, an integer in [0, 2**63) (default 20261121)"
+    )
+    b.add_argument(
+        "--seeds",
+        type=_positive_int,
+        default=1,
+        metavar="K",
+        help="run the suite with K run seeds (seed, seed+1, ...) and write bench_seeds.md: each row's "
+        "median and range, flag counts and runs reaching DP-Sniper's number (default 1)",
+    )
     b.add_argument("--out", default="htdp-bench", help="output folder, created if needed (default: htdp-bench)")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
     b.set_defaults(func=_cmd_bench)

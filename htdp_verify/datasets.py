@@ -14,6 +14,7 @@ Models
 A paper's own designs live next to that paper's estimators (``estimators/<stem>/data.py``, e.g. the DP-EM mixture
 models in :mod:`estimators.dpem.data`), not in the engine.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -148,8 +149,16 @@ def check_beta(beta: Any, d: int) -> np.ndarray:
     return b
 
 
-def sparse_vector(d: int, s: int, *, norm: float = 1.0, values: str = "gaussian", support: str = "random",
-                  signs: str = "random", rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def sparse_vector(
+    d: int,
+    s: int,
+    *,
+    norm: float = 1.0,
+    values: str = "gaussian",
+    support: str = "random",
+    signs: str = "random",
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
     """An s-sparse vector in R^d and its (sorted) support.
 
     Parameters
@@ -227,8 +236,16 @@ def toeplitz_covariance(d: int, rho: float) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------------------------
 # regression
 # ----------------------------------------------------------------------------------------------------------------
-def linear_regression(n: int, d: int, *, beta: Any = None, design: Law | None = None, noise: Law | None = None,
-                      beta_norm: float = 1.0, rng: np.random.Generator) -> RegressionData:
+def linear_regression(
+    n: int,
+    d: int,
+    *,
+    beta: Any = None,
+    design: Law | None = None,
+    noise: Law | None = None,
+    beta_norm: float = 1.0,
+    rng: np.random.Generator,
+) -> RegressionData:
     """``y_i = <x_i, beta> + e_i`` with i.i.d. rows.
 
     Parameters
@@ -271,9 +288,19 @@ def linear_regression(n: int, d: int, *, beta: Any = None, design: Law | None = 
     return RegressionData(X=X, y=X @ beta + e, beta=beta, noise=e, design_law=design, noise_law=noise)
 
 
-def sparse_regression(n: int, d: int, s: int, *, design: Law | None = None, noise: Law | None = None,
-                      norm: float = 1.0, values: str = "gaussian", support: str = "random", signs: str = "random",
-                      rng: np.random.Generator) -> RegressionData:
+def sparse_regression(
+    n: int,
+    d: int,
+    s: int,
+    *,
+    design: Law | None = None,
+    noise: Law | None = None,
+    norm: float = 1.0,
+    values: str = "gaussian",
+    support: str = "random",
+    signs: str = "random",
+    rng: np.random.Generator,
+) -> RegressionData:
     """s*-sparse linear regression ``y = X beta + e`` with ``beta`` from :func:`sparse_vector`.
 
     Hu et al. 2022, Fig 7-9 (Alg 3): design N(0, 5) entries, s* = 20, ``||beta||_2 = 1``, noise LogNormal(0, 0.5)
@@ -304,5 +331,12 @@ def sparse_regression(n: int, d: int, s: int, *, design: Law | None = None, nois
     check_rng(rng)
     beta, supp = sparse_vector(d, s, norm=norm, values=values, support=support, signs=signs, rng=rng)
     base = linear_regression(n, d, beta=beta, design=design, noise=noise, rng=rng)
-    return RegressionData(X=base.X, y=base.y, beta=beta, noise=base.noise, support=supp,
-                          design_law=base.design_law, noise_law=base.noise_law)
+    return RegressionData(
+        X=base.X,
+        y=base.y,
+        beta=beta,
+        noise=base.noise,
+        support=supp,
+        design_law=base.design_law,
+        noise_law=base.noise_law,
+    )

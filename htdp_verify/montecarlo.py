@@ -15,6 +15,7 @@ Results come back as a tidy ``pandas.DataFrame`` (one row per replication: the g
 ``rep``, ``seed``, ``spawn_key`` and the outputs), wrapped in :class:`MonteCarloResult`, which saves to and
 loads from CSV (+ a JSON sidecar with the run's metadata) or a single JSON file.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -397,8 +398,16 @@ def replicate(
         One row per replication.
     """
     return sweep(
-        fn, {}, n_reps, seed=seed, backend=backend, n_jobs=n_jobs, client=client, progress=progress,
-        vectorised=vectorised, chunk_size=chunk_size,
+        fn,
+        {},
+        n_reps,
+        seed=seed,
+        backend=backend,
+        n_jobs=n_jobs,
+        client=client,
+        progress=progress,
+        vectorised=vectorised,
+        chunk_size=chunk_size,
     )
 
 
@@ -540,8 +549,12 @@ def sweep(
         backend=backend,
         seconds=time.perf_counter() - t0,
         fn_name=getattr(fn, "__qualname__", getattr(fn, "__name__", "")),
-        meta={"fixed": {k: _jsonable_scalar(v) if isinstance(v, (numbers.Number, str, np.generic)) else repr(v)
-                        for k, v in fixed.items()}},
+        meta={
+            "fixed": {
+                k: _jsonable_scalar(v) if isinstance(v, (numbers.Number, str, np.generic)) else repr(v)
+                for k, v in fixed.items()
+            }
+        },
     )
 
 
@@ -576,9 +589,6 @@ def _check_signature(fn, names, vectorised):
     if missing:
         what = "fn(**params, n_reps=..., rng=...)" if vectorised else "fn(**params, rng=...)"
         raise ValueError(f"fn must accept the keyword arguments {missing} (it is called as {what})")
-
-
-
 
 
 def _n_workers(n_jobs: int) -> int:
@@ -620,8 +630,9 @@ def _execute(backend, fn, tasks, seed, vectorised, vchunk, n_jobs, client):
         raise ValueError('backend="dask" needs dask.distributed: pip install "htdp-verify[dask]"') from exc
     own = None
     if client is None:
-        cluster = LocalCluster(n_workers=_n_workers(n_jobs), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=_n_workers(n_jobs), threads_per_worker=1, processes=True, dashboard_address=None
+        )
         own = (_Client(cluster), cluster)
         client = own[0]
     try:

@@ -19,6 +19,7 @@ travel in memory (the IPC of :mod:`multiprocessing` or Dask) and the run log sta
 
 Wall-clock ``seconds`` of a result differ between runs, as they do between two serial runs; nothing else does.
 """
+
 from __future__ import annotations
 
 import collections
@@ -46,8 +47,14 @@ BACKENDS = ("processes", "dask")
 #: cap of ``workers``: this many per CPU available to the process (more only adds memory and context switches)
 MAX_WORKERS_PER_CPU = 4
 #: thread-count variables of BLAS / OpenMP libraries set to 1 in every worker
-THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-              "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+THREAD_ENV = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
 POLL_SECONDS = 1.0  # how often the status callback is refreshed while checks run
 
 
@@ -67,8 +74,10 @@ def check_workers(workers: int) -> int:
     """``workers`` as an int; ``ValueError`` naming it unless it is an integer in ``[1, max_workers()]``."""
     cap = max_workers()
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cap:
-        raise ValueError(f"workers must be an integer in [1, {cap}] ({MAX_WORKERS_PER_CPU} per CPU of the "
-                         f"{_cpus()} available), got {workers!r}")
+        raise ValueError(
+            f"workers must be an integer in [1, {cap}] ({MAX_WORKERS_PER_CPU} per CPU of the "
+            f"{_cpus()} available), got {workers!r}"
+        )
     return workers
 
 
@@ -123,14 +132,17 @@ def _run_task(task: _Task):
 
         load_plugins()
         if task.check.name not in _REGISTRY:
-            raise LookupError(f"check {task.check.name!r} could not be sent to the worker (its function does not "
-                              "pickle) and is not registered there; register it at module level or run it with "
-                              "--workers 1")
+            raise LookupError(
+                f"check {task.check.name!r} could not be sent to the worker (its function does not "
+                "pickle) and is not registered there; register it at module level or run it with "
+                "--workers 1"
+            )
         func = _REGISTRY[task.check.name].func
     folder = Path(tempfile.mkdtemp(prefix="htdp-check-"))
     try:
-        s, out = execute_check(task.check, profile=task.profile, seed=task.seed, out_dir=folder, progress=False,
-                               func=func)
+        s, out = execute_check(
+            task.check, profile=task.profile, seed=task.seed, out_dir=folder, progress=False, func=func
+        )
         files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -164,8 +176,7 @@ class _ProcessPool:
     """A local process pool (forkserver where the platform has it, else spawn) with one thread per worker."""
 
     def __init__(self, workers: int, start_method: str | None):
-        method = start_method or ("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
-                                  else "spawn")
+        method = start_method or ("forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
         ctx = multiprocessing.get_context(method)
         if method == "forkserver":  # numpy and the engine imported once, in the server (also passes sys.path on)
             ctx.set_forkserver_preload(["htdp_verify.parallel"])
@@ -215,8 +226,9 @@ class _DaskPool:
         try:
             from distributed import Client, LocalCluster, wait
         except ImportError:
-            raise ValueError("backend='dask' needs the 'distributed' package "
-                             "(pip install 'htdp-verify[dask]')") from None
+            raise ValueError(
+                "backend='dask' needs the 'distributed' package (pip install 'htdp-verify[dask]')"
+            ) from None
         self._wait, self._cluster, self._own = wait, None, client is None
         if client is None:
             if scheduler is not None:
@@ -224,8 +236,13 @@ class _DaskPool:
             else:
                 import logging
 
-                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=None, silence_logs=logging.ERROR)
+                self._cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                )
                 client = Client(self._cluster)
         self.client, self._fixed = client, workers if scheduler is None and self._cluster is not None else None
 
@@ -309,8 +326,10 @@ def iter_checks(
         if backend != "dask":
             raise ValueError("scheduler and client need backend='dask'")
         if workers is not None:
-            raise ValueError("workers sizes a local pool or LocalCluster; with scheduler or client the cluster's "
-                             "workers run the checks (leave workers out)")
+            raise ValueError(
+                "workers sizes a local pool or LocalCluster; with scheduler or client the cluster's "
+                "workers run the checks (leave workers out)"
+            )
     else:
         workers = check_workers(_cpus() if workers is None else workers)
     out_dir = Path(out_dir)
@@ -321,8 +340,9 @@ def iter_checks(
     suspects: collections.deque = collections.deque()  # checks in flight when a worker died: rerun one by one
 
     def submit(chk):
-        task = _Task(Check(chk.name, None, chk.description, chk.provenance, chk.tags), _pickle_func(chk.func),
-                     profile, seed)
+        task = _Task(
+            Check(chk.name, None, chk.description, chk.provenance, chk.tags), _pickle_func(chk.func), profile, seed
+        )
         fut = pool.submit(task)
         inflight[fut] = (chk, time.perf_counter(), pool.generation)
 
@@ -337,8 +357,7 @@ def iter_checks(
                     submit(queue.popleft())
             if status is not None:
                 now = time.perf_counter()
-                status([v[0].name for v in inflight.values()],
-                       max((now - v[1] for v in inflight.values()), default=0))
+                status([v[0].name for v in inflight.values()], max((now - v[1] for v in inflight.values()), default=0))
             done = pool.wait(list(inflight), POLL_SECONDS)
             for fut in [f for f in inflight if f in done]:
                 if fut not in inflight:  # went back to the queue with a broken pool

@@ -6,6 +6,7 @@ group ``htdp_verify.checks`` (``audits`` declares itself there in ``pyproject.to
 
 A check is a function ``f(ctx: RunContext) -> CheckResult | list[CheckResult]``.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -22,8 +23,17 @@ import numpy as np
 
 from .claims import Provenance
 
-__all__ = ["Check", "RunContext", "register", "get_checks", "all_checks", "load_plugins", "derive_seed",
-           "execute_check", "PROFILES"]
+__all__ = [
+    "Check",
+    "RunContext",
+    "register",
+    "get_checks",
+    "all_checks",
+    "load_plugins",
+    "derive_seed",
+    "execute_check",
+    "PROFILES",
+]
 
 PROFILES = ("quick", "full")
 ENTRY_POINT_GROUP = "htdp_verify.checks"
@@ -77,6 +87,7 @@ class Check:
     tags : tuple, default ()
         Extra selectors.
     """
+
     name: str
     func: Callable
     description: str
@@ -202,8 +213,9 @@ def derive_seed(seed: int, name: str) -> int:
     return int(np.random.SeedSequence([seed, zlib.crc32(name.encode())]).generate_state(1, np.uint64)[0] >> 1)
 
 
-def execute_check(check: Check, *, profile: str, seed: int, out_dir: Path, progress: bool = True,
-                  func: Callable | None = None) -> tuple[int, list]:
+def execute_check(
+    check: Check, *, profile: str, seed: int, out_dir: Path, progress: bool = True, func: Callable | None = None
+) -> tuple[int, list]:
     """Run one check with its own seed (:func:`derive_seed` of the run ``seed``) and return ``(check seed, results)``.
 
     A check that raises, or returns something other than ``CheckResult`` objects, gives one ``"error"`` result
@@ -253,5 +265,12 @@ def error_result(check: Check, seed: int, seconds: float, summary: str, error: s
     """The ``"error"`` result of a check that could not run (``details['error']``: the traceback or message)."""
     from .results import CheckResult
 
-    return CheckResult(name=check.name, verdict="error", seconds=seconds, seed=seed, provenance=check.provenance,
-                       summary=summary, details={"error": error})
+    return CheckResult(
+        name=check.name,
+        verdict="error",
+        seconds=seconds,
+        seed=seed,
+        provenance=check.provenance,
+        summary=summary,
+        details={"error": error},
+    )

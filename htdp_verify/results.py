@@ -12,6 +12,7 @@ Canaries and controls (checks built to fail, or to pass, on purpose) carry ``exp
 expected to produce; :attr:`CheckResult.outcome` then says whether the run met that expectation, and
 :func:`tally` counts outcomes so that a canary's expected violation is not counted as a finding.
 """
+
 from __future__ import annotations
 
 import copy
@@ -342,8 +343,7 @@ def pair_text(pair: dict) -> str:
         return f"{head}; {len(d)} records each, {len(diff)} differing: {shown}{more}"
     small, big, which = (d, dp, "D'") if len(d) < len(dp) else (dp, d, "D")
     extra = [r for r in big if r not in small] or big[-1:]
-    return (f"{head}; {len(d)} vs {len(dp)} records, {which} has the extra record "
-            f"{_short(extra[0]) if extra else '?'}")
+    return f"{head}; {len(d)} vs {len(dp)} records, {which} has the extra record {_short(extra[0]) if extra else '?'}"
 
 
 def tally(results: Any) -> dict[str, int]:
@@ -384,8 +384,13 @@ def results_document(results: Any, meta: dict | None = None) -> dict:
         The JSON-ready document.
     """
     results = list(results)
-    return {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, "meta": _jsonable(dict(meta or {})),
-            "tally": tally(results), "results": [r.to_dict() for r in results]}
+    return {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "meta": _jsonable(dict(meta or {})),
+        "tally": tally(results),
+        "results": [r.to_dict() for r in results],
+    }
 
 
 def dumps(obj, **kw) -> str:

@@ -7,6 +7,7 @@ holds what a resumed run must repeat (profile, seed, selected names).  Every fur
 :data:`htdp_verify.results.FORMAT_VERSION`).  Each line is flushed and fsync'ed when written; a last line cut short by a
 crash is ignored on reading.
 """
+
 from __future__ import annotations
 
 import json
@@ -113,8 +114,9 @@ def read_runlog(out_dir: str | os.PathLike[str]) -> RunLogContent:
     except json.JSONDecodeError:
         header = {}
     if header.get("format") != STREAM_FORMAT:
-        raise ValueError(f"{path} is not an htdp-verify results stream (its first line has no "
-                         f"\"format\": \"{STREAM_FORMAT}\")")
+        raise ValueError(
+            f'{path} is not an htdp-verify results stream (its first line has no "format": "{STREAM_FORMAT}")'
+        )
     out = RunLogContent(meta=header.get("meta", {}))
     for i, line in enumerate(lines[1:], start=2):
         try:

@@ -13,6 +13,7 @@ Contents
 Conventions: ``alpha`` is always the total error probability of the statement being made; a two-sided
 statement spends ``alpha/2`` on each side.  All bounds are exact (beta quantiles), never normal approximations.
 """
+
 from __future__ import annotations
 
 import math
@@ -322,7 +323,7 @@ class ExceedanceResult:
 
     def __str__(self) -> str:  # pragma: no cover - formatting
         return (
-            f"{self.k}/{self.n} exceedances (rate {self.rate:.4g}, {100*(1-self.alpha):.0f}% upper bound "
+            f"{self.k}/{self.n} exceedances (rate {self.rate:.4g}, {100 * (1 - self.alpha):.0f}% upper bound "
             f"{self.rate_upper:.4g}) vs beta={self.beta:g}: p={self.pvalue:.3g} -> {self.verdict}"
         )
 

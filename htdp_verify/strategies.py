@@ -9,6 +9,7 @@
 * :func:`neighbouring_pairs` -- a data set and a neighbour: one row replaced by an adversarial value (huge, tiny,
   negative, duplicate of another row) or one row added / removed. Returned as :class:`Neighbours`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -299,8 +300,9 @@ def univariate_laws(
     base = _simple_laws(min_tail_index, max_tail_index)
     if not compound:
         return base
-    return st.one_of(base, contaminated_laws(min_tail_index, max_tail_index),
-                     mixture_laws(min_tail_index, max_tail_index))
+    return st.one_of(
+        base, contaminated_laws(min_tail_index, max_tail_index), mixture_laws(min_tail_index, max_tail_index)
+    )
 
 
 @st.composite
@@ -319,12 +321,14 @@ def radial_pareto_laws(d: int, min_tail_index: float = 0.0, max_tail_index: floa
 
 
 def multivariate_laws(d: int, min_tail_index: float = 0.0, max_tail_index: float = np.inf) -> st.SearchStrategy[Any]:
-    return st.one_of(multivariate_t_laws(d, min_tail_index, max_tail_index),
-                     radial_pareto_laws(d, min_tail_index, max_tail_index))
+    return st.one_of(
+        multivariate_t_laws(d, min_tail_index, max_tail_index), radial_pareto_laws(d, min_tail_index, max_tail_index)
+    )
 
 
-def laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf, *, d: int | None = None,
-         compound: bool = True) -> st.SearchStrategy[Any]:
+def laws(
+    min_tail_index: float = 0.0, max_tail_index: float = np.inf, *, d: int | None = None, compound: bool = True
+) -> st.SearchStrategy[Any]:
     """Laws with tail index in ``(min_tail_index, max_tail_index]``; univariate if ``d`` is None, else d-variate.
 
     Parameters

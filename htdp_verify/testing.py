@@ -29,6 +29,7 @@ Plugin
 
 The chosen profile also scales :func:`assert_private` and the estimator checks run under pytest.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -122,8 +123,10 @@ def _finish(result: CheckResult, on_inconclusive: str, extra: str = "") -> Check
 def _claim_text(claim) -> str:
     if isinstance(claim, RateClaim):
         regime = f", regime: {claim.regime}" if claim.regime else ""
-        return (f"{claim.summary} error ∝ {claim.variable}^{claim.exponent:.4g} "
-                f"(tolerance ±{claim.tolerance:g} on the exponent{regime})")
+        return (
+            f"{claim.summary} error ∝ {claim.variable}^{claim.exponent:.4g} "
+            f"(tolerance ±{claim.tolerance:g} on the exponent{regime})"
+        )
     if isinstance(claim, TailBoundClaim):
         return f"P[error > {claim.bound or 'bound'}] <= {claim.beta:g}"
     return str(claim)
@@ -207,8 +210,17 @@ def assert_rate(
         )
     elif not isinstance(claim, RateClaim):
         raise ValueError(f"claim must be a RateClaim, got {type(claim).__name__}")
-    res = check_rate(data, claim, alpha, errors=errors, output=output, method=method, n_boot=n_boot, rng=rng,
-                     name=name or f"rate[{claim.variable}^{claim.exponent:g}]")
+    res = check_rate(
+        data,
+        claim,
+        alpha,
+        errors=errors,
+        output=output,
+        method=method,
+        n_boot=n_boot,
+        rng=rng,
+        name=name or f"rate[{claim.variable}^{claim.exponent:g}]",
+    )
     extra = ""
     if res.verdict != "consistent":
         fit = res.details["fit"]
@@ -282,8 +294,16 @@ def assert_tail_bound(
         claim = TailBoundClaim(beta=beta)
     elif not isinstance(claim, TailBoundClaim):
         raise ValueError(f"claim must be a TailBoundClaim, got {type(claim).__name__}")
-    res = check_tail_bound(errors, bound_values, claim, alpha, power=power, detect_rate=detect_rate,
-                           per_cell=per_cell, name=name or f"tail_bound[beta={claim.beta:g}]")
+    res = check_tail_bound(
+        errors,
+        bound_values,
+        claim,
+        alpha,
+        power=power,
+        detect_rate=detect_rate,
+        per_cell=per_cell,
+        name=name or f"tail_bound[beta={claim.beta:g}]",
+    )
     d = res.details
     extra = (
         f"exceedances per cell: {d['counts']} of {d['reps']}\n"
@@ -335,8 +355,16 @@ def assert_quantile_shape(
     """
     from .rates import check_quantile_shape
 
-    res = check_quantile_shape(errors, betas, gamma=gamma, tolerance=tolerance, alpha=alpha, n_boot=n_boot, rng=rng,
-                               name=name or f"quantile_shape[gamma={gamma:g}]")
+    res = check_quantile_shape(
+        errors,
+        betas,
+        gamma=gamma,
+        tolerance=tolerance,
+        alpha=alpha,
+        n_boot=n_boot,
+        rng=rng,
+        name=name or f"quantile_shape[gamma={gamma:g}]",
+    )
     sh = res.details["shape"]
     qs = ", ".join(f"beta={b:g}: {q:.4g}" for b, q in zip(sh["betas"], sh["quantiles"]))
     nested = sh["nested"]
@@ -348,8 +376,15 @@ def assert_quantile_shape(
 _PRIVATE_CAP = {"quick": 200_000, "full": 2_000_000}
 
 
-def private_sample_size(epsilon: float, *, alpha: float = 0.05, detect_ratio: float = 1.5,
-                        event_probability: float = 0.1, power: float = 0.8, profile: str | None = None) -> int:
+def private_sample_size(
+    epsilon: float,
+    *,
+    alpha: float = 0.05,
+    detect_ratio: float = 1.5,
+    event_probability: float = 0.1,
+    power: float = 0.8,
+    profile: str | None = None,
+) -> int:
     """Releases per side for :func:`assert_private` when ``n_samples`` is not given (the detectability target).
 
     Target: a mechanism whose true ε is ``detect_ratio`` × the claimed ε on an event of probability
@@ -456,15 +491,27 @@ def assert_private(
     the_claim = as_claim(claim, as_mechanism(mechanism_or_estimator))
     if n_samples is None:
         n_samples = private_sample_size(the_claim.epsilon, alpha=alpha, profile=profile)
-    res = audit(mechanism_or_estimator, the_claim, pairs=pairs, neighbours=neighbours, n_samples=n_samples,
-                alpha=alpha, attacks=attacks, rng=rng, name=name or None, **audit_kwargs)
+    res = audit(
+        mechanism_or_estimator,
+        the_claim,
+        pairs=pairs,
+        neighbours=neighbours,
+        n_samples=n_samples,
+        alpha=alpha,
+        attacks=attacks,
+        rng=rng,
+        name=name or None,
+        **audit_kwargs,
+    )
     if res.verdict in ("violated", "inconclusive"):
         d = res.details
         counts = res.counts
-        extra = (f"pair: {d.get('pair', {}).get('text', '')}\n"
-                 f"event: {res.event} ({d.get('event', {}).get('orientation', '')})\n"
-                 f"counts: {counts.get('numerator')} vs {counts.get('denominator')} of {n_samples} per side\n"
-                 f"detectability: {res.detectability.get('statement', '')}")
+        extra = (
+            f"pair: {d.get('pair', {}).get('text', '')}\n"
+            f"event: {res.event} ({d.get('event', {}).get('orientation', '')})\n"
+            f"counts: {counts.get('numerator')} vs {counts.get('denominator')} of {n_samples} per side\n"
+            f"detectability: {res.detectability.get('statement', '')}"
+        )
         if not res.name:
             res.name = "assert_private"
         return _finish(res, on_inconclusive, extra)

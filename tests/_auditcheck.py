@@ -5,6 +5,7 @@ probability up to α = 0.05 per seed, which is not a test design.  Instead we re
 counts with the same certification method at α = 1e-3: a correct implementation exceeds the true ε there with
 probability ≤ 0.001, while a wrong formula or wrong counts (a real validity bug) still shows.
 """
+
 from htdp_verify import stats
 
 
@@ -15,5 +16,8 @@ def strict_epsilon_lb(result, alpha: float = 1e-3) -> float:
         n = c["n_per_side"]
         return float(stats.epsilon_lower_bound_poisson(kn, kd, alpha, n, n))
     delta = result.claim.delta if result.claim is not None else 0.0
-    return float(stats.epsilon_lower_bound(kn, c.get("n_numerator", c["n_per_side"]), kd,
-                                           c.get("n_denominator", c["n_per_side"]), alpha, delta))
+    return float(
+        stats.epsilon_lower_bound(
+            kn, c.get("n_numerator", c["n_per_side"]), kd, c.get("n_denominator", c["n_per_side"]), alpha, delta
+        )
+    )

@@ -1,4 +1,5 @@
 """Validation of results files against the published JSON Schema (``htdp_verify/schemas/results.schema.json``)."""
+
 from __future__ import annotations
 
 import json

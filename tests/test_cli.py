@@ -68,8 +68,10 @@ def test_failing_check_gives_nonzero_exit_and_error_verdict(tmp_path, capsys, mo
     assert cli.main(["run", "zz_test.broken", "--out", str(tmp_path / "x"), "--no-progress"]) == 1
     assert "could not run" in capsys.readouterr().err
     assert cli.main(["run", "zz_test.violating", "--out", str(tmp_path / "y"), "--no-progress"]) == 0
-    assert cli.main(["run", "zz_test.violating", "--out", str(tmp_path / "z"), "--no-progress",
-                     "--fail-on", "violated"]) == 3
+    assert (
+        cli.main(["run", "zz_test.violating", "--out", str(tmp_path / "z"), "--no-progress", "--fail-on", "violated"])
+        == 3
+    )
 
 
 def test_fail_on_violated_ignores_expected_canaries(tmp_path, capsys, monkeypatch):
@@ -94,8 +96,9 @@ def test_fail_on_violated_ignores_expected_canaries(tmp_path, capsys, monkeypatc
         return CheckResult(name="zz_exp.table", verdict="info")
 
     def run(*names, fail_on="violated"):
-        return cli.main(["run", *names, "--out", str(tmp_path / "_".join(names)), "--no-progress",
-                         "--fail-on", fail_on])
+        return cli.main(
+            ["run", *names, "--out", str(tmp_path / "_".join(names)), "--no-progress", "--fail-on", fail_on]
+        )
 
     assert run("zz_exp.canary", "zz_exp.table") == 0
     out = capsys.readouterr().out
@@ -125,7 +128,6 @@ def test_bench_rejects_a_seed_count_below_one(tmp_path, capsys):
     assert cli.main(["bench", "--quick", "--seeds", "0", "--out", str(tmp_path / "b"), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "--seeds: must be >= 1" in err and len(err.strip().splitlines()) == 1
-
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -158,8 +160,9 @@ sys.exit(cli.main(sys.argv[1:]))
 
 def _cli(*args, env=None, cwd=None, driver=None, timeout=120):
     cmd = [sys.executable, str(driver), *args] if driver else [sys.executable, "-m", "htdp_verify.cli", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd, env={**os.environ, **(env or {})}
+    )
 
 
 @pytest.fixture
@@ -213,8 +216,9 @@ def test_unknown_name_is_a_one_line_usage_error(tmp_path):
 
 
 def test_list_into_a_closed_pipe_has_no_traceback():
-    p = subprocess.Popen([sys.executable, "-m", "htdp_verify.cli", "list"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "htdp_verify.cli", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     first = p.stdout.readline()
     p.stdout.close()  # what `| head -1` does after one line
     err = p.stderr.read()
@@ -259,8 +263,12 @@ def _wait_for_lines(path: Path, n: int, proc, timeout: float = 90.0) -> None:
 
 def test_ctrl_c_keeps_finished_checks_and_resume_continues(tmp_path, driver):
     out = tmp_path / "run"
-    p = subprocess.Popen([sys.executable, str(driver), "run", "zz", "--out", str(out), "--no-progress",
-                          "--seed", "11"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, str(driver), "run", "zz", "--out", str(out), "--no-progress", "--seed", "11"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     _wait_for_lines(out / "results.jsonl", 2, p)  # header + the fast check: the slow one is running
     time.sleep(0.3)
     p.send_signal(signal.SIGINT)
@@ -297,8 +305,10 @@ def test_resume_drops_a_line_cut_short_by_a_crash(tmp_path, driver):
     (out / "results.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:40])  # crash mid-line
     r = _cli("run", "--resume", str(out), "--no-progress", driver=driver, env={"ZZ_FAST": "1"})
     assert r.returncode == 0, r.stderr
-    assert [json.loads(x)["check"] for x in (out / "results.jsonl").read_text().splitlines()[1:]] == \
-        ["zz.a_fast", "zz.b_slow"]
+    assert [json.loads(x)["check"] for x in (out / "results.jsonl").read_text().splitlines()[1:]] == [
+        "zz.a_fast",
+        "zz.b_slow",
+    ]
 
 
 def test_resume_of_a_folder_without_a_stream_is_a_usage_error(tmp_path):

@@ -1,5 +1,6 @@
 """``htdp-verify run --workers N``: parallel runs give the serial run's results, bad N is a one-line usage error,
 figures reach the report, workers use one BLAS thread, and an interrupted parallel run resumes."""
+
 import json
 import os
 import signal
@@ -37,19 +38,27 @@ def mean_check(ctx):
     """A Monte Carlo mean with a one-sided z test: its estimate depends on every draw of the check's generator."""
     x = ctx.rng.standard_t(3, size=20_000)
     m, se = float(x.mean()), float(x.std() / np.sqrt(x.size))
-    return CheckResult(name="zw.mean", verdict="consistent" if abs(m) < 4 * se else "violated", statistic="mean",
-                       estimate=m, interval=(m - 2 * se, m + 2 * se), alpha=0.05, n_samples=x.size, seed=ctx.seed,
-                       details={"first": ctx.rng.random(3).tolist()})
+    return CheckResult(
+        name="zw.mean",
+        verdict="consistent" if abs(m) < 4 * se else "violated",
+        statistic="mean",
+        estimate=m,
+        interval=(m - 2 * se, m + 2 * se),
+        alpha=0.05,
+        n_samples=x.size,
+        seed=ctx.seed,
+        details={"first": ctx.rng.random(3).tolist()},
+    )
 
 
 def matrix_check(ctx):
     """A BLAS-heavy check (matrix products and an eigen-decomposition) returning two results."""
     a = ctx.rng.normal(size=(120, 120))
     w = np.linalg.eigvalsh(a @ a.T)
-    r1 = CheckResult(name="zw.matrix.top", verdict="info", statistic="top_eigenvalue", estimate=float(w[-1]),
-                     seed=ctx.seed)
-    r2 = CheckResult(name="zw.matrix.trace", verdict="info", statistic="trace", estimate=float(w.sum()),
-                     seed=ctx.seed)
+    r1 = CheckResult(
+        name="zw.matrix.top", verdict="info", statistic="top_eigenvalue", estimate=float(w[-1]), seed=ctx.seed
+    )
+    r2 = CheckResult(name="zw.matrix.trace", verdict="info", statistic="trace", estimate=float(w.sum()), seed=ctx.seed)
     return [r1, r2]
 
 
@@ -64,8 +73,14 @@ def figure_check(ctx):
     plt.close(fig)
     (ctx.out_dir / "zw_extra").mkdir(exist_ok=True)
     (ctx.out_dir / "zw_extra" / "series.json").write_text(json.dumps(y.tolist()))
-    return CheckResult(name="zw.figure", verdict="info", statistic="last", estimate=float(y[-1]), seed=ctx.seed,
-                       figures=["zw_figure.png"])
+    return CheckResult(
+        name="zw.figure",
+        verdict="info",
+        statistic="last",
+        estimate=float(y[-1]),
+        seed=ctx.seed,
+        figures=["zw_figure.png"],
+    )
 
 
 def broken_check(ctx):
@@ -78,9 +93,14 @@ def threads_check(ctx):
     from threadpoolctl import threadpool_info
 
     threads = sorted({int(i["num_threads"]) for i in threadpool_info()})
-    return CheckResult(name="zw.threads", verdict="info", statistic="blas_threads", estimate=float(max(threads)),
-                       seed=ctx.seed, details={"threads": threads, "backend": matplotlib.get_backend().lower(),
-                                               "pid": os.getpid()})
+    return CheckResult(
+        name="zw.threads",
+        verdict="info",
+        statistic="blas_threads",
+        estimate=float(max(threads)),
+        seed=ctx.seed,
+        details={"threads": threads, "backend": matplotlib.get_backend().lower(), "pid": os.getpid()},
+    )
 
 
 def _register(*pairs):
@@ -88,8 +108,7 @@ def _register(*pairs):
         register(name, description=f.__doc__ or name)(f)
 
 
-CHEAP = (("zw.mean", mean_check), ("zw.matrix", matrix_check), ("zw.figure", figure_check),
-         ("zw.broken", broken_check))
+CHEAP = (("zw.mean", mean_check), ("zw.matrix", matrix_check), ("zw.figure", figure_check), ("zw.broken", broken_check))
 
 
 def _drop_seconds(x):
@@ -111,11 +130,19 @@ def test_workers_2_gives_the_serial_verdicts_numbers_and_figures(tmp_path, scrat
     names = ["zw", "stats.epsilon_lb_validity"]
     one, two = tmp_path / "one", tmp_path / "two"
     assert cli.main(["run", *names, "--seed", "31", "--out", str(one), "--no-progress"]) == cli.EXIT_ERROR
-    assert cli.main(["run", *names, "--seed", "31", "--out", str(two), "--no-progress", "--workers", "2"]) \
-        == cli.EXIT_ERROR  # zw.broken cannot run: exit 1 either way
+    assert (
+        cli.main(["run", *names, "--seed", "31", "--out", str(two), "--no-progress", "--workers", "2"])
+        == cli.EXIT_ERROR
+    )  # zw.broken cannot run: exit 1 either way
     serial, par = _results(one), _results(two)
-    assert [r["name"] for r in serial] == ["zw.broken", "zw.figure", "zw.matrix.top", "zw.matrix.trace", "zw.mean",
-                                           "stats.epsilon_lb_validity"]
+    assert [r["name"] for r in serial] == [
+        "zw.broken",
+        "zw.figure",
+        "zw.matrix.top",
+        "zw.matrix.trace",
+        "zw.mean",
+        "stats.epsilon_lb_validity",
+    ]
     assert par == serial  # same order, verdicts, estimates, intervals, seeds, details (traceback text included)
     assert [r["verdict"] for r in par][:1] == ["error"] and "deliberately broken" in par[0]["summary"]
     # the figure and the other file the check wrote came back from the worker, byte for byte
@@ -149,8 +176,10 @@ def test_dask_local_cluster_gives_the_serial_results(tmp_path, scratch_registry)
     _register(*CHEAP[:3])
     one, dk = tmp_path / "one", tmp_path / "dask"
     assert cli.main(["run", "zw", "--seed", "7", "--out", str(one), "--no-progress"]) == 0
-    assert cli.main(["run", "zw", "--seed", "7", "--out", str(dk), "--no-progress", "--workers", "2",
-                     "--backend", "dask"]) == 0
+    assert (
+        cli.main(["run", "zw", "--seed", "7", "--out", str(dk), "--no-progress", "--workers", "2", "--backend", "dask"])
+        == 0
+    )
     assert _results(dk) == _results(one)
     assert (dk / "zw_figure.png").read_bytes() == (one / "zw_figure.png").read_bytes()
 
@@ -177,8 +206,9 @@ def test_scheduler_conflicts_are_usage_errors(extra, needle, capsys):
 
 
 def test_a_worker_that_dies_gives_an_error_result_and_the_run_goes_on(tmp_path, scratch_registry):
-    _register(("zw.a_mean", mean_check), ("zw.b_dies", _dies), ("zw.c_matrix", matrix_check),
-              ("zw.d_figure", figure_check))
+    _register(
+        ("zw.a_mean", mean_check), ("zw.b_dies", _dies), ("zw.c_matrix", matrix_check), ("zw.d_figure", figure_check)
+    )
     out = tmp_path / "d"
     assert cli.main(["run", "zw", "--out", str(out), "--no-progress", "--workers", "2"]) == cli.EXIT_ERROR
     rs = {r["name"]: r for r in _results(out)}
@@ -228,16 +258,37 @@ if __name__ == "__main__":
 
 
 def _cli(driver, *args, env=None):
-    return subprocess.run([sys.executable, str(driver), *args], capture_output=True, text=True, timeout=180,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, str(driver), *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_interrupted_parallel_run_resumes_with_workers(tmp_path):
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER)
     out = tmp_path / "run"
-    p = subprocess.Popen([sys.executable, str(driver), "run", "zz", "--out", str(out), "--no-progress", "--seed",
-                          "11", "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            str(driver),
+            "run",
+            "zz",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--seed",
+            "11",
+            "--workers",
+            "2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     stream = out / "results.jsonl"
     t0 = time.monotonic()
     while not (stream.exists() and len(stream.read_text().splitlines()) >= 3):  # header + the two fast checks
@@ -254,8 +305,11 @@ def test_interrupted_parallel_run_resumes_with_workers(tmp_path):
 
     r = _cli(driver, "run", "--resume", str(out), "--no-progress", "--workers", "2", env={"ZZ_FAST": "1"})
     assert r.returncode == 0, r.stderr
-    assert sorted(json.loads(x)["check"] for x in stream.read_text().splitlines()[1:]) == \
-        ["zz.a_fast", "zz.b_slow", "zz.c_fast"]
+    assert sorted(json.loads(x)["check"] for x in stream.read_text().splitlines()[1:]) == [
+        "zz.a_fast",
+        "zz.b_slow",
+        "zz.c_fast",
+    ]
     fresh = tmp_path / "fresh"
     r = _cli(driver, "run", "zz", "--out", str(fresh), "--no-progress", "--seed", "11", env={"ZZ_FAST": "1"})
     assert r.returncode == 0, r.stderr

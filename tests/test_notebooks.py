@@ -8,6 +8,7 @@ size, which is what keeps this test within seconds per notebook.
 
 Skipped only when ``nbclient`` / ``nbformat`` are not installed (they are in the ``test`` extra).
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,14 @@ def _ids(paths):
 
 def test_notebooks_exist():
     names = {p.stem for p in NOTEBOOKS}
-    expected = {"01_audit_a_mechanism", "02_audit_your_estimator", "03_rates_in_ci", "04_lower_bounds",
-                "05_heavy_tailed_data", "hu2022"}
+    expected = {
+        "01_audit_a_mechanism",
+        "02_audit_your_estimator",
+        "03_rates_in_ci",
+        "04_lower_bounds",
+        "05_heavy_tailed_data",
+        "hu2022",
+    }
     assert expected <= names, f"missing notebooks: {sorted(expected - names)}"
 
 
@@ -41,11 +48,13 @@ def test_notebook_is_stripped_and_small(path):
     nb = nbformat.read(path, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     with_outputs = [i for i, c in enumerate(code) if c.get("outputs") or c.get("execution_count") is not None]
-    assert not with_outputs, (f"{path.name}: code cells {with_outputs} carry outputs; strip them with "
-                              "`jupyter nbconvert --clear-output --inplace`")
+    assert not with_outputs, (
+        f"{path.name}: code cells {with_outputs} carry outputs; strip them with "
+        "`jupyter nbconvert --clear-output --inplace`"
+    )
     params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
     assert params, f"{path.name}: no code cell tagged 'parameters'"
-    assert 'SIZE = "small"' in params[0].source, f"{path.name}: the parameters cell must default to SIZE = \"small\""
+    assert 'SIZE = "small"' in params[0].source, f'{path.name}: the parameters cell must default to SIZE = "small"'
 
 
 @pytest.fixture(scope="module")
@@ -54,15 +63,22 @@ def kernel_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("jupyter")
     spec = root / "kernels" / KERNEL
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "htdp-verify (test interpreter)", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "htdp-verify (test interpreter)",
+                "language": "python",
+            }
+        )
+    )
     return root
 
 
 def _execute(nb, cwd):
-    client = nbclient.NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=KERNEL,
-                                     resources={"metadata": {"path": str(cwd)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=CELL_TIMEOUT, kernel_name=KERNEL, resources={"metadata": {"path": str(cwd)}}
+    )
     client.execute()  # raises CellExecutionError naming the cell on any exception
 
 
@@ -70,8 +86,12 @@ def test_a_failing_cell_fails(kernel_dir, tmp_path, monkeypatch):
     """The runner is not a no-op: a notebook whose second cell raises is reported, with the exception."""
     monkeypatch.setenv("JUPYTER_PATH", str(kernel_dir))
     v4 = nbformat.v4
-    nb = v4.new_notebook(cells=[v4.new_code_cell("import sys; x = 1"),
-                                v4.new_code_cell("raise ValueError('deliberately broken notebook')")])
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_code_cell("import sys; x = 1"),
+            v4.new_code_cell("raise ValueError('deliberately broken notebook')"),
+        ]
+    )
     with pytest.raises(nbclient.exceptions.CellExecutionError, match="deliberately broken"):
         _execute(nb, tmp_path)
     assert nb.cells[0].outputs == [] and nb.cells[0].execution_count == 1

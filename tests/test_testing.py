@@ -4,6 +4,7 @@ Statistical designs: the rate assertions use 6 geometric values of n in [10², 1
 half-width ≈ 0.04, so exponents ≥ 0.06 beyond the tolerance band are detected with power ≥ 0.8); the tail
 assertions use 1000 replications at α = 0.01 (failure rates ≥ 0.07 detected against β = 0.05).
 """
+
 from __future__ import annotations
 
 import math
@@ -50,8 +51,16 @@ def test_assert_rate_failure_message(run):
     with pytest.raises(AssertionError) as exc:
         assert_rate(run, exponent=-1 / 3, variable="n", tolerance=0.1)
     msg = str(exc.value)
-    for part in ("VIOLATED", "alpha=0.05", "95% CI", "band: [-0.4333, -0.2333]", "local slopes", "Theil-Sen",
-                 "seed: 123", "median by n"):
+    for part in (
+        "VIOLATED",
+        "alpha=0.05",
+        "95% CI",
+        "band: [-0.4333, -0.2333]",
+        "local slopes",
+        "Theil-Sen",
+        "seed: 123",
+        "median by n",
+    ):
         assert part in msg, (part, msg)
 
 
@@ -132,13 +141,15 @@ def test_plugin_marker_option_and_fixtures(pytester):
     quick = pytester.runpytest("-s", "--strict-markers", "-p", "no:cacheprovider")
     quick.assert_outcomes(passed=1)
     quick.stdout.fnmatch_lines(["*htdp-verify: profile=quick, fixed seeds*", "*PROFILE quick SEED *"])
+
     # the seed is a function of the test id (it equals seed_from_text(nodeid)); a salt changes it
     def seed(r):
         return int([ln for ln in r.outlines if "PROFILE" in ln][0].split("SEED")[1].split()[0])
 
     assert seed(quick) == seed_from_text("test_user.py::test_profile")
-    salted = pytester.runpytest("-s", "--htdp-profile", "full", "--htdp-seed-salt", "nightly-1",
-                                "-p", "no:cacheprovider")
+    salted = pytester.runpytest(
+        "-s", "--htdp-profile", "full", "--htdp-seed-salt", "nightly-1", "-p", "no:cacheprovider"
+    )
     salted.assert_outcomes(passed=1)
     salted.stdout.fnmatch_lines(["*profile=full, seed salt='nightly-1'*", "*PROFILE full SEED *"])
     assert seed(salted) == seed_from_text("test_user.py::test_profile#nightly-1") != seed(quick)

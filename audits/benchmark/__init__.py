@@ -16,6 +16,7 @@ Modules (imports flow down the list, no cycles):
 
 Spec: ``shared/specs/benchmark_mechanisms.md`` and ``shared/specs/anchors_dp_auditing.md`` §3.1.
 """
+
 from . import checks  # noqa: F401  (registers benchmark.<name>)
 from .catalogue import MECHANISMS, get_mechanism, mechanism_names
 from .mechanism import OUTPUT_KINDS, BenchMechanism, extreme_pair, is_extreme
@@ -24,7 +25,29 @@ from .run import AUTO_FULL, AUTO_QUICK, audit_mechanism, audit_white_box, auto_s
 from .samplers import float_laplace_reachable, geo_pmf, murmur3_32, rappor_bits, svt_outcome_probability
 from .tables import BENCH_COLUMNS, SEED_COLUMNS, bench_rows, seed_rows
 
-__all__ = ["BenchMechanism", "OUTPUT_KINDS", "extreme_pair", "is_extreme", "float_laplace_reachable", "geo_pmf",
-           "murmur3_32", "rappor_bits", "svt_outcome_probability", "MECHANISMS", "get_mechanism",
-           "mechanism_names", "BenchPlan", "bench_plan", "AUTO_FULL", "AUTO_QUICK", "audit_mechanism",
-           "audit_white_box", "auto_sizes", "run_bench", "BENCH_COLUMNS", "SEED_COLUMNS", "bench_rows", "seed_rows"]
+__all__ = [
+    "BenchMechanism",
+    "OUTPUT_KINDS",
+    "extreme_pair",
+    "is_extreme",
+    "float_laplace_reachable",
+    "geo_pmf",
+    "murmur3_32",
+    "rappor_bits",
+    "svt_outcome_probability",
+    "MECHANISMS",
+    "get_mechanism",
+    "mechanism_names",
+    "BenchPlan",
+    "bench_plan",
+    "AUTO_FULL",
+    "AUTO_QUICK",
+    "audit_mechanism",
+    "audit_white_box",
+    "auto_sizes",
+    "run_bench",
+    "BENCH_COLUMNS",
+    "SEED_COLUMNS",
+    "bench_rows",
+    "seed_rows",
+]

@@ -12,6 +12,7 @@ Used by ``htdp-verify bench`` for the "ceiling" column, which shows where DP-Sni
 (2·10⁸ samples at 90 %) are out of reach at our budget (≤ 2·10⁷ per side at 95 %), e.g. ReportNoisyMax3 and
 SVT4.  Mechanisms without an exact law here return ``None``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -77,7 +78,6 @@ def _rappor_cells(v: int, v_other: int, p_set: float) -> tuple[np.ndarray, np.nd
     that agree with v; Binomial(d, p_set) under v and Binomial(d, 1 − p_set) under v'."""
     from scipy.stats import binom
 
-
     d = len(rappor_bits(v) ^ rappor_bits(v_other))
     k = np.arange(d + 1)
     return binom.pmf(k, d, p_set), binom.pmf(k, d, 1 - p_set)
@@ -129,8 +129,11 @@ def _partition_cached(name: str, d1, d2):
 
         return _cells_from_cdf(cdf_max(d1)), _cells_from_cdf(cdf_max(d2))
     if name in ("SVT1", "SVT2", "SVT4"):
-        kw = {"SVT1": dict(b_rho=20.0, b_nu=40.0, T=0.5), "SVT2": dict(b_rho=20.0, b_nu=40.0, T=1.0),
-              "SVT4": dict(b_rho=40.0, b_nu=40.0 / 3.0, T=1.0)}[name]
+        kw = {
+            "SVT1": dict(b_rho=20.0, b_nu=40.0, T=0.5),
+            "SVT2": dict(b_rho=20.0, b_nu=40.0, T=1.0),
+            "SVT4": dict(b_rho=40.0, b_nu=40.0 / 3.0, T=1.0),
+        }[name]
         return _svt_c1_outcomes(d1, **kw), _svt_c1_outcomes(d2, **kw)
     if name in ("RAPPOR", "OneTimeRAPPOR"):
         p_set = ((1 - 0.75 / 2) * 0.55 + 0.75 / 2 * 0.45) if name == "RAPPOR" else 1 - 0.95 / 2
@@ -138,9 +141,24 @@ def _partition_cached(name: str, d1, d2):
     return None
 
 
-CEILING_MECHANISMS = ("Laplace", "LaplaceSnapping", "TruncatedGeometric", "NoisyHist1", "NoisyHist2",
-                      "ReportNoisyMax1", "ReportNoisyMax2", "ReportNoisyMax3", "SVT1", "SVT2", "SVT4", "RAPPOR",
-                      "OneTimeRAPPOR", "PrefixSum_N1", "StatDP.histogram_eps@0.2", "StatDP.histogram_eps@1.5")
+CEILING_MECHANISMS = (
+    "Laplace",
+    "LaplaceSnapping",
+    "TruncatedGeometric",
+    "NoisyHist1",
+    "NoisyHist2",
+    "ReportNoisyMax1",
+    "ReportNoisyMax2",
+    "ReportNoisyMax3",
+    "SVT1",
+    "SVT2",
+    "SVT4",
+    "RAPPOR",
+    "OneTimeRAPPOR",
+    "PrefixSum_N1",
+    "StatDP.histogram_eps@0.2",
+    "StatDP.histogram_eps@1.5",
+)
 
 
 def _oracle_bound(k1, k2, n: int, alpha: float, method: str = "best"):
@@ -162,8 +180,11 @@ def _best_prefix(p_num: np.ndarray, p_den: np.ndarray, n: int, alpha: float) -> 
     stop = int(np.searchsorted(a, 0.999)) + 1
     a, b = a[:stop], b[:stop]
     if a.size > 3000:  # fine grids: every prefix is not needed, a dense uniform + geometric subset is
-        idx = np.unique(np.concatenate([np.linspace(0, a.size - 1, 2000).astype(np.int64),
-                                        np.geomspace(1, a.size, 1000).astype(np.int64) - 1]))
+        idx = np.unique(
+            np.concatenate(
+                [np.linspace(0, a.size - 1, 2000).astype(np.int64), np.geomspace(1, a.size, 1000).astype(np.int64) - 1]
+            )
+        )
         a, b = a[idx], b[idx]
     k1 = np.minimum(np.floor(n * a), n)  # quadrature can overshoot 1 by ~1e-7
     k2 = np.minimum(np.floor(n * b), n)
@@ -198,13 +219,27 @@ def oracle_ceiling(name: str, n_per_side: int, alpha: float = 0.05) -> dict | No
         for num, den in ((P1, P2), (P2, P1)):
             lb, prob, ratio, prob_den = _best_prefix(num, den, n, alpha)
             if best is None or lb > best["epsilon"]:
-                best = {"epsilon": lb, "pair": p.label, "event_probability": prob, "event_probability_den": prob_den,
-                        "log_ratio": ratio, "n_per_side": n, "alpha": alpha}
+                best = {
+                    "epsilon": lb,
+                    "pair": p.label,
+                    "event_probability": prob,
+                    "event_probability_den": prob_den,
+                    "log_ratio": ratio,
+                    "n_per_side": n,
+                    "alpha": alpha,
+                }
     return best
 
 
-def oracle_spread(name: str, n_per_side: int, alpha: float = 0.05, *, target: float | None = None,
-                  n_draws: int = 4000, rng: np.random.Generator) -> dict | None:
+def oracle_spread(
+    name: str,
+    n_per_side: int,
+    alpha: float = 0.05,
+    *,
+    target: float | None = None,
+    n_draws: int = 4000,
+    rng: np.random.Generator,
+) -> dict | None:
     """How far one run of the oracle auditor scatters around its ceiling, and how often it reaches ``target``.
 
     The oracle of :func:`oracle_ceiling` certifies its event on ``N ~ Poisson(n_per_side)`` fresh releases per
@@ -232,8 +267,14 @@ def oracle_spread(name: str, n_per_side: int, alpha: float = 0.05, *, target: fl
     k2 = rng.poisson(n * b, int(n_draws))
     lb = _oracle_bound(k1, k2, n, alpha, method)
     q05, med, q95 = (float(v) for v in np.quantile(lb, [0.05, 0.5, 0.95]))
-    return {"q05": q05, "median": med, "q95": q95, "n_draws": int(n_draws), "target": target,
-            "p_reaches_target": None if target is None else float(np.mean(lb >= target))}
+    return {
+        "q05": q05,
+        "median": med,
+        "q95": q95,
+        "n_draws": int(n_draws),
+        "target": target,
+        "p_reaches_target": None if target is None else float(np.mean(lb >= target)),
+    }
 
 
 if __name__ == "__main__":  # pragma: no cover - manual check

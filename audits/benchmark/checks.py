@@ -6,6 +6,7 @@ The check's verdict is the audit's verdict on the mechanism's claim; ``expected`
 mechanism and ``"consistent"`` for a correct one, so the report shows "as expected" when the auditor got the
 mechanism right, and a false alarm or a missed leak as "unexpected".
 """
+
 from __future__ import annotations
 
 from htdp_verify.registry import register
@@ -28,10 +29,14 @@ def auditor_check(name: str):
         r.expected = m.expected_verdict
         r.seed = ctx.seed
         right = r.verdict == m.expected_verdict or (not m.buggy and r.verdict == "inconclusive")
-        what = ("auditor right about the mechanism" if right else
-                "FALSE ALARM on a mechanism within its claim" if r.verdict == "violated" else
-                "leak not found at this size")
-        r.summary = (f"{what}: claim ε={m.claimed_epsilon:.4g}, true ε={_fmt(m.true_epsilon)}; " + r.summary)
+        what = (
+            "auditor right about the mechanism"
+            if right
+            else "FALSE ALARM on a mechanism within its claim"
+            if r.verdict == "violated"
+            else "leak not found at this size"
+        )
+        r.summary = f"{what}: claim ε={m.claimed_epsilon:.4g}, true ε={_fmt(m.true_epsilon)}; " + r.summary
         return r
 
     check.__name__ = f"check_benchmark_{name}"
@@ -40,7 +45,10 @@ def auditor_check(name: str):
 
 
 for _name, _m in MECHANISMS.items():
-    register(f"benchmark.{_name}",
-             description=f"auditor vs ground truth: {_name} ({'buggy' if _m.buggy else 'correct'}; claim "
-                         f"{_m.claimed_epsilon:.4g}, true {_fmt(_m.true_epsilon)}, {_m.relation})",
-             provenance=_m.provenance, tags=("benchmark", "privacy"))(auditor_check(_name))
+    register(
+        f"benchmark.{_name}",
+        description=f"auditor vs ground truth: {_name} ({'buggy' if _m.buggy else 'correct'}; claim "
+        f"{_m.claimed_epsilon:.4g}, true {_fmt(_m.true_epsilon)}, {_m.relation})",
+        provenance=_m.provenance,
+        tags=("benchmark", "privacy"),
+    )(auditor_check(_name))

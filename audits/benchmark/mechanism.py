@@ -10,6 +10,7 @@ Output kinds: ``"scalar"`` (continuous, shape ``(size,)``), ``"discrete"`` (inte
 ``"vector"`` (real, ``(size, d)``), ``"discrete-vector"`` (small integer codes, ``(size, d)``) and
 ``"bool-vector"`` (0/1, ``(size, d)``).
 """
+
 from __future__ import annotations
 
 import math
@@ -32,7 +33,6 @@ CHUNK_ROWS = 1 << 19  # rows drawn per inner call (caps temporaries at ~50 MB fo
 SVT_ABORT = -1  # SVT1/2/4 codes: 1 = above, 0 = below, -1 = aborted
 SVT3_BELOW, SVT3_ABORT = -1000.0, -2000.0
 NUMSVT_ABORT = -1000.0
-
 
 
 EXTREME_TAG = " [extreme]"
@@ -115,8 +115,12 @@ class BenchMechanism:
         """The claim under test, ε-DP with ``"replace"`` neighbours; the query-level relation (N1 / N∞) is
         recorded in the provenance notes (``PrivacyClaim`` knows only replace / add-remove)."""
         rel = "N1 (one query answer changes by <= 1)" if self.relation == "N1" else "Ninf (|q - q'|_inf <= 1)"
-        prov = Provenance(self.provenance.paper, self.provenance.location, self.provenance.equation,
-                          f"neighbours: {rel}" + (f"; {self.provenance.notes}" if self.provenance.notes else ""))
+        prov = Provenance(
+            self.provenance.paper,
+            self.provenance.location,
+            self.provenance.equation,
+            f"neighbours: {rel}" + (f"; {self.provenance.notes}" if self.provenance.notes else ""),
+        )
         return PrivacyClaim(self.claimed_epsilon, 0.0, "replace", prov)
 
     def ordered_pairs(self, *, extremes: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -139,7 +143,8 @@ class BenchMechanism:
             q = q.reshape(1)
         if q.shape != (self.input_dim,):
             raise ValueError(
-                f"query_input must have shape ({self.input_dim},) for {self.name}, got {np.shape(query_input)}")
+                f"query_input must have shape ({self.input_dim},) for {self.name}, got {np.shape(query_input)}"
+            )
         if not np.all(np.isfinite(q)):
             raise ValueError(f"query_input must be finite for {self.name}, got {q.tolist()}")
         if self.input_kind == "int" and np.any(q != np.round(q)):
@@ -172,8 +177,10 @@ class BenchMechanism:
         return self.sample(data, size, rng=rng)
 
     def __repr__(self) -> str:
-        return (f"BenchMechanism({self.name!r}, claimed={self.claimed_epsilon:g}, true={self.true_epsilon:g}, "
-                f"{self.relation}, {self.output_kind})")
+        return (
+            f"BenchMechanism({self.name!r}, claimed={self.claimed_epsilon:g}, true={self.true_epsilon:g}, "
+            f"{self.relation}, {self.output_kind})"
+        )
 
 
 # ---------------------------------------------------------------------------------------------------------

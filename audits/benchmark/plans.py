@@ -9,6 +9,7 @@ reachability of a double under numpy's inverse-CDF sampler.  They are shown as a
 Every event is still a fixed set of outputs chosen on samples independent of the certification samples: a
 post-processing f gives ε(f∘M) ≤ ε(M), so a bound certified on f(M(D)) is a valid bound for M.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -20,8 +21,14 @@ from .catalogue import MECHANISMS, get_mechanism
 from .mechanism import SVT3_BELOW
 from .samplers import float_laplace_reachable
 
-__all__ = ["BenchPlan", "bench_plan", "make_transformed_attack", "make_discrete_attack",
-           "make_stratified_threshold_attack", "make_indicator_logistic_attack"]
+__all__ = [
+    "BenchPlan",
+    "bench_plan",
+    "make_transformed_attack",
+    "make_discrete_attack",
+    "make_stratified_threshold_attack",
+    "make_indicator_logistic_attack",
+]
 
 
 def _lazy_attacks():
@@ -219,34 +226,49 @@ def _plans() -> dict[str, BenchPlan]:
     P["StatDP.iSVT1"] = BenchPlan(disc, n_full=1_000_000)
     P["ReportNoisyMax3"] = BenchPlan(lambda: [A.ThresholdAttack()])
     P["ReportNoisyMax4"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=20_000_000)
-    P["SVT3"] = BenchPlan(lambda: [make_stratified_threshold_attack(_first_top_and_value, "(first ⊤, value)")],
-                          n_full=20_000_000, search_min=4_000_000)
+    P["SVT3"] = BenchPlan(
+        lambda: [make_stratified_threshold_attack(_first_top_and_value, "(first ⊤, value)")],
+        n_full=20_000_000,
+        search_min=4_000_000,
+    )
     P["SVT6"] = BenchPlan(lambda: [make_discrete_attack(4096), A.LogisticAttack()], n_full=12_000_000)
     P["StatDP.iSVT2"] = BenchPlan(disc, n_full=4_000_000)
-    P["NumericalSVT"] = BenchPlan(lambda: [A.MixedLogisticAttack(trend=None), A.MixedLogisticAttack(trend="linear")],
-                                  n_full=20_000_000)
+    P["NumericalSVT"] = BenchPlan(
+        lambda: [A.MixedLogisticAttack(trend=None), A.MixedLogisticAttack(trend="linear")], n_full=20_000_000
+    )
     P["RAPPOR"] = BenchPlan(lambda: [A.LogisticAttack()], n_full=20_000_000)
     P["OneTimeRAPPOR"] = BenchPlan(lambda: [A.LogisticAttack()], n_full=20_000_000)
     P["LaplaceParallel"] = BenchPlan(lambda: [make_indicator_logistic_attack()], n_full=20_000_000)
     # the SVT4 half alone (c = 2: (1+6c)/4·ε = 0.325 on its own) is a post-processing with few outcomes; a
     # learned score on the whole release (MixedLogisticAttack) made the pair search chase lucky tail events
-    P["SVT34Parallel"] = BenchPlan(lambda: [make_transformed_attack(make_discrete_attack(4096), _svt4_block,
-                                                                    "codes of the SVT4 half")],
-                                   n_full=20_000_000, search_min=2_400_000)
-    P["PrefixSum"] = BenchPlan(lambda: [make_indicator_logistic_attack(_first_diff, "increment > median")],
-                               n_full=4_000_000)
-    P["PrefixSum_N1"] = BenchPlan(lambda: [make_indicator_logistic_attack(_first_diff, "increment > median"),
-                                           make_transformed_attack(A.CoordinateAttack(), _first_diff, "increments")],
-                                  n_full=8_000_000)
-    P["LaplaceNaiveFloat"] = BenchPlan(lambda: [make_transformed_attack(A.DiscreteAttack(), _reach_features,
-                                                                        "exact reachability from loc 0/1/2")],
-                                       n_full=400_000, n_quick=40_000,
-                                       white_box="reachability of the double under numpy's inverse-CDF Laplace")
+    P["SVT34Parallel"] = BenchPlan(
+        lambda: [make_transformed_attack(make_discrete_attack(4096), _svt4_block, "codes of the SVT4 half")],
+        n_full=20_000_000,
+        search_min=2_400_000,
+    )
+    P["PrefixSum"] = BenchPlan(
+        lambda: [make_indicator_logistic_attack(_first_diff, "increment > median")], n_full=4_000_000
+    )
+    P["PrefixSum_N1"] = BenchPlan(
+        lambda: [
+            make_indicator_logistic_attack(_first_diff, "increment > median"),
+            make_transformed_attack(A.CoordinateAttack(), _first_diff, "increments"),
+        ],
+        n_full=8_000_000,
+    )
+    P["LaplaceNaiveFloat"] = BenchPlan(
+        lambda: [make_transformed_attack(A.DiscreteAttack(), _reach_features, "exact reachability from loc 0/1/2")],
+        n_full=400_000,
+        n_quick=40_000,
+        white_box="reachability of the double under numpy's inverse-CDF Laplace",
+    )
     P["LaplaceSnapping"] = BenchPlan(disc, n_full=20_000_000)
     P["StatDP.histogram_eps@0.2"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=2_000_000)
     P["StatDP.histogram_eps@1.5"] = BenchPlan(lambda: [A.ThresholdAttack()], n_full=4_000_000)
-    P["StatDP.iSVT4"] = BenchPlan(lambda: [make_stratified_threshold_attack(_isvt4_split, "(#⊥, value)"),
-                                           make_discrete_attack(64)], n_full=4_000_000)
+    P["StatDP.iSVT4"] = BenchPlan(
+        lambda: [make_stratified_threshold_attack(_isvt4_split, "(#⊥, value)"), make_discrete_attack(64)],
+        n_full=4_000_000,
+    )
     # buggy mechanisms whose violation needs more than the default quick size to resolve
     for n in ("ReportNoisyMax3", "ReportNoisyMax4", "SVT6"):
         P[n] = dataclasses.replace(P[n], n_quick=1_000_000)
@@ -268,5 +290,3 @@ def bench_plan(name: str) -> BenchPlan:
         _PLANS = _plans()
     get_mechanism(name)
     return _PLANS[name]
-
-

@@ -11,6 +11,7 @@ Two columns per mechanism:
 
 :func:`run_bench` writes ``bench.md`` / ``.csv`` / ``.png`` (and with ``seeds > 1`` the per-seed tables).
 """
+
 from __future__ import annotations
 
 import time
@@ -68,22 +69,32 @@ def _facts(m: BenchMechanism, res, column: str, white_box: str = "") -> dict:
     }
 
 
-def audit_mechanism(name: str, *, n_per_side: int, rng: np.random.Generator, alpha: float = 0.05,
-                    check_name: str | None = None):
+def audit_mechanism(
+    name: str, *, n_per_side: int, rng: np.random.Generator, alpha: float = 0.05, check_name: str | None = None
+):
     """Audit one catalogue mechanism with the public ``audit(..., attacks="auto")`` over all its pairs, at most
     ``n_per_side`` releases per side in total (split as :func:`auto_sizes`).  Returns the ``AuditResult`` with
     the benchmark's facts in ``details["benchmark"]``."""
     m = get_mechanism(name)
     check_rng(rng)
     sizes = auto_sizes(n_per_side, len(m.pairs))
-    res = audit(m, m.claim(), pairs=list(m.pairs), n_samples=sizes["n_samples"], alpha=alpha, attacks="auto",
-                rng=rng, name=check_name or f"benchmark.{name}")
+    res = audit(
+        m,
+        m.claim(),
+        pairs=list(m.pairs),
+        n_samples=sizes["n_samples"],
+        alpha=alpha,
+        attacks="auto",
+        rng=rng,
+        name=check_name or f"benchmark.{name}",
+    )
     res.details["benchmark"] = _facts(m, res, "auto")
     return res
 
 
-def audit_white_box(name: str, *, n_per_side: int, rng: np.random.Generator, alpha: float = 0.05,
-                    check_name: str | None = None):
+def audit_white_box(
+    name: str, *, n_per_side: int, rng: np.random.Generator, alpha: float = 0.05, check_name: str | None = None
+):
     """Audit one catalogue mechanism with its white-box :class:`~.plans.BenchPlan` (attack families, budget
     split, search share) through the same public ``audit()``; at most ``n_per_side`` releases per side."""
     m = get_mechanism(name)
@@ -98,9 +109,18 @@ def audit_white_box(name: str, *, n_per_side: int, rng: np.random.Generator, alp
         n_search = max(n_search, 500 * n_pairs)
     n_select = max(2000, int(plan.select_share * n_per_side))
     n_cert = max(1000, n_per_side - n_search - n_select)
-    res = audit(m, m.claim(), pairs=list(m.pairs), n_samples=n_cert, n_select=n_select,
-                n_search=n_search if n_pairs > 1 else None, alpha=alpha, attacks=plan.make_attacks(), rng=rng,
-                name=check_name or f"benchmark.{name}[white-box]")
+    res = audit(
+        m,
+        m.claim(),
+        pairs=list(m.pairs),
+        n_samples=n_cert,
+        n_select=n_select,
+        n_search=n_search if n_pairs > 1 else None,
+        alpha=alpha,
+        attacks=plan.make_attacks(),
+        rng=rng,
+        name=check_name or f"benchmark.{name}[white-box]",
+    )
     res.details["benchmark"] = _facts(m, res, "white-box", plan.white_box or "per-mechanism plan")
     return res
 
@@ -130,12 +150,28 @@ def _bench_one(name, column, n, seed, alpha):
     except Exception as exc:  # a failing mechanism must not sink the table
         from htdp_verify.results import CheckResult
 
-        return CheckResult(f"benchmark.{name}", "error", "epsilon_lb", summary=f"{type(exc).__name__}: {exc}",
-                           details={"error": repr(exc), "benchmark": {"mechanism": name, "column": column}})
+        return CheckResult(
+            f"benchmark.{name}",
+            "error",
+            "epsilon_lb",
+            summary=f"{type(exc).__name__}: {exc}",
+            details={"error": repr(exc), "benchmark": {"mechanism": name, "column": column}},
+        )
 
 
-def run_bench(*, quick: bool, out_dir, seed: int, progress: bool = True, names=None, n_jobs: int = 2,
-              alpha: float = 0.05, seeds: int = 1, white_box: bool = True, n_per_side: int | None = None) -> list:
+def run_bench(
+    *,
+    quick: bool,
+    out_dir,
+    seed: int,
+    progress: bool = True,
+    names=None,
+    n_jobs: int = 2,
+    alpha: float = 0.05,
+    seeds: int = 1,
+    white_box: bool = True,
+    n_per_side: int | None = None,
+) -> list:
     """Audit every benchmark mechanism at its claimed ε and write ``bench.md``, ``bench.csv`` and ``bench.png``.
 
     Parameters
@@ -183,25 +219,32 @@ def run_bench(*, quick: bool, out_dir, seed: int, progress: bool = True, names=N
         from joblib import Parallel, delayed
 
         it = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(lambda n, c, s: (n, c, s, _bench_one(n, c, budget(n, c), s, alpha)))(n, c, s) for n, c, s in jobs)
+            delayed(lambda n, c, s: (n, c, s, _bench_one(n, c, budget(n, c), s, alpha)))(n, c, s) for n, c, s in jobs
+        )
     else:
         it = ((n, c, s, _bench_one(n, c, budget(n, c), s, alpha)) for n, c, s in jobs)
     for n, c, s, r in it:
         results[(n, c, s)] = r
         if progress:
             tag = f" seed {s}" if seeds > 1 else ""
-            print(f"[{time.perf_counter() - t0:7.1f}s] {n:26s} {c:9s}{tag} {r.verdict:12s} "
-                  f"eps_lb={_fmt(r.estimate)}  ({r.seconds:.1f}s)", flush=True)
+            print(
+                f"[{time.perf_counter() - t0:7.1f}s] {n:26s} {c:9s}{tag} {r.verdict:12s} "
+                f"eps_lb={_fmt(r.estimate)}  ({r.seconds:.1f}s)",
+                flush=True,
+            )
     wall = time.perf_counter() - t0
     out = [results[(n, "auto", seed)] for n in names]
     for n, r in zip(names, out):
         wb = results.get((n, "white-box", seed))
         if wb is not None:
             r.details["white_box"] = {
-                "verdict": wb.verdict, "epsilon_lb": float(wb.estimate), "samples_per_side": wb.n_samples // 2,
+                "verdict": wb.verdict,
+                "epsilon_lb": float(wb.estimate),
+                "samples_per_side": wb.n_samples // 2,
                 "event": wb.details.get("event", {}).get("event", ""),
                 "attack": wb.details.get("event", {}).get("attack", ""),
-                "pair": wb.details.get("pair", {}).get("label", ""), "seconds": wb.seconds,
+                "pair": wb.details.get("pair", {}).get("label", ""),
+                "seconds": wb.seconds,
                 "plan": wb.details.get("benchmark", {}).get("white_box", ""),
             }
     write_bench_tables(out, out_dir, quick=quick, seed=seed, wall=wall, n_jobs=n_jobs)

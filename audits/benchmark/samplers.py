@@ -2,6 +2,7 @@
 helpers that go with them (the truncated geometric pmf, RAPPOR's hashing, the naive float Laplace's reachability,
 SVT outcome probabilities).  Every sampler draws from the ``rng`` it is given and nothing else.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,18 +24,18 @@ def _geo_cdf(c: int, n: int, k: int) -> np.ndarray:
     With α = 2^k/(2^k+1), β = (2^k+1)/(2^{k+1}+1) and d = (2^{k+1}+1)(2^k+1)^{n−1}:
     P(Z ≤ z) = β α^{c−z} for z < c and P(Z > z) = β α^{z−c+1} for c ≤ z < n; d·β·α^j = 2^{kj}(2^k+1)^{n−j}.
     """
-    d = (2 ** (k + 1) + 1) * (2 ** k + 1) ** (n - 1)
+    d = (2 ** (k + 1) + 1) * (2**k + 1) ** (n - 1)
     F = []
     for z in range(n + 1):
         if z < c:
             j = c - z
-            F.append(2 ** (k * j) * (2 ** k + 1) ** (n - j))
+            F.append(2 ** (k * j) * (2**k + 1) ** (n - j))
         elif z < n:
             j = z - c + 1
-            F.append(d - 2 ** (k * j) * (2 ** k + 1) ** (n - j))
+            F.append(d - 2 ** (k * j) * (2**k + 1) ** (n - j))
         else:
             F.append(d)
-    if d >= 2 ** 62:
+    if d >= 2**62:
         raise ValueError(f"GeoSample denominator d={d} does not fit in int64; lower n or raise epsilon")
     return np.asarray(F, dtype=np.int64)
 
@@ -163,11 +164,11 @@ def murmur3_32(data: bytes | str, seed: int = 0) -> int:
     h = seed & M
     nblocks = len(data) // 4
     for i in range(nblocks):
-        k = int.from_bytes(data[4 * i: 4 * i + 4], "little")
+        k = int.from_bytes(data[4 * i : 4 * i + 4], "little")
         k = rotl((k * c1) & M, 15)
         h ^= (k * c2) & M
         h = (rotl(h, 13) * 5 + 0xE6546B64) & M
-    tail = data[4 * nblocks:]
+    tail = data[4 * nblocks :]
     k = 0
     if len(tail) >= 3:
         k ^= tail[2] << 16
@@ -219,8 +220,9 @@ def _calibration_points() -> np.ndarray:
     grid values of U (seeded), the ends, and values just around 1 and 2."""
     u = np.random.default_rng(20261124).integers(1, 2**53, 2**16) * 2.0**-53
     w = np.where(u >= 0.5, 2.0 - u - u, u + u)
-    ends = np.array([2.0**-52, 2.0**-50, 0.5, 1.0, 2.0, np.nextafter(1.0, 0.0), np.nextafter(1.0, 2.0),
-                     np.nextafter(2.0, 0.0)])
+    ends = np.array(
+        [2.0**-52, 2.0**-50, 0.5, 1.0, 2.0, np.nextafter(1.0, 0.0), np.nextafter(1.0, 2.0), np.nextafter(2.0, 0.0)]
+    )
     return np.concatenate([w, ends])
 
 
@@ -293,11 +295,11 @@ def float_laplace_reachable(x, loc: float, scale: float, *, window: int = 4) -> 
         u_hi = 1.0 - 0.5 * np.exp(-z)  # branch U ≥ 1/2
         u_lo = 0.5 * np.exp(z)  # branch U < 1/2
     for u_est, ok in ((u_hi, z >= 0), (u_lo, z <= 0)):
-        j0 = np.floor(np.where(ok & np.isfinite(u_est), u_est, 0.5) * 2.0 ** 53)
+        j0 = np.floor(np.where(ok & np.isfinite(u_est), u_est, 0.5) * 2.0**53)
         for dj in range(-window, window + 1):
             j = j0 + dj
-            u = j * 2.0 ** -53
-            valid = ok & (j >= 1) & (j < 2.0 ** 53)
+            u = j * 2.0**-53
+            valid = ok & (j >= 1) & (j < 2.0**53)
             out |= valid & (_naive_laplace_transform(u, loc, scale) == x)
     return out
 
@@ -305,7 +307,7 @@ def float_laplace_reachable(x, loc: float, scale: float, *, window: int = 4) -> 
 def _snapping_laplace(q, size, rng, *, eps, bound):
     """Mironov's snapping mechanism: clamp_B(round_Λ(clamp_B(a) + S·λ·ln U)), λ = (1 + B·2^−49)/ε, Λ the
     smallest power of 2 ≥ λ, U uniform on (0, 1] (``1 − rng.random()``), S = ±1."""
-    lam = (1.0 + bound * 2.0 ** -49) / eps
+    lam = (1.0 + bound * 2.0**-49) / eps
     Lam = 2.0 ** math.ceil(math.log2(lam))
     a = min(max(q[0], -bound), bound)
     u = 1.0 - rng.random(size)
@@ -361,4 +363,3 @@ def svt_outcome_probability(q, outcome, *, b_rho, b_nu, T, grid: int = 200001, s
         F = _lap_cdf(x, b_nu) if b_nu > 0 else (x > 0).astype(float)
         dens = dens * (1.0 - F if o else F)
     return float(np.trapezoid(dens, r))
-

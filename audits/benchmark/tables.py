@@ -1,5 +1,6 @@
 """Tables and figures of the benchmark: ``bench.md`` / ``.csv`` / ``.png`` (one run, both columns) and
 ``bench_seeds.md`` / ``.csv`` / ``.png`` / ``bench_runs.csv`` (the auto column over several run seeds)."""
+
 from __future__ import annotations
 
 import math
@@ -12,10 +13,27 @@ from .run import _fmt
 __all__ = ["bench_rows", "seed_rows", "write_bench_tables", "write_seed_tables", "BENCH_COLUMNS", "SEED_COLUMNS"]
 
 
-SEED_COLUMNS = ["mechanism", "claimed_eps", "true_eps", "expected", "n_seeds", "eps_lb_median", "eps_lb_min",
-                "eps_lb_max", "flagged", "matches_ground_truth", "dpsniper_best", "meets_dpsniper",
-                "ratio_median_vs_dpsniper", "ceiling", "ceiling_q05", "ceiling_q95", "p_oracle_meets_dpsniper",
-                "samples_per_side_max", "seconds_median"]
+SEED_COLUMNS = [
+    "mechanism",
+    "claimed_eps",
+    "true_eps",
+    "expected",
+    "n_seeds",
+    "eps_lb_median",
+    "eps_lb_min",
+    "eps_lb_max",
+    "flagged",
+    "matches_ground_truth",
+    "dpsniper_best",
+    "meets_dpsniper",
+    "ratio_median_vs_dpsniper",
+    "ceiling",
+    "ceiling_q05",
+    "ceiling_q95",
+    "p_oracle_meets_dpsniper",
+    "samples_per_side_max",
+    "seconds_median",
+]
 
 
 def seed_rows(per_seed: dict, tables: dict | None = None) -> list[dict]:
@@ -31,22 +49,33 @@ def seed_rows(per_seed: dict, tables: dict | None = None) -> list[dict]:
         m = get_mechanism(first["mechanism"])
         dps = m.dpsniper_best
         flagged = sum(r["verdict"] == "violated" for r in runs)
-        right = sum((r["verdict"] == "violated") == (m.expected_verdict == "violated") for r in runs
-                    if r["verdict"] != "error")
+        right = sum(
+            (r["verdict"] == "violated") == (m.expected_verdict == "violated") for r in runs if r["verdict"] != "error"
+        )
         med = float(np.median(ok)) if ok.size else float("nan")
-        rows.append({
-            "mechanism": m.name, "claimed_eps": m.claimed_epsilon, "true_eps": m.true_epsilon,
-            "expected": m.expected_verdict, "n_seeds": len(runs), "eps_lb_median": med,
-            "eps_lb_min": float(ok.min()) if ok.size else float("nan"),
-            "eps_lb_max": float(ok.max()) if ok.size else float("nan"),
-            "flagged": flagged, "matches_ground_truth": right, "dpsniper_best": dps,
-            "meets_dpsniper": None if dps is None else int(np.sum(ok >= dps)),
-            "ratio_median_vs_dpsniper": None if dps is None or math.isnan(med) else med / dps,
-            "ceiling": first["ceiling"], "ceiling_q05": first["ceiling_q05"], "ceiling_q95": first["ceiling_q95"],
-            "p_oracle_meets_dpsniper": first["p_oracle_meets_dpsniper"],
-            "samples_per_side_max": max(r["samples_per_side"] for r in runs),
-            "seconds_median": float(np.median([r["seconds"] for r in runs])),
-        })
+        rows.append(
+            {
+                "mechanism": m.name,
+                "claimed_eps": m.claimed_epsilon,
+                "true_eps": m.true_epsilon,
+                "expected": m.expected_verdict,
+                "n_seeds": len(runs),
+                "eps_lb_median": med,
+                "eps_lb_min": float(ok.min()) if ok.size else float("nan"),
+                "eps_lb_max": float(ok.max()) if ok.size else float("nan"),
+                "flagged": flagged,
+                "matches_ground_truth": right,
+                "dpsniper_best": dps,
+                "meets_dpsniper": None if dps is None else int(np.sum(ok >= dps)),
+                "ratio_median_vs_dpsniper": None if dps is None or math.isnan(med) else med / dps,
+                "ceiling": first["ceiling"],
+                "ceiling_q05": first["ceiling_q05"],
+                "ceiling_q95": first["ceiling_q95"],
+                "p_oracle_meets_dpsniper": first["p_oracle_meets_dpsniper"],
+                "samples_per_side_max": max(r["samples_per_side"] for r in runs),
+                "seconds_median": float(np.median([r["seconds"] for r in runs])),
+            }
+        )
     return rows
 
 
@@ -65,8 +94,18 @@ def write_seed_tables(per_seed: dict, out_dir, *, quick: bool, wall: float, n_jo
         for row in rows:
             w.writerow({c: ("inf" if isinstance(v, float) and math.isinf(v) else v) for c, v in row.items()})
     seeds = sorted(per_seed)
-    run_cols = ["mechanism", "seed", "verdict", "expected", "eps_lb", "possibly_unbounded", "samples_per_side",
-                "seconds", "pair", "event"]
+    run_cols = [
+        "mechanism",
+        "seed",
+        "verdict",
+        "expected",
+        "eps_lb",
+        "possibly_unbounded",
+        "samples_per_side",
+        "seconds",
+        "pair",
+        "event",
+    ]
     with open(out_dir / "bench_runs.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=run_cols)
         w.writeheader()
@@ -95,13 +134,17 @@ def write_seed_tables(per_seed: dict, out_dir, *, quick: bool, wall: float, n_jo
     ]
     for r in rows:
         meets = "—" if r["meets_dpsniper"] is None else f"{r['meets_dpsniper']}/{k}"
-        ceil = "—" if r["ceiling"] is None else (
-            f"{_fmt(r['ceiling'])} [{_fmt(r['ceiling_q05'])}, {_fmt(r['ceiling_q95'])}]")
+        ceil = (
+            "—"
+            if r["ceiling"] is None
+            else (f"{_fmt(r['ceiling'])} [{_fmt(r['ceiling_q05'])}, {_fmt(r['ceiling_q95'])}]")
+        )
         lines.append(
             f"| {r['mechanism']} | {_fmt(r['claimed_eps'])} | {_fmt(r['true_eps'])} | {r['expected']} | "
             f"{r['flagged']}/{k} | {_fmt(r['eps_lb_median'])} [{_fmt(r['eps_lb_min'])}, {_fmt(r['eps_lb_max'])}] | "
             f"{_fmt(r['dpsniper_best'])} | {meets} | {_fmt(r['ratio_median_vs_dpsniper'], 3)} | {ceil} | "
-            f"{_fmt(r['p_oracle_meets_dpsniper'], 2)} |")
+            f"{_fmt(r['p_oracle_meets_dpsniper'], 2)} |"
+        )
     lines += [
         "",
         "![ε lower bounds over seeds](bench_seeds.png)",
@@ -134,8 +177,13 @@ def _figure_start(rows):
     y = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(8, 0.32 * len(rows) + 1.6))
     ax.scatter([c(r["true_eps"]) for r in rows], y, marker="|", s=200, color="k", label="true ε (∞ drawn at 20)")
-    ax.scatter([c(get_mechanism(r["mechanism"]).dpsniper_best) for r in rows], y, marker="s", color="#1f77b4",
-               label="DP-Sniper, better of LR / MLP (90 %, 2·10⁸)")
+    ax.scatter(
+        [c(get_mechanism(r["mechanism"]).dpsniper_best) for r in rows],
+        y,
+        marker="s",
+        color="#1f77b4",
+        label="DP-Sniper, better of LR / MLP (90 %, 2·10⁸)",
+    )
     return fig, ax, y, c
 
 
@@ -159,33 +207,78 @@ def _seed_figure(rows, path, *, quick: bool, k: int):
     fig, ax, y, c = _figure_start(rows)
     has = [i for i, r in enumerate(rows) if r["ceiling"] is not None]
     if has:
-        ax.errorbar([c(rows[i]["ceiling"]) for i in has], y[has] + 0.25,
-                    xerr=[[c(rows[i]["ceiling"]) - c(rows[i]["ceiling_q05"]) for i in has],
-                          [c(rows[i]["ceiling_q95"]) - c(rows[i]["ceiling"]) for i in has]],
-                    fmt="4", color="#6a1b9a", ms=9, lw=1, label="oracle ceiling, 5–95 % of one run")
+        ax.errorbar(
+            [c(rows[i]["ceiling"]) for i in has],
+            y[has] + 0.25,
+            xerr=[
+                [c(rows[i]["ceiling"]) - c(rows[i]["ceiling_q05"]) for i in has],
+                [c(rows[i]["ceiling_q95"]) - c(rows[i]["ceiling"]) for i in has],
+            ],
+            fmt="4",
+            color="#6a1b9a",
+            ms=9,
+            lw=1,
+            label="oracle ceiling, 5–95 % of one run",
+        )
     med = np.array([c(r["eps_lb_median"]) for r in rows])
     lo = np.array([c(r["eps_lb_min"]) for r in rows])
     hi = np.array([c(r["eps_lb_max"]) for r in rows])
     cols = ["#c62828" if r["expected"] == "violated" else "#2e7d32" for r in rows]
     ax.hlines(y, lo, hi, colors=cols, lw=2, alpha=0.6)
     ax.scatter(med, y, marker="o", color=cols, zorder=3, label=f"ours: median, min–max over {k} seeds (red = buggy)")
-    _figure_finish(fig, ax, rows, path,
-                   f"Certified ε lower bounds over {k} seeds ({'quick' if quick else 'full'} profile)")
+    _figure_finish(
+        fig, ax, rows, path, f"Certified ε lower bounds over {k} seeds ({'quick' if quick else 'full'} profile)"
+    )
 
 
-BENCH_COLUMNS = ["mechanism", "relation", "claimed_eps", "true_eps", "pair_eps", "verdict", "expected",
-                 "eps_lb", "confidence", "possibly_unbounded", "samples_per_side", "seconds", "dpsniper_lr",
-                 "dpsniper_mlp", "statdp_run1", "statdp_run2", "ratio_vs_dpsniper", "meets_dpsniper", "ceiling",
-                 "ceiling_pair", "ratio_vs_ceiling", "dpsniper_within_ceiling", "ceiling_q05", "ceiling_q95",
-                 "p_oracle_meets_dpsniper", "pair", "event", "attack", "white_box_verdict", "white_box_eps_lb",
-                 "white_box_samples_per_side", "white_box_attack", "white_box_event", "white_box_pair"]
+BENCH_COLUMNS = [
+    "mechanism",
+    "relation",
+    "claimed_eps",
+    "true_eps",
+    "pair_eps",
+    "verdict",
+    "expected",
+    "eps_lb",
+    "confidence",
+    "possibly_unbounded",
+    "samples_per_side",
+    "seconds",
+    "dpsniper_lr",
+    "dpsniper_mlp",
+    "statdp_run1",
+    "statdp_run2",
+    "ratio_vs_dpsniper",
+    "meets_dpsniper",
+    "ceiling",
+    "ceiling_pair",
+    "ratio_vs_ceiling",
+    "dpsniper_within_ceiling",
+    "ceiling_q05",
+    "ceiling_q95",
+    "p_oracle_meets_dpsniper",
+    "pair",
+    "event",
+    "attack",
+    "white_box_verdict",
+    "white_box_eps_lb",
+    "white_box_samples_per_side",
+    "white_box_attack",
+    "white_box_event",
+    "white_box_pair",
+]
 
 
 def _white_box_cells(r) -> dict:
     wb = r.details.get("white_box") or {}
-    return {"white_box_verdict": wb.get("verdict"), "white_box_eps_lb": wb.get("epsilon_lb"),
-            "white_box_samples_per_side": wb.get("samples_per_side"), "white_box_attack": wb.get("attack"),
-            "white_box_event": wb.get("event"), "white_box_pair": wb.get("pair")}
+    return {
+        "white_box_verdict": wb.get("verdict"),
+        "white_box_eps_lb": wb.get("epsilon_lb"),
+        "white_box_samples_per_side": wb.get("samples_per_side"),
+        "white_box_attack": wb.get("attack"),
+        "white_box_event": wb.get("event"),
+        "white_box_pair": wb.get("pair"),
+    }
 
 
 def bench_rows(results) -> list[dict]:
@@ -205,28 +298,47 @@ def bench_rows(results) -> list[dict]:
 
             ceil = oracle_ceiling(m.name, r.n_samples // 2, r.alpha)
             if ceil is not None:  # the oracle's own run-to-run scatter (seeded by the name: rows are reproducible)
-                spread = oracle_spread(m.name, r.n_samples // 2, r.alpha, target=dps,
-                                       rng=np.random.default_rng(zlib.crc32(m.name.encode())))
+                spread = oracle_spread(
+                    m.name,
+                    r.n_samples // 2,
+                    r.alpha,
+                    target=dps,
+                    rng=np.random.default_rng(zlib.crc32(m.name.encode())),
+                )
         cval = None if ceil is None else ceil["epsilon"]
-        rows.append({
-            "mechanism": m.name, "relation": m.relation, "claimed_eps": m.claimed_epsilon,
-            "true_eps": m.true_epsilon, "pair_eps": m.pair_epsilon, "verdict": r.verdict,
-            "expected": m.expected_verdict, "eps_lb": lb, "confidence": 1 - r.alpha,
-            "possibly_unbounded": unb, "samples_per_side": r.n_samples // 2, "seconds": r.seconds,
-            "dpsniper_lr": m.dpsniper_lr, "dpsniper_mlp": m.dpsniper_mlp,
-            "statdp_run1": m.statdp_runs[0] if m.statdp_runs else None,
-            "statdp_run2": m.statdp_runs[1] if m.statdp_runs else None,
-            "ratio_vs_dpsniper": ratio, "meets_dpsniper": None if dps is None else bool(lb >= dps),
-            "ceiling": cval, "ceiling_pair": None if ceil is None else ceil["pair"],
-            "ratio_vs_ceiling": lb / cval if cval and not math.isnan(lb) else None,
-            "dpsniper_within_ceiling": None if (cval is None or dps is None) else bool(dps <= cval),
-            "ceiling_q05": None if spread is None else spread["q05"],
-            "ceiling_q95": None if spread is None else spread["q95"],
-            "p_oracle_meets_dpsniper": None if spread is None else spread["p_reaches_target"],
-            "pair": r.details.get("pair", {}).get("label", ""), "event": r.details.get("event", {}).get("event", ""),
-            "attack": r.details.get("event", {}).get("attack", "") + (" (white-box)" if b.get("white_box") else ""),
-            **_white_box_cells(r),
-        })
+        rows.append(
+            {
+                "mechanism": m.name,
+                "relation": m.relation,
+                "claimed_eps": m.claimed_epsilon,
+                "true_eps": m.true_epsilon,
+                "pair_eps": m.pair_epsilon,
+                "verdict": r.verdict,
+                "expected": m.expected_verdict,
+                "eps_lb": lb,
+                "confidence": 1 - r.alpha,
+                "possibly_unbounded": unb,
+                "samples_per_side": r.n_samples // 2,
+                "seconds": r.seconds,
+                "dpsniper_lr": m.dpsniper_lr,
+                "dpsniper_mlp": m.dpsniper_mlp,
+                "statdp_run1": m.statdp_runs[0] if m.statdp_runs else None,
+                "statdp_run2": m.statdp_runs[1] if m.statdp_runs else None,
+                "ratio_vs_dpsniper": ratio,
+                "meets_dpsniper": None if dps is None else bool(lb >= dps),
+                "ceiling": cval,
+                "ceiling_pair": None if ceil is None else ceil["pair"],
+                "ratio_vs_ceiling": lb / cval if cval and not math.isnan(lb) else None,
+                "dpsniper_within_ceiling": None if (cval is None or dps is None) else bool(dps <= cval),
+                "ceiling_q05": None if spread is None else spread["q05"],
+                "ceiling_q95": None if spread is None else spread["q95"],
+                "p_oracle_meets_dpsniper": None if spread is None else spread["p_reaches_target"],
+                "pair": r.details.get("pair", {}).get("label", ""),
+                "event": r.details.get("event", {}).get("event", ""),
+                "attack": r.details.get("event", {}).get("attack", "") + (" (white-box)" if b.get("white_box") else ""),
+                **_white_box_cells(r),
+            }
+        )
     return rows
 
 
@@ -259,8 +371,11 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
     for row in rows:
         verdict = row["verdict"] + (" — possibly unbounded" if row["possibly_unbounded"] else "")
         mark = "" if (row["verdict"] == "violated") == (row["expected"] == "violated") else " **≠**"
-        ratio = "—" if row["ratio_vs_dpsniper"] is None else (
-            f"{row['ratio_vs_dpsniper']:.3g}" + ("" if row["meets_dpsniper"] else " (below)"))
+        ratio = (
+            "—"
+            if row["ratio_vs_dpsniper"] is None
+            else (f"{row['ratio_vs_dpsniper']:.3g}" + ("" if row["meets_dpsniper"] else " (below)"))
+        )
         lines.append(
             f"| {row['mechanism']} | {row['relation']} | {_fmt(row['claimed_eps'])} | {_fmt(row['true_eps'])} | "
             f"{verdict} ({row['expected']}){mark} | {_fmt(row['eps_lb'])} | {row['confidence']:.0%} | "
@@ -268,8 +383,13 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
             f" | {_fmt([row['statdp_run1'], row['statdp_run2']])} | {ratio} | {_fmt(row['ceiling'])}"
             + (" ‡" if row["dpsniper_within_ceiling"] is False else "")
             + f" | {_fmt(row['ratio_vs_ceiling'], 3)} | {_fmt(row['p_oracle_meets_dpsniper'], 2)} | "
-            + ("—" if row["white_box_verdict"] is None else
-               f"{_fmt(row['white_box_eps_lb'])} ({row['white_box_verdict']})") + " |")
+            + (
+                "—"
+                if row["white_box_verdict"] is None
+                else f"{_fmt(row['white_box_eps_lb'])} ({row['white_box_verdict']})"
+            )
+            + " |"
+        )
     lines += [
         "",
         "![ε lower bounds](bench.png)",
@@ -298,7 +418,7 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
         "(9…, −9) vs (10…, −10), RNM4 (9, −10⁴) vs (10, −9⁴), where {y < 10} has probability 0.0078 on one "
         "side and 0 on the other); all are neighbours under the same relation and inside DP-Sniper's domain.",
         "* **Columns.** 'our ε_lb' is the public `htdp_verify.privacy.audit(mechanism, claim, pairs=<every catalogue "
-        "pair>, n_samples=n, attacks=\"auto\")` with its default split and one budget for every row: what a user "
+        'pair>, n_samples=n, attacks="auto")` with its default split and one budget for every row: what a user '
         "gets. The last column is the same `audit()` with a per-mechanism white-box plan (`audits/benchmark/"
         "plans.py`: chosen attack families, post-processings, budgets and search shares), shown for comparison only.",
         "* Attacks marked white-box use the mechanism's code (the naive float Laplace's reachability test); "
@@ -316,8 +436,9 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
 def _bench_figure(rows, path, *, quick: bool):
     fig, ax, y, c = _figure_start(rows)
     ax.scatter([c(r["claimed_eps"]) for r in rows], y, marker="x", color="grey", label="claimed ε")
-    ax.scatter([c(r.get("ceiling")) for r in rows], y, marker="4", s=90, color="#6a1b9a",
-               label="oracle ceiling at our budget")
+    ax.scatter(
+        [c(r.get("ceiling")) for r in rows], y, marker="4", s=90, color="#6a1b9a", label="oracle ceiling at our budget"
+    )
     ours = [c(r["eps_lb"]) for r in rows]
     cols = ["#c62828" if r["verdict"] == "violated" else "#2e7d32" for r in rows]
     ax.scatter(ours, y, marker="o", color=cols, label="ours (95 %; red = violation)", zorder=3)

@@ -2,6 +2,7 @@
 
 Audits: :mod:`audits.dpem`. Spec: ``shared/specs/wang_dp_em.md``.
 """
+
 from .data import MissingCovariatesData, MixtureData, gaussian_mixture, missing_covariates, mixture_of_regressions
 from .mean import WangCentralMean, WangLocalMean, wang_eps_tilde
 

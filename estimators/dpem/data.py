@@ -6,6 +6,7 @@
 
 Spec: ``shared/specs/wang_dp_em.md``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -77,8 +78,9 @@ def _em_beta(beta, d, snr, sigma, rng):
     return check_beta(beta, d)
 
 
-def gaussian_mixture(n: int, d: int, *, beta=None, snr: float = 3.0, sigma: float = 1.0,
-                     rng: np.random.Generator) -> MixtureData:
+def gaussian_mixture(
+    n: int, d: int, *, beta=None, snr: float = 3.0, sigma: float = 1.0, rng: np.random.Generator
+) -> MixtureData:
     """Two symmetric Gaussian components: ``y = Z beta + V``, Z Rademacher, ``V ~ N(0, sigma^2 I_d)`` (Wang et al.,
     eq. 4).
 
@@ -94,8 +96,9 @@ def gaussian_mixture(n: int, d: int, *, beta=None, snr: float = 3.0, sigma: floa
     return MixtureData(beta=beta, Z=Z, sigma=sigma, Y=Y)
 
 
-def mixture_of_regressions(n: int, d: int, *, beta=None, snr: float = 3.0, sigma: float = 1.0,
-                           rng: np.random.Generator) -> MixtureData:
+def mixture_of_regressions(
+    n: int, d: int, *, beta=None, snr: float = 3.0, sigma: float = 1.0, rng: np.random.Generator
+) -> MixtureData:
     """Mixture of two regressions: ``y = Z <beta, x> + V``, ``x ~ N(0, I_d)``, ``V ~ N(0, sigma^2)``, Z Rademacher
     (eq. 6)."""
     n = check_int("n", n, minimum=1)
@@ -109,8 +112,9 @@ def mixture_of_regressions(n: int, d: int, *, beta=None, snr: float = 3.0, sigma
     return MixtureData(beta=beta, Z=Z, sigma=sigma, X=X, y=y)
 
 
-def missing_covariates(n: int, d: int, *, beta=None, snr: float = 3.0, sigma: float = 1.0, p_missing: float = 0.2,
-                       rng: np.random.Generator) -> MissingCovariatesData:
+def missing_covariates(
+    n: int, d: int, *, beta=None, snr: float = 3.0, sigma: float = 1.0, p_missing: float = 0.2, rng: np.random.Generator
+) -> MissingCovariatesData:
     """Regression with missing covariates (eq. 8): ``y = <x, beta> + V``, ``x ~ N(0, I_d)``, ``V ~ N(0, sigma^2)``;
     each coordinate of x is independently missing with probability ``p_missing`` (mask 1 = observed; missing stored
     as 0).
@@ -124,5 +128,6 @@ def missing_covariates(n: int, d: int, *, beta=None, snr: float = 3.0, sigma: fl
     X = rng.standard_normal((n, d))
     y = X @ beta + sigma * rng.standard_normal(n)
     mask = rng.random((n, d)) >= p_missing
-    return MissingCovariatesData(X_obs=np.where(mask, X, 0.0), mask=mask, y=y, beta=beta, sigma=sigma,
-                                 p_missing=p_missing, X_full=X)
+    return MissingCovariatesData(
+        X_obs=np.where(mask, X, 0.0), mask=mask, y=y, beta=beta, sigma=sigma, p_missing=p_missing, X_full=X
+    )

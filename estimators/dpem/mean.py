@@ -7,6 +7,7 @@
 The soft-truncation numerics are shared with Hu et al. 2022 (:mod:`estimators.robust`); the zCDP calibration with
 Zhao et al. 2024 (:mod:`estimators.zcdp`). Spec: ``shared/specs/wang_dp_em.md``.
 """
+
 from __future__ import annotations
 
 import math
@@ -64,14 +65,19 @@ class _WangBase(Estimator):
                 f"{self.epsilon**2 + 2 * math.sqrt(self.epsilon**2 * math.log(1 / self.delta)):.4g})",
             )
         else:
-            self.privacy = PrivacyGuarantee(self.epsilon, self.delta, "replace",
-                                            conversion="classic Gaussian mechanism σ = Δ√(2 ln(1.25/δ))/ε, ε < 1")
+            self.privacy = PrivacyGuarantee(
+                self.epsilon,
+                self.delta,
+                "replace",
+                conversion="classic Gaussian mechanism σ = Δ√(2 ln(1.25/δ))/ε, ε < 1",
+            )
 
     def dp_tags(self) -> dict:
         """Declared properties for :mod:`htdp_verify.estimator_checks`: noise off (ε huge, s and λ fixed at this
         n) = the smoothed soft-truncation mean; worst case = one record from −10⁹ to +10⁹ (ψ saturates).
         Central model with ``variant="as_printed"`` (ρ = ε², under-noised) is expected to fail the privacy audits
         (the local model's mean of n reports stays within the central claim)."""
+
         def quiet(data):
             s, lam = self.parameters(np.asarray(data).shape[0])
             return type(self)(1e15, self.delta, self.tau, self.zeta, scale=s, lam=lam)
@@ -84,6 +90,7 @@ class _WangBase(Estimator):
             x = np.array(data, dtype=float)
             x[0] = -1e9
             return [replace_one(x, 0, np.full(x.shape[1:], 1e9), "record 0: -1e9 -> +1e9")]
+
         tags = {"noise_off": quiet, "reference": reference, "reference_tol": 1e-5, "worst_case_pairs": worst}
         if self.variant == "as_printed" and isinstance(self, WangCentralMean):
             reason = "as printed (Alg. 2 line 1) the noise uses rho = eps^2: under-noised for the claimed (eps, delta)"
@@ -116,9 +123,19 @@ class WangCentralMean(_WangBase, NoisyStatistic):
 
     reference = "Wang et al. (DP-EM), eq. (18), Theorem 2; Lemma 2 for tuning='holland'"
 
-    def __init__(self, epsilon: float, delta: float, tau: float, zeta: float = 0.05, *, tuning: str = "theorem2",
-                 calibration: str = "zcdp", variant: str = "proof", scale: float | None = None,
-                 lam: float | None = None):
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float,
+        tau: float,
+        zeta: float = 0.05,
+        *,
+        tuning: str = "theorem2",
+        calibration: str = "zcdp",
+        variant: str = "proof",
+        scale: float | None = None,
+        lam: float | None = None,
+    ):
         self.tuning = check_choice("tuning", tuning, ("theorem2", "holland"))
         super().__init__(epsilon, delta, tau, zeta, calibration=calibration, variant=variant, scale=scale, lam=lam)
 
@@ -165,8 +182,18 @@ class WangLocalMean(_WangBase):
 
     reference = "Wang et al. (DP-EM), eq. (21), Theorem 3"
 
-    def __init__(self, epsilon: float, delta: float, tau: float, zeta: float = 0.05, *, calibration: str = "zcdp",
-                 variant: str = "proof", scale: float | None = None, lam: float | None = None):
+    def __init__(
+        self,
+        epsilon: float,
+        delta: float,
+        tau: float,
+        zeta: float = 0.05,
+        *,
+        calibration: str = "zcdp",
+        variant: str = "proof",
+        scale: float | None = None,
+        lam: float | None = None,
+    ):
         super().__init__(epsilon, delta, tau, zeta, calibration=calibration, variant=variant, scale=scale, lam=lam)
 
     def parameters(self, n: int) -> tuple[float, float]:

@@ -42,6 +42,7 @@ Layout (everything is re-exported here): :mod:`.tables` (supported names, relati
 :mod:`.mechanisms`, :mod:`.tools` and :mod:`.models` (one adapter class and its factory each), :mod:`.baselines`
 (``DPLMean``, ``DPLMedian``).
 """
+
 from __future__ import annotations
 
 from htdp_verify.privacy.dpl_adapter import SEED_BOUND, DPLAdapter, release_seeds

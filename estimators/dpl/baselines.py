@@ -2,6 +2,7 @@
 baselines the paper estimators are compared with, each built on a :class:`~estimators.dpl.tools.DPLTool` per data
 dimension (Holohan et al. 2019).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,8 +32,9 @@ class _DPLToolEstimator(Estimator):
         """The :class:`DPLTool` used for data of ``ndim`` dimensions (2-d: per column, ``axis=0``)."""
         if ndim not in self._adapters:
             kw = {"axis": 0} if ndim == 2 else {}
-            self._adapters[ndim] = DPLTool(self._tool, epsilon=self.epsilon, bounds=self.bounds, n_jobs=self.n_jobs,
-                                           **kw)
+            self._adapters[ndim] = DPLTool(
+                self._tool, epsilon=self.epsilon, bounds=self.bounds, n_jobs=self.n_jobs, **kw
+            )
         return self._adapters[ndim]
 
     def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:
@@ -47,11 +49,13 @@ class _DPLToolEstimator(Estimator):
     def dp_tags(self) -> dict:
         """Declared properties for :mod:`htdp_verify.estimator_checks`: one release runs diffprivlib's own code
         (about a millisecond), so the checks use their smaller sizes."""
+
         def worst(data):
             x = np.array(data, dtype=float)
             lo, hi = (np.broadcast_to(np.asarray(b, dtype=float), x.shape[1:]) for b in self.bounds)
             x[0] = lo
             return [replace_one(x, 0, hi, "record 0: lower -> upper bound")]
+
         return {"expensive": True, "neighbours": {"max_pairs": 3}, "worst_case_pairs": worst}
 
 

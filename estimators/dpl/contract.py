@@ -13,6 +13,7 @@
 The ``dp_tags()`` of each adapter class (in its own module) describe the data the checks may use, the neighbouring
 inputs to audit and the checks that cannot apply; the helpers they share live here.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,8 +24,10 @@ from htdp_verify.privacy import Pair
 __all__ = ["EstimatorContract", "scalar_pairs", "NOT_A_DATASET"]
 
 #: reason of the declared expected failure of ``check_extreme_inputs`` for mechanisms whose input is one value
-NOT_A_DATASET = ("not applicable: the input of this mechanism is one value (the query answer), and the check "
-                 "generates datasets of 2 to 60 records, which the mechanism rejects with ValueError as it should")
+NOT_A_DATASET = (
+    "not applicable: the input of this mechanism is one value (the query answer), and the check "
+    "generates datasets of 2 to 60 records, which the mechanism rejects with ValueError as it should"
+)
 
 
 class EstimatorContract:
@@ -55,8 +58,10 @@ def scalar_pairs(kind: str, sensitivity: float, lower=None, upper=None) -> list[
     upper end; for utility vectors a one-score move and the all-scores move that swaps the best candidate."""
     s = float(sensitivity)
     if kind == "utility":
-        return [Pair(np.zeros(3), np.array([s, 0.0, 0.0]), "u=(0,0,0) vs (s,0,0)", "query"),
-                Pair(np.array([0.0, s, s]), np.array([s, 0.0, 0.0]), "u=(0,s,s) vs (s,0,0)", "query")]
+        return [
+            Pair(np.zeros(3), np.array([s, 0.0, 0.0]), "u=(0,0,0) vs (s,0,0)", "query"),
+            Pair(np.array([0.0, s, s]), np.array([s, 0.0, 0.0]), "u=(0,s,s) vs (s,0,0)", "query"),
+        ]
     if kind == "binary":
         return [Pair(0, 1, "bit 0 vs bit 1", "query")]
     if kind.endswith("_bounded"):

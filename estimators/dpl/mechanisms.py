@@ -1,6 +1,7 @@
 """:class:`DPLMechanism`: a diffprivlib mechanism's scalar ``randomise`` as a dataset-level mechanism
 ``m(value, size, rng)`` (neighbours: values within ``sensitivity``), and its factory :func:`dpl_mechanism`.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -114,8 +115,13 @@ class DPLMechanism(EstimatorContract, DPLAdapter):
 
     def get_params(self) -> dict:
         """The constructor arguments (``mechanism``, ``epsilon``, ``delta``, ``n_jobs`` and the mechanism's own)."""
-        return {"mechanism": self.mechanism, "epsilon": self.epsilon, "delta": self.delta, "n_jobs": self.n_jobs,
-                **self.params}
+        return {
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "n_jobs": self.n_jobs,
+            **self.params,
+        }
 
     def dp_tags(self) -> dict:
         """Declared properties for :mod:`htdp_verify.estimator_checks`: the input is one value (a utility vector
@@ -124,8 +130,12 @@ class DPLMechanism(EstimatorContract, DPLAdapter):
         docstring), and the extreme-input check, which generates datasets of records, does not apply to one value."""
         pairs = scalar_pairs(self.kind, self.sensitivity, self.lower, self.upper)
         first = np.asarray(pairs[0].d, dtype=float)
-        tags = {"input_ndim": (1,) if self.kind == "utility" else (0, 1), "output": "scalar",
-                "data": lambda rng: first, "neighbours": lambda relation: pairs}
+        tags = {
+            "input_ndim": (1,) if self.kind == "utility" else (0, 1),
+            "output": "scalar",
+            "data": lambda rng: first,
+            "neighbours": lambda relation: pairs,
+        }
         if self.kind != "utility":
             tags["xfail"] = {"check_extreme_inputs": NOT_A_DATASET}
         return tags
@@ -146,6 +156,7 @@ class DPLMechanism(EstimatorContract, DPLAdapter):
 
 
 # ------------------------------------------------------------------------------------------------------
+
 
 def dpl_mechanism(mechanism: str, *, epsilon: float, delta: float = 0.0, n_jobs: int = 1, **params) -> DPLMechanism:
     """``DPLMechanism(...)``: a diffprivlib mechanism as ``m(value, size, rng)``."""

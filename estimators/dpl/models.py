@@ -2,6 +2,7 @@
 model's parameters, or predicted probabilities on a data-independent probe grid for the forest), and its factory
 :func:`dpl_model`.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -90,8 +91,14 @@ class DPLModel(EstimatorContract, DPLAdapter):
     #: the KS comparison of __call__ and sample uses 100 releases each (a CDF gap >= 0.33 at power 0.8 with six
     #: features); the dispersion test 15 batches of 20; 10 hypothesis examples.  About 1 900 fits per model (2-10 ms
     #: each) instead of ~5 700 at the expensive defaults.
-    CHECK_SIZES = {"audit": (400, 30_000), "select": (200, 5_000), "agree": (100, 600), "batches": (15, 100),
-                   "batch": (20, 200), "examples": (10, 200)}
+    CHECK_SIZES = {
+        "audit": (400, 30_000),
+        "select": (200, 5_000),
+        "agree": (100, 600),
+        "batches": (15, 100),
+        "batch": (20, 200),
+        "examples": (10, 200),
+    }
 
     def __init__(self, model: str, *, epsilon: float, n_jobs: int = 1, probe=None, **params):
         super().__init__(n_jobs)
@@ -101,8 +108,13 @@ class DPLModel(EstimatorContract, DPLAdapter):
         self.epsilon = check_positive("epsilon", epsilon)
         required, self.supervised = MODELS[model]
         cls = getattr(_dpl().models, model)
-        accepted = set(inspect.signature(cls.__init__).parameters) - {"self", "random_state", "accountant",
-                                                                       "unused_args", "epsilon"}
+        accepted = set(inspect.signature(cls.__init__).parameters) - {
+            "self",
+            "random_state",
+            "accountant",
+            "unused_args",
+            "epsilon",
+        }
         if model in ("LogisticRegression", "GaussianNB"):
             accepted |= {"classes"}
         bad = set(params) - accepted
@@ -112,8 +124,10 @@ class DPLModel(EstimatorContract, DPLAdapter):
             raise ValueError("n_jobs: pass parallelism to the adapter, not to the model")
         for r in required:
             if params.get(r) is None:
-                raise ValueError(f"{r} is required for models.{model}: without it diffprivlib reads it from the "
-                                 "data (PrivacyLeakWarning), which is not differentially private")
+                raise ValueError(
+                    f"{r} is required for models.{model}: without it diffprivlib reads it from the "
+                    "data (PrivacyLeakWarning), which is not differentially private"
+                )
         for b in ("bounds", "bounds_X", "bounds_y"):
             if b in params:
                 _check_bounds_pair(b, params[b])
@@ -159,8 +173,7 @@ class DPLModel(EstimatorContract, DPLAdapter):
 
     def get_params(self) -> dict:
         """The constructor arguments (``model``, ``epsilon``, ``n_jobs``, ``probe`` and the model's own)."""
-        return {"model": self.model, "epsilon": self.epsilon, "n_jobs": self.n_jobs, "probe": self.probe,
-                **self.params}
+        return {"model": self.model, "epsilon": self.epsilon, "n_jobs": self.n_jobs, "probe": self.probe, **self.params}
 
     def check_box(self):
         """``(lower, upper)`` per feature: ``bounds`` / ``bounds_X``, else (LogisticRegression) the box
@@ -200,7 +213,7 @@ class DPLModel(EstimatorContract, DPLAdapter):
         a class held by record 0 alone disappears) or, for a regression, its target to the farthest bound."""
         data = np.asarray(data, dtype=float)
         lo, hi = self.check_box()
-        x0 = data[0, :lo.size]
+        x0 = data[0, : lo.size]
         corner = np.where(np.abs(x0 - lo) > np.abs(hi - x0), lo, hi)
         if not self.supervised:
             return replace_one(data, 0, corner, "record 0 -> the farthest corner of the box")
@@ -221,12 +234,21 @@ class DPLModel(EstimatorContract, DPLAdapter):
         a tool's release, so the quick profile runs the checks at :attr:`CHECK_SIZES` (see there)."""
         data = self.check_data()
         pair = self.check_pair(data)
-        tags = {"expensive": True, "input_ndim": (2,), "data": lambda rng: data,
-                "neighbours": lambda relation: [pair], "sizes": self.CHECK_SIZES}
+        tags = {
+            "expensive": True,
+            "input_ndim": (2,),
+            "data": lambda rng: data,
+            "neighbours": lambda relation: [pair],
+            "sizes": self.CHECK_SIZES,
+        }
         if self.supervised and self.model != "LinearRegression":
-            tags["xfail"] = {"check_extreme_inputs": (
-                "not applicable: the checked records put heavy-tailed reals in the label column, which a classifier "
-                "rejects with ValueError (labels must belong to classes)")}
+            tags["xfail"] = {
+                "check_extreme_inputs": (
+                    "not applicable: the checked records put heavy-tailed reals in the label column, "
+                    "which a classifier "
+                    "rejects with ValueError (labels must belong to classes)"
+                )
+            }
         return tags
 
     def _split(self, data):
@@ -244,8 +266,11 @@ class DPLModel(EstimatorContract, DPLAdapter):
         from diffprivlib.accountant import BudgetAccountant
 
         cls = getattr(_dpl().models, self.model)
-        kw = {k: v for k, v in self.params.items() if not (k == "classes" and self.model in ("LogisticRegression",
-                                                                                           "GaussianNB"))}
+        kw = {
+            k: v
+            for k, v in self.params.items()
+            if not (k == "classes" and self.model in ("LogisticRegression", "GaussianNB"))
+        }
         if self.model == "RandomForestClassifier":
             kw["n_jobs"] = 1
         return cls(epsilon=self.epsilon, random_state=random_state, accountant=BudgetAccountant(), **kw)
@@ -298,6 +323,7 @@ class DPLModel(EstimatorContract, DPLAdapter):
 
 
 # ------------------------------------------------------------------------------------------------------
+
 
 def dpl_model(model: str, *, epsilon: float, n_jobs: int = 1, **params) -> DPLModel:
     """``DPLModel(...)``: a diffprivlib model's fit as ``m(data, size, rng)``."""

@@ -3,6 +3,7 @@ value ``randomise`` takes), ``TOOLS`` (needs bounds, neighbouring relation) and 
 supervised), the neighbouring-relation notes, the lazy ``diffprivlib`` import and ``_check_bounds_pair`` (explicit,
 finite, ordered bounds). The relations are explained in :mod:`estimators.dpl`.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,7 @@
 """:class:`DPLTool`: a ``diffprivlib.tools`` function (mean, var, quantile, histogram, ...) as ``m(data, size, rng)``
 with explicit bounds and a private accountant per release, and its factory :func:`dpl_tool`.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -45,8 +46,16 @@ class DPLTool(EstimatorContract, DPLAdapter):
         self.epsilon = check_positive("epsilon", epsilon)
         needs_bounds, relation = TOOLS[tool]
         func = getattr(_dpl().tools, tool)
-        accepted = set(inspect.signature(func).parameters) - {"array", "sample", "a", "epsilon", "random_state",
-                                                               "accountant", "unused_args", "bounds"}
+        accepted = set(inspect.signature(func).parameters) - {
+            "array",
+            "sample",
+            "a",
+            "epsilon",
+            "random_state",
+            "accountant",
+            "unused_args",
+            "bounds",
+        }
         bad = set(kwargs) - accepted
         if bad:
             raise ValueError(f"tools.{tool} does not accept {sorted(bad)} (accepted: {sorted(accepted)})")
@@ -87,8 +96,7 @@ class DPLTool(EstimatorContract, DPLAdapter):
 
     def get_params(self) -> dict:
         """The constructor arguments (``tool``, ``epsilon``, ``bounds``, ``n_jobs`` and the tool's own)."""
-        return {"tool": self.tool, "epsilon": self.epsilon, "bounds": self.bounds, "n_jobs": self.n_jobs,
-                **self.kwargs}
+        return {"tool": self.tool, "epsilon": self.epsilon, "bounds": self.bounds, "n_jobs": self.n_jobs, **self.kwargs}
 
     def box(self):
         """``(lower, upper, record_shape)``: the public domain of one record (``bounds``; the histograms' range or
@@ -128,8 +136,12 @@ class DPLTool(EstimatorContract, DPLAdapter):
             x[0] = lo
             return x
 
-        return {"expensive": True, "input_ndim": (2,) if self.tool == "histogramdd" else (1, 2), "data": data,
-                "neighbours": {"lower": lo, "upper": hi, "max_pairs": 3}}
+        return {
+            "expensive": True,
+            "input_ndim": (2,) if self.tool == "histogramdd" else (1, 2),
+            "data": data,
+            "neighbours": {"lower": lo, "upper": hi, "max_pairs": 3},
+        }
 
     def _chunk_state(self, data, rs):
         return getattr(_dpl().tools, self.tool)
@@ -158,6 +170,7 @@ class DPLTool(EstimatorContract, DPLAdapter):
 
 
 # ------------------------------------------------------------------------------------------------------
+
 
 def dpl_tool(tool: str, *, epsilon: float, bounds=None, n_jobs: int = 1, **kwargs) -> DPLTool:
     """``DPLTool(...)``: a diffprivlib tool as ``m(data, size, rng)``."""

@@ -6,6 +6,7 @@
 
 Only the data generator exists so far (the estimator is not shipped). Spec: ``shared/specs/liu2024_frappe_lad.md``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,9 +35,18 @@ def frappe_noise(name: str) -> Law:
     return table[name]()
 
 
-def lad_regression(n: int, d: int, s: int = 10, *, noise: str | Law = "cauchy", rho: float = 0.1,
-                   values: str = "ramp", support: str = "first", signs: str = "positive",
-                   rng: np.random.Generator) -> RegressionData:
+def lad_regression(
+    n: int,
+    d: int,
+    s: int = 10,
+    *,
+    noise: str | Law = "cauchy",
+    rho: float = 0.1,
+    values: str = "ramp",
+    support: str = "first",
+    signs: str = "positive",
+    rng: np.random.Generator,
+) -> RegressionData:
     """FRAPPE's sparse LAD design (Liu et al. 2024, section 5.1).
 
     ``x_i ~ N_d(0, Sigma)``, ``Sigma_jk = rho^{|j-k|}`` (rho = 0.1); ``beta = (10/s)(1, ..., s, 0, ..., 0)`` by
@@ -66,5 +76,14 @@ def lad_regression(n: int, d: int, s: int = 10, *, noise: str | Law = "cauchy", 
         f0 = float(law.pdf(0.0))
     except NotImplementedError:
         f0 = None
-    return RegressionData(X=X, y=X @ beta + e, beta=beta, noise=e, support=supp, design_law=None, noise_law=law,
-                          covariance=cov, info={"f0": f0, "rho": float(rho)})
+    return RegressionData(
+        X=X,
+        y=X @ beta + e,
+        beta=beta,
+        noise=e,
+        support=supp,
+        design_law=None,
+        noise_law=law,
+        covariance=cov,
+        info={"f0": f0, "rho": float(rho)},
+    )

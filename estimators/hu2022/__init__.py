@@ -2,6 +2,7 @@
 
 Audits: :mod:`audits.hu2022`. Spec: ``shared/specs/hu2022_heavy_tailed_dp_sco.md``.
 """
+
 from .data import GradientMeanData, bounded_gradient_mean, bounded_gradient_regression
 from .mean import PrivateSmoothedSoftTruncationMean, SmoothedSoftTruncationMean, hu_lemma4_bound, hu_lemma4_scale
 

@@ -8,6 +8,7 @@
 Generic generators (linear / sparse regression, sparse vectors) are in :mod:`htdp_verify.datasets`.
 Spec: ``shared/specs/hu2022_heavy_tailed_dp_sco.md``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -43,9 +44,18 @@ class GradientMeanData:
         return self.Z
 
 
-def bounded_gradient_regression(n: int, d: int, *, k: float = 2.0, tau: float = 1.0, design: Law | None = None,
-                                noise: Law | None = None, beta=None, beta_norm: float = 1.0,
-                                rng: np.random.Generator) -> RegressionData:
+def bounded_gradient_regression(
+    n: int,
+    d: int,
+    *,
+    k: float = 2.0,
+    tau: float = 1.0,
+    design: Law | None = None,
+    noise: Law | None = None,
+    beta=None,
+    beta_norm: float = 1.0,
+    rng: np.random.Generator,
+) -> RegressionData:
     """Linear regression whose squared-loss gradient has per-coordinate k-th absolute moment exactly ``tau`` at beta.
 
     Loss ``0.5 (<w, x> - y)^2``, gradient ``x (<w, x> - y)``; at ``w = beta`` it is ``-x e``, and with x and e
@@ -67,12 +77,20 @@ def bounded_gradient_regression(n: int, d: int, *, k: float = 2.0, tau: float = 
     design = rescale_to_moment(design, k, 1.0, measure="raw")
     noise = rescale_to_moment(noise, k, tau, measure="raw")
     base = linear_regression(n, d, beta=beta, design=design, noise=noise, beta_norm=beta_norm, rng=rng)
-    return RegressionData(X=base.X, y=base.y, beta=base.beta, noise=base.noise, design_law=design, noise_law=noise,
-                          info={"k": k, "tau": tau})
+    return RegressionData(
+        X=base.X,
+        y=base.y,
+        beta=base.beta,
+        noise=base.noise,
+        design_law=design,
+        noise_law=noise,
+        info={"k": k, "tau": tau},
+    )
 
 
-def bounded_gradient_mean(n: int, d: int, *, k: float = 2.0, tau: float = 1.0, law: Law | None = None, mu=None,
-                          rng: np.random.Generator) -> GradientMeanData:
+def bounded_gradient_mean(
+    n: int, d: int, *, k: float = 2.0, tau: float = 1.0, law: Law | None = None, mu=None, rng: np.random.Generator
+) -> GradientMeanData:
     """Mean-estimation SCO instance (Hu et al. 2022, R1): rows ``z = mu + xi``, loss ``0.5 ||w - z||^2``.
 
     The gradient ``w - z`` has coordinates ``w_j - mu_j - xi_j``; at the minimiser ``w = mu`` its per-coordinate

@@ -7,6 +7,7 @@
 The soft-truncation numerics (φ, ψ_β, their stable evaluation) are shared with Wang et al. and live in
 :mod:`estimators.robust`. Spec: ``shared/specs/hu2022_heavy_tailed_dp_sco.md``.
 """
+
 from __future__ import annotations
 
 import math
@@ -84,8 +85,9 @@ class PrivateSmoothedSoftTruncationMean(NoisyStatistic):
 
     reference = "Hu et al. 2022, §4, eq. (4) + Laplace mechanism (Def. 2)"
 
-    def __init__(self, epsilon: float, scale: float, beta: float = 1.0, *, sensitivity: str = "paper",
-                 evaluation: str = "stable"):
+    def __init__(
+        self, epsilon: float, scale: float, beta: float = 1.0, *, sensitivity: str = "paper", evaluation: str = "stable"
+    ):
         self.epsilon = check_positive("epsilon", epsilon)
         self.scale = check_positive("scale", scale)
         self.beta = check_positive("beta", beta)
@@ -110,17 +112,24 @@ class PrivateSmoothedSoftTruncationMean(NoisyStatistic):
     def dp_tags(self) -> dict:
         """Declared properties for :mod:`htdp_verify.estimator_checks`: the noise-off limit is the non-private
         :class:`SmoothedSoftTruncationMean`; worst case = one record from −10⁶·s to +10⁶·s (ψ saturates)."""
+
         def worst(data):
             x = np.array(data, dtype=float)
             x[0] = -1e6 * self.scale
             return [replace_one(x, 0, np.full(x.shape[1:], 1e6 * self.scale), "record 0: -1e6 s -> +1e6 s")]
-        tags = {"worst_case_pairs": worst,
-                "noise_off": lambda data: PrivateSmoothedSoftTruncationMean(
-                    1e15, self.scale, self.beta, sensitivity=self.sensitivity_kind, evaluation=self.evaluation),
-                "reference": SmoothedSoftTruncationMean(self.scale, self.beta, evaluation=self.evaluation).statistic}
+
+        tags = {
+            "worst_case_pairs": worst,
+            "noise_off": lambda data: PrivateSmoothedSoftTruncationMean(
+                1e15, self.scale, self.beta, sensitivity=self.sensitivity_kind, evaluation=self.evaluation
+            ),
+            "reference": SmoothedSoftTruncationMean(self.scale, self.beta, evaluation=self.evaluation).statistic,
+        }
         if self.evaluation == "closed_form":
-            tags["xfail"] = {"check_privacy_worst_case_pairs": "the literal closed form is not bounded for heavy "
-                             "tails: one huge record moves the output far beyond the sensitivity (canary)",
-                             "check_extreme_inputs": "the literal closed form, evaluated as printed, returns NaN/inf "
-                             "on some extreme records (canary)"}
+            tags["xfail"] = {
+                "check_privacy_worst_case_pairs": "the literal closed form is not bounded for heavy "
+                "tails: one huge record moves the output far beyond the sensitivity (canary)",
+                "check_extreme_inputs": "the literal closed form, evaluated as printed, returns NaN/inf "
+                "on some extreme records (canary)",
+            }
         return tags

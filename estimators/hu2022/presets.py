@@ -26,6 +26,7 @@ Readings of the spec's ambiguities (``shared/specs/hu2022_heavy_tailed_dp_sco.md
 * §7.1 — experiments start from a uniform random point of the unit ℓ1 ball (``w0="random"``, drawn per release
   from the release's generator: data-independent, so privacy is unaffected); the theory presets start at 0.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,14 @@ from htdp_verify._validate import check_int, check_positive, check_prob
 from ..losses import BiweightLoss
 from ..sco import HeavyTailedDPFrankWolfe, HeavyTailedPrivateLasso
 
-__all__ = ["alg1_theory", "alg1_robust_regression_theory", "alg1_experiment", "alg2_theory", "alg2_experiment",
-           "self_consistent_T"]
+__all__ = [
+    "alg1_theory",
+    "alg1_robust_regression_theory",
+    "alg1_experiment",
+    "alg2_theory",
+    "alg2_experiment",
+    "self_consistent_T",
+]
 
 
 def _check_common(n, d, epsilon):
@@ -59,9 +66,21 @@ def self_consistent_T(f, n: int) -> int:
     return lo
 
 
-def alg1_theory(n: int, d: int, epsilon: float, *, tau: float = 1.0, smoothness: float = 1.0, zeta: float = 0.1,
-                beta: float = 1.0, radius: float = 1.0, loss="squared", c_T: float = 1.0, c_s: float = 1.0,
-                **kwargs) -> HeavyTailedDPFrankWolfe:
+def alg1_theory(
+    n: int,
+    d: int,
+    epsilon: float,
+    *,
+    tau: float = 1.0,
+    smoothness: float = 1.0,
+    zeta: float = 0.1,
+    beta: float = 1.0,
+    radius: float = 1.0,
+    loss="squared",
+    c_T: float = 1.0,
+    c_s: float = 1.0,
+    **kwargs,
+) -> HeavyTailedDPFrankWolfe:
     """Alg. 1 on the ℓ1 ball (|V| = 2d) with Thm 2's rules:
     ``T = ⌊c_T (nεα²/(τ log(|V|d/ζ)))^{1/3}⌋`` (clipped to [1, n]), ``s = c_s √(nετ/(T log(|V|dT/ζ)))``, β = O(1)
     (default 1), ``η = 2/(t + 2)``.  ``tau`` is Assumption 1's coordinate-wise second-moment bound of the
@@ -77,9 +96,19 @@ def alg1_theory(n: int, d: int, epsilon: float, *, tau: float = 1.0, smoothness:
     return HeavyTailedDPFrankWolfe(epsilon, T, s, beta, loss=loss, radius=radius, step="fw", **kwargs)
 
 
-def alg1_robust_regression_theory(n: int, d: int, epsilon: float, *, zeta: float = 0.1, beta: float = 1.0,
-                                  c: float = 4.685, radius: float = 1.0, c_T: float = 1.0, c_s: float = 1.0,
-                                  **kwargs) -> HeavyTailedDPFrankWolfe:
+def alg1_robust_regression_theory(
+    n: int,
+    d: int,
+    epsilon: float,
+    *,
+    zeta: float = 0.1,
+    beta: float = 1.0,
+    c: float = 4.685,
+    radius: float = 1.0,
+    c_T: float = 1.0,
+    c_s: float = 1.0,
+    **kwargs,
+) -> HeavyTailedDPFrankWolfe:
     """Alg. 1 with Thm 3's rules for the (non-convex) biweight regression loss: constant step ``η = 1/√T``,
     ``T`` the self-consistent solution of ``T = c_T √(nε/log(dT/ζ))`` (Q18), ``s = c_s √(nε)/√(T log(dT/ζ))``,
     β = O(1) (default 1); ``c`` is the biweight constant (not fixed by the paper; 4.685 = Tukey's usual one)."""
@@ -88,12 +117,20 @@ def alg1_robust_regression_theory(n: int, d: int, epsilon: float, *, zeta: float
     c_T, c_s = check_positive("c_T", c_T), check_positive("c_s", c_s)
     T = self_consistent_T(lambda t: c_T * math.sqrt(n * epsilon / math.log(d * t / zeta)), n)
     s = c_s * math.sqrt(n * epsilon) / math.sqrt(T * math.log(d * T / zeta))
-    return HeavyTailedDPFrankWolfe(epsilon, T, s, beta, loss=BiweightLoss(c), radius=radius, step="constant",
-                                   **kwargs)
+    return HeavyTailedDPFrankWolfe(epsilon, T, s, beta, loss=BiweightLoss(c), radius=radius, step="constant", **kwargs)
 
 
-def alg1_experiment(n: int, d: int, epsilon: float, *, loss="squared", scale_rule: str = "paper",
-                    beta: float = 1.0, w0="random", **kwargs) -> HeavyTailedDPFrankWolfe:
+def alg1_experiment(
+    n: int,
+    d: int,
+    epsilon: float,
+    *,
+    loss="squared",
+    scale_rule: str = "paper",
+    beta: float = 1.0,
+    w0="random",
+    **kwargs,
+) -> HeavyTailedDPFrankWolfe:
     """Alg. 1 as in the experiments (arXiv §6.2): unit ℓ1 ball, ``T = ⌊(nε)^{1/3}⌋``, ``η_t = 2/(t + 2)``,
     ``s = ⌊nε⌋`` (``scale_rule="paper"``, Q7) or ``√(nε)`` (``"sqrt"``), β = 1, random start in the ball."""
     n, d, epsilon = _check_common(n, d, epsilon)
@@ -105,8 +142,18 @@ def alg1_experiment(n: int, d: int, epsilon: float, *, loss="squared", scale_rul
     return HeavyTailedDPFrankWolfe(epsilon, T, s, beta, loss=loss, w0=w0, step="fw", **kwargs)
 
 
-def alg2_theory(n: int, d: int, epsilon: float, delta: float, *, lambda_max: float = 1.0, zeta: float = 0.1,
-                c_T: float = 1.0, c_K: float = 1.0, **kwargs) -> HeavyTailedPrivateLasso:
+def alg2_theory(
+    n: int,
+    d: int,
+    epsilon: float,
+    delta: float,
+    *,
+    lambda_max: float = 1.0,
+    zeta: float = 0.1,
+    c_T: float = 1.0,
+    c_K: float = 1.0,
+    **kwargs,
+) -> HeavyTailedPrivateLasso:
     """Alg. 2 with Thm 5's rules: ``T`` the self-consistent solution of
     ``T = c_T (√(nε) λ_max / √(log(1/δ) log(dT/ζ)))^{4/5}`` (Q18), ``K = c_K (nε)^{1/4}/T^{1/8}``, ``η = 2/(t + 2)``;
     ``lambda_max`` = λ_max(E xxᵀ)."""
@@ -115,20 +162,22 @@ def alg2_theory(n: int, d: int, epsilon: float, delta: float, *, lambda_max: flo
     lam = check_positive("lambda_max", lambda_max)
     c_T, c_K = check_positive("c_T", c_T), check_positive("c_K", c_K)
     L = math.log(1.0 / delta)
-    T = self_consistent_T(lambda t: c_T * (math.sqrt(n * epsilon) * lam / math.sqrt(L * math.log(d * t / zeta)))
-                          ** 0.8, n)
-    K = c_K * (n * epsilon) ** 0.25 / T ** 0.125
+    T = self_consistent_T(
+        lambda t: c_T * (math.sqrt(n * epsilon) * lam / math.sqrt(L * math.log(d * t / zeta))) ** 0.8, n
+    )
+    K = c_K * (n * epsilon) ** 0.25 / T**0.125
     return HeavyTailedPrivateLasso(epsilon, delta, T, K, step="fw", **kwargs)
 
 
-def alg2_experiment(n: int, d: int, epsilon: float, *, delta: float | None = None, w0="random",
-                    **kwargs) -> HeavyTailedPrivateLasso:
+def alg2_experiment(
+    n: int, d: int, epsilon: float, *, delta: float | None = None, w0="random", **kwargs
+) -> HeavyTailedPrivateLasso:
     """Alg. 2 as in the experiments (§6): ``T = ⌊(nε)^{2/5}⌋``, ``K = (nε)^{1/4}/T^{1/8}``, ``η_t = 2/(t + 2)``,
     ``δ = n^{−1.1}`` unless given, random start in the unit ℓ1 ball. (The paper writes T = (nε)^{2/5} without a
     floor; T must be an integer, Q12.)"""
     n, d, epsilon = _check_common(n, d, epsilon)
-    delta = n ** -1.1 if delta is None else delta
+    delta = n**-1.1 if delta is None else delta
     ne = n * epsilon
-    T = max(1, math.floor(ne ** 0.4 + 1e-9))
-    K = ne ** 0.25 / T ** 0.125
+    T = max(1, math.floor(ne**0.4 + 1e-9))
+    K = ne**0.25 / T**0.125
     return HeavyTailedPrivateLasso(epsilon, delta, T, K, w0=w0, step="fw", **kwargs)

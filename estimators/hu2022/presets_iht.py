@@ -38,6 +38,7 @@ Ambiguities of the paper (spec ``shared/specs/hu2022_heavy_tailed_dp_sco.md`` §
   the "regularised" logistic loss is unspecified: default 1e-2 (small, so that the regularised minimiser stays
   close to w*; recorded in every report through the estimator's ``reg``).
 """
+
 from __future__ import annotations
 
 import math
@@ -48,8 +49,15 @@ from htdp_verify._validate import check_int, check_positive, check_prob, check_r
 
 from ..iht import RobustDPIHT, TruncatedDPIHT, project_l2_ball
 
-__all__ = ["alg3_theory", "alg3_experiment", "alg5_theory", "alg5_experiment", "alg5_k", "random_sparse_init",
-           "experiment_sparse_truth"]
+__all__ = [
+    "alg3_theory",
+    "alg3_experiment",
+    "alg5_theory",
+    "alg5_experiment",
+    "alg5_k",
+    "random_sparse_init",
+    "experiment_sparse_truth",
+]
 
 
 def _sparsity(s, d, name="s"):
@@ -62,8 +70,19 @@ def _iterations(n, condition, c_T):
     return max(1, math.floor(c_T * condition * math.log(n)))
 
 
-def alg3_theory(n: int, *, s_star: int, epsilon: float, delta: float, gamma: float = 1.0, mu: float = 1.0,
-                d: int | None = None, c_T: float = 1.0, c_s: float = 72.0, **kwargs) -> TruncatedDPIHT:
+def alg3_theory(
+    n: int,
+    *,
+    s_star: int,
+    epsilon: float,
+    delta: float,
+    gamma: float = 1.0,
+    mu: float = 1.0,
+    d: int | None = None,
+    c_T: float = 1.0,
+    c_s: float = 72.0,
+    **kwargs,
+) -> TruncatedDPIHT:
     """Alg. 3 with Thm 7's rules: T = ⌊c_T(γ/μ) ln n⌋, s = ⌈c_s(γ/μ)²s*⌉ (Thm 7: c_s ≥ 72), K = (nε/(sT))^{1/4},
     η₀ = 2/(3γ); γ = λ_max(E xxᵀ), μ = λ_min(E xxᵀ). ``d`` (optional) checks s ≤ d."""
     n = check_int("n", n, minimum=2)
@@ -78,8 +97,9 @@ def alg3_theory(n: int, *, s_star: int, epsilon: float, delta: float, gamma: flo
     return TruncatedDPIHT(s, epsilon, delta, K=K, T=T, eta0=2.0 / (3.0 * gamma), **kwargs)
 
 
-def alg3_experiment(n: int, *, s_star: int, epsilon: float, c: int = 2, d: int | None = None,
-                    **kwargs) -> TruncatedDPIHT:
+def alg3_experiment(
+    n: int, *, s_star: int, epsilon: float, c: int = 2, d: int | None = None, **kwargs
+) -> TruncatedDPIHT:
     """Alg. 3 as in the experiments (arXiv §6, Figs 7–9): s = c·s*, T = ⌊ln n⌋, K = (nε/(sT))^{1/4}, η₀ = 0.5,
     δ = n^{−1.1}. The experiments start from :func:`random_sparse_init` (pass it as ``w1``)."""
     n = check_int("n", n, minimum=3)
@@ -87,24 +107,38 @@ def alg3_experiment(n: int, *, s_star: int, epsilon: float, c: int = 2, d: int |
     epsilon = check_positive("epsilon", epsilon)
     T = max(1, math.floor(math.log(n)))
     K = (n * epsilon / (s * T)) ** 0.25
-    return TruncatedDPIHT(s, epsilon, n ** -1.1, K=K, T=T, eta0=0.5, **kwargs)
+    return TruncatedDPIHT(s, epsilon, n**-1.1, K=K, T=T, eta0=0.5, **kwargs)
 
 
 def alg5_k(n, *, s, T, epsilon, delta, zeta, tau, k_rule="balanced") -> float:
     """The robust scale k of Alg. 5 under the three readings of Thm 8 (module docstring, Q6)."""
     nt = n * epsilon * tau
     if k_rule == "balanced":
-        return (nt ** 2 / (s * T ** 2 * math.log(T * s / zeta) ** 2 * math.log(1.0 / delta))) ** 0.25
+        return (nt**2 / (s * T**2 * math.log(T * s / zeta) ** 2 * math.log(1.0 / delta))) ** 0.25
     if k_rule == "proof":
-        return (nt ** 2 / ((s * T) ** 2 * math.log(T * s / zeta))) ** 0.25
+        return (nt**2 / ((s * T) ** 2 * math.log(T * s / zeta))) ** 0.25
     if k_rule == "statement":
         return math.sqrt(nt)
     raise ValueError(f"k_rule must be one of ('balanced', 'proof', 'statement'), got {k_rule!r}")
 
 
-def alg5_theory(n: int, *, s_star: int, epsilon: float, delta: float, zeta: float, tau: float,
-                gamma: float = 1.0, mu: float = 1.0, beta: float = 1.0, d: int | None = None, c_T: float = 1.0,
-                c_s: float = 1.0, k_rule: str = "balanced", **kwargs) -> RobustDPIHT:
+def alg5_theory(
+    n: int,
+    *,
+    s_star: int,
+    epsilon: float,
+    delta: float,
+    zeta: float,
+    tau: float,
+    gamma: float = 1.0,
+    mu: float = 1.0,
+    beta: float = 1.0,
+    d: int | None = None,
+    c_T: float = 1.0,
+    c_s: float = 1.0,
+    k_rule: str = "balanced",
+    **kwargs,
+) -> RobustDPIHT:
     """Alg. 5 with Thm 8's rules: T = ⌊c_T(γ_r/μ_r) ln n⌋, s = ⌈c_s(γ_r/μ_r)²s*⌉, β = 1, η = 2/(3γ_r), k by
     ``k_rule`` (Q6; default "balanced"); τ bounds E(∇_jℓ)² over s-sparse w (Assumption 4)."""
     n = check_int("n", n, minimum=2)
@@ -120,8 +154,17 @@ def alg5_theory(n: int, *, s_star: int, epsilon: float, delta: float, zeta: floa
     return RobustDPIHT(s, epsilon, delta, k=k, T=T, eta=2.0 / (3.0 * gamma), beta=beta, **kwargs)
 
 
-def alg5_experiment(n: int, *, s_star: int, epsilon: float, c2: float = 1.0, loss: str = "logistic",
-                    reg: float | None = None, d: int | None = None, **kwargs) -> RobustDPIHT:
+def alg5_experiment(
+    n: int,
+    *,
+    s_star: int,
+    epsilon: float,
+    c2: float = 1.0,
+    loss: str = "logistic",
+    reg: float | None = None,
+    d: int | None = None,
+    **kwargs,
+) -> RobustDPIHT:
     """Alg. 5 as in the experiments (Figs 10–11): s = 2s*, T = ⌊ln n⌋, k = c₂·nε, η = 0.5, β = 1,
     δ = n^{−1.1}, regularised logistic loss (reg default 1e-2; 0 for other losses)."""
     n = check_int("n", n, minimum=3)
@@ -130,8 +173,9 @@ def alg5_experiment(n: int, *, s_star: int, epsilon: float, c2: float = 1.0, los
     k = check_positive("c2", c2) * n * epsilon
     if reg is None:
         reg = 1e-2 if loss == "logistic" else 0.0
-    return RobustDPIHT(s, epsilon, n ** -1.1, k=k, T=max(1, math.floor(math.log(n))), eta=0.5, beta=1.0,
-                       loss=loss, reg=reg, **kwargs)
+    return RobustDPIHT(
+        s, epsilon, n**-1.1, k=k, T=max(1, math.floor(math.log(n))), eta=0.5, beta=1.0, loss=loss, reg=reg, **kwargs
+    )
 
 
 def random_sparse_init(d: int, s_star: int, *, rng: np.random.Generator) -> np.ndarray:

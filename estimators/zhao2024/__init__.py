@@ -3,6 +3,7 @@ shuffling-amplification calibration (:mod:`.shuffling`). The paper ships no data
 
 Audits: :mod:`audits.zhao2024`. Spec: ``shared/specs/zhao2024_optimal_rates.md``.
 """
+
 from ..zcdp import rho_for_target
 from .mean import IterativeUpdatingMean, SimpleClippingMean
 from .shuffling import calibrate_group_rho, shuffle_amplified_epsilon

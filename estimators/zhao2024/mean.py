@@ -7,6 +7,7 @@
 Clipping (:func:`estimators.robust.clip_rows`) and the zCDP inversion (:func:`estimators.zcdp.rho_for_target`) are
 generic blocks. Spec: ``shared/specs/zhao2024_optimal_rates.md``.
 """
+
 from __future__ import annotations
 
 import math
@@ -69,6 +70,7 @@ class SimpleClippingMean(Estimator):
     def dp_tags(self) -> dict:
         """Declared properties for :mod:`htdp_verify.estimator_checks`: noise off (ρ huge) = the mean of the rows
         projected on the ℓ2 ball of radius R; worst case = one record from −R·e₁ to +R·e₁."""
+
         def reference(data):
             x = np.asarray(data, dtype=float)
             m = x.reshape(x.shape[0], -1)
@@ -81,8 +83,12 @@ class SimpleClippingMean(Estimator):
             row.reshape(-1)[:1] = self.radius
             x[0] = -row
             return [replace_one(x, 0, row, "record 0: -R e1 -> +R e1")]
-        return {"reference": reference, "worst_case_pairs": worst,
-                "noise_off": lambda data: SimpleClippingMean(self.radius, 1e30, self.delta)}
+
+        return {
+            "reference": reference,
+            "worst_case_pairs": worst,
+            "noise_off": lambda data: SimpleClippingMean(self.radius, 1e30, self.delta),
+        }
 
 
 def _fibonacci_sphere(k: int) -> np.ndarray:
@@ -139,9 +145,22 @@ class IterativeUpdatingMean(Estimator):
 
     reference = "Zhao et al. 2024, Alg. 3, eqs. (22)-(27), Thm 6"
 
-    def __init__(self, radius: float, n_groups: int, epsilon: float, delta: float, *, calibration: str = "shuffle",
-                 partition: str = "index", n_iter: int = 30, step: float = 0.5, vote: float = 0.9,
-                 n_directions: int | None = None, center0=None, step_rule: str = "centered"):
+    def __init__(
+        self,
+        radius: float,
+        n_groups: int,
+        epsilon: float,
+        delta: float,
+        *,
+        calibration: str = "shuffle",
+        partition: str = "index",
+        n_iter: int = 30,
+        step: float = 0.5,
+        vote: float = 0.9,
+        n_directions: int | None = None,
+        center0=None,
+        step_rule: str = "centered",
+    ):
         self.radius = check_positive("radius", radius)
         self.n_groups = check_int("n_groups", n_groups, minimum=1)
         self.epsilon = check_positive("epsilon", epsilon)
@@ -164,9 +183,14 @@ class IterativeUpdatingMean(Estimator):
             cal = calibrate_group_rho(self.epsilon, self.delta, self.n_groups)
             self.rho0 = cal["rho0"]
             self.privacy = PrivacyGuarantee(
-                self.epsilon, self.delta, "replace",
-                conversion=(f"Zhao et al. Thm 6: group ρ0={self.rho0:.4g}-zCDP -> (ε0={cal['eps0']:.4g}, "
-                            f"δ0={cal['delta0']:.3g}) -> FMT21 shuffling amplification over m={self.n_groups} groups"))
+                self.epsilon,
+                self.delta,
+                "replace",
+                conversion=(
+                    f"Zhao et al. Thm 6: group ρ0={self.rho0:.4g}-zCDP -> (ε0={cal['eps0']:.4g}, "
+                    f"δ0={cal['delta0']:.3g}) -> FMT21 shuffling amplification over m={self.n_groups} groups"
+                ),
+            )
         else:
             self.rho0 = rho_for_target(self.epsilon, self.delta)
             self.privacy = PrivacyGuarantee.from_zcdp(self.rho0, self.delta, conversion="bun_steinke")
@@ -302,7 +326,7 @@ class IterativeUpdatingMean(Estimator):
             else:
                 means = base
             Z = means + sig * rng.normal(size=(k, m, d))
-            out[start:start + k] = self._iterate(Z, rng)
+            out[start : start + k] = self._iterate(Z, rng)
         return out[:, 0] if was_1d else out
 
     def __call__(self, data, *, rng: np.random.Generator) -> np.ndarray:

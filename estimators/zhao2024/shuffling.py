@@ -6,6 +6,7 @@
 Spec: ``shared/specs/zhao2024_optimal_rates.md`` (§3.3, flaw C2: the hypothesis of the amplification theorem is not
 met by group means; this calibration is the paper's claim, under audit).
 """
+
 from __future__ import annotations
 
 import math

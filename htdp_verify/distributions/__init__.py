@@ -29,6 +29,7 @@ Layout (everything is re-exported here, import from :mod:`htdp_verify.distributi
 * :mod:`.transforms` -- Scaled, Mixture, Contamination, contaminate, rescale_to_moment;
 * :mod:`.multivariate` -- MultivariateT, RadialPareto.
 """
+
 from __future__ import annotations
 
 from .base import Law, abs_normal_moment, abs_t_moment, sphere_coordinate_moment

@@ -5,6 +5,7 @@ moments of the standard normal, Student-t and sphere coordinate (:func:`abs_norm
 :func:`sphere_coordinate_moment`), the quadrature fallback ``_quad_abs_moment``, and :class:`Law` itself. The
 protocol is described in :mod:`htdp_verify.distributions`.
 """
+
 from __future__ import annotations
 
 import math

@@ -4,6 +4,7 @@
 Each has ``P(|X| > x) ~ C x^{-tail_index}``, so moments of order ``k >= tail_index`` are infinite; the zero-mean
 symmetric Pareto is the noise of Hu et al. 2022, section 8.3.
 """
+
 from __future__ import annotations
 
 import math
@@ -42,8 +43,12 @@ class StudentT(Law):
         self.loc = _check_real("loc", loc)
         self.scale = check_positive("scale", scale)
         self._dist = stats.t(self.nu, self.loc, self.scale)
-        self._logc = (special.gammaln((self.nu + 1) / 2) - special.gammaln(self.nu / 2)
-                      - 0.5 * math.log(self.nu * math.pi) - math.log(self.scale))
+        self._logc = (
+            special.gammaln((self.nu + 1) / 2)
+            - special.gammaln(self.nu / 2)
+            - 0.5 * math.log(self.nu * math.pi)
+            - math.log(self.scale)
+        )
 
     def _params(self):
         return {"nu": self.nu, "loc": self.loc, "scale": self.scale}
@@ -349,5 +354,3 @@ class BurrXII(Law):
 
     def sf(self, x: ArrayLike) -> np.ndarray:
         return self._dist.sf(x)
-
-

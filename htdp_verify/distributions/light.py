@@ -4,6 +4,7 @@ The Gaussian is the light-tailed reference; the log-normal has every moment fini
 ``exp(k^2 sigma^2 / 2)`` (Hu et al. 2022, section 8); the two-point spike is the canonical hard instance for
 heavy-tailed mean estimation (a rare large atom with a prescribed k-th moment).
 """
+
 from __future__ import annotations
 
 import math

@@ -1,6 +1,7 @@
 """Multivariate heavy-tailed laws: :class:`MultivariateT` (elliptical, any shape matrix) and :class:`RadialPareto`
 (isotropic, Pareto radius), with exact directional and norm moments where closed forms exist.
 """
+
 from __future__ import annotations
 
 import math

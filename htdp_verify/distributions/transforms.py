@@ -2,6 +2,7 @@
 (and :func:`contaminate`), and :func:`rescale_to_moment`, which rescales a law so that a chosen k-th moment equals a
 target -- the moment bound tau (Wang et al., DP-EM, Assumption 1; Hu et al. 2022, Assumption 3) or M of the papers.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -110,9 +111,7 @@ class Mixture(Law):
             raise ValueError(f"components must all have the same dimension, got dims {sorted(dims)}")
         w = np.asarray(weights, dtype=float)
         if w.shape != (len(comps),) or not np.all(np.isfinite(w)) or np.any(w < 0) or not abs(w.sum() - 1) < 1e-9:
-            raise ValueError(
-                f"weights must be {len(comps)} non-negative finite numbers summing to 1, got {weights!r}"
-            )
+            raise ValueError(f"weights must be {len(comps)} non-negative finite numbers summing to 1, got {weights!r}")
         self.components = tuple(comps)
         self.weights = w / w.sum()
         self.dim = comps[0].dim
@@ -129,8 +128,10 @@ class Mixture(Law):
         return min(c.tail_index for _, c in self._active())
 
     def _mean(self):
-        return sum(w * np.asarray(c._mean(), dtype=float) for w, c in self._active()) if self.multivariate else float(
-            sum(w * c._mean() for w, c in self._active())
+        return (
+            sum(w * np.asarray(c._mean(), dtype=float) for w, c in self._active())
+            if self.multivariate
+            else float(sum(w * c._mean() for w, c in self._active()))
         )
 
     def _draw(self, shape, rng):
@@ -144,8 +145,10 @@ class Mixture(Law):
         return out.reshape(shape + ((self.dim,) if self.multivariate else ()))
 
     def _raw_moment(self, k):
-        return sum(w * np.asarray(c._raw_moment(k)) for w, c in self._active()) if self.multivariate else float(
-            sum(w * c._raw_moment(k) for w, c in self._active())
+        return (
+            sum(w * np.asarray(c._raw_moment(k)) for w, c in self._active())
+            if self.multivariate
+            else float(sum(w * c._raw_moment(k) for w, c in self._active()))
         )
 
     def _central_moment(self, k):

@@ -41,6 +41,7 @@ reproducible.
 Modules: :mod:`.tags` (declared properties, ids, sizes), :mod:`.checks` (the checks); this module selects and
 drives them.
 """
+
 from __future__ import annotations
 
 import time
@@ -96,9 +97,20 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------------------
 # selection and drivers
 # ---------------------------------------------------------------------------------------------------------
-_ALWAYS = (check_guarantee_well_formed, check_call_matches_sample, check_releases_independent, check_reproducible,
-           check_seeds_differ, check_no_global_rng, check_rejects_nonfinite, check_rejects_empty,
-           check_rejects_wrong_shape, check_rejects_bad_parameters, check_extreme_inputs, check_privacy_audit)
+_ALWAYS = (
+    check_guarantee_well_formed,
+    check_call_matches_sample,
+    check_releases_independent,
+    check_reproducible,
+    check_seeds_differ,
+    check_no_global_rng,
+    check_rejects_nonfinite,
+    check_rejects_empty,
+    check_rejects_wrong_shape,
+    check_rejects_bad_parameters,
+    check_extreme_inputs,
+    check_privacy_audit,
+)
 
 
 def check_selection(estimator: Any) -> dict:
@@ -117,8 +129,9 @@ def check_selection(estimator: Any) -> dict:
     tags = get_tags(estimator)
     out = {f.__name__: None for f in _ALWAYS}
     out["check_privacy_worst_case_pairs"] = None if tags["worst_case_pairs"] else "no worst_case_pairs tag declared"
-    out["check_noise_off_reference"] = (None if tags["noise_off"] and tags["reference"] else
-                                        "no noise_off and reference tags declared")
+    out["check_noise_off_reference"] = (
+        None if tags["noise_off"] and tags["reference"] else "no noise_off and reference tags declared"
+    )
     if set(tags["input_ndim"]) >= {0, 1, 2, 3}:
         out["check_rejects_wrong_shape"] = "input_ndim accepts every ndim tried"
     return out
@@ -147,8 +160,15 @@ def _run_one(fn, estimator, *, data=None, profile=None, seed=None) -> CheckResul
     try:
         res = fn(estimator, data=data, profile=profile, seed=seed)
     except Exception as exc:  # noqa: BLE001 - an exception inside a check is the check's result
-        res = _result(fn.__name__, estimator, "error", f"{type(exc).__name__}: {exc}", t0=t0, seed=seed,
-                      details={"error": f"{type(exc).__name__}: {exc}"})
+        res = _result(
+            fn.__name__,
+            estimator,
+            "error",
+            f"{type(exc).__name__}: {exc}",
+            t0=t0,
+            seed=seed,
+            details={"error": f"{type(exc).__name__}: {exc}"},
+        )
     if res.verdict == "inconclusive":
         warnings.warn(f"{res.name}: inconclusive: {res.summary}", UserWarning, stacklevel=3)
     return res
@@ -171,8 +191,9 @@ class _Check:
         return self.__name__
 
 
-def check_dp_estimator(estimator: Any, *, data: Any = None, profile: str | None = None, on_fail: str = "raise",
-                       seed: int | None = None) -> list[CheckResult]:
+def check_dp_estimator(
+    estimator: Any, *, data: Any = None, profile: str | None = None, on_fail: str = "raise", seed: int | None = None
+) -> list[CheckResult]:
     """Run every selected check on ``estimator`` and return their :class:`~htdp_verify.CheckResult` s.
 
     Each check draws from its own seed, derived from the estimator's id and the check's name, or from ``seed`` and

@@ -1,5 +1,6 @@
 """The contract checks themselves (the table in :mod:`htdp_verify.estimator_checks`); each returns a
 :class:`~htdp_verify.results.CheckResult` and never raises for a broken contract."""
+
 from __future__ import annotations
 
 import math
@@ -124,8 +125,15 @@ def check_call_matches_sample(
     r_call = np.stack([np.asarray(estimator(data, rng=rng), dtype=float) for _ in range(m)])
     r_sample = np.asarray(estimator.sample(data, m, rng=rng), dtype=float)
     if r_call.shape != r_sample.shape:
-        return _result(name, estimator, "violated", f"__call__ releases stack to {r_call.shape} but sample returns "
-                       f"{r_sample.shape}", t0=t0, seed=seed, n_samples=2 * m)
+        return _result(
+            name,
+            estimator,
+            "violated",
+            f"__call__ releases stack to {r_call.shape} but sample returns {r_sample.shape}",
+            t0=t0,
+            seed=seed,
+            n_samples=2 * m,
+        )
     rows = []
     fa, fb = _features(r_call), _features(r_sample)
     k = len(fa)
@@ -136,10 +144,23 @@ def check_call_matches_sample(
     min_gap = crit + 0.8416 * 0.5 * math.sqrt(2.0 / m)  # sd of a CDF difference at a point <= 0.5·sqrt(2/m)
     worst = min(rows, key=lambda r: r["p_value"])
     verdict = "violated" if worst["p_value"] <= _ALPHA / k else "consistent"
-    summary = (f"{worst['feature']}: KS D={worst['ks']:.3g}, p={worst['p_value']:.3g} vs alpha/{k}={_ALPHA / k:.3g} "
-               f"({m} releases each; detects a CDF gap >= {min_gap:.3g} with power >= 0.8)")
-    return _result(name, estimator, verdict, summary, t0=t0, seed=seed, alpha=_ALPHA, statistic="ks_statistic",
-                   estimate=worst["ks"], n_samples=2 * m, details={"features": rows, "min_detectable_gap": min_gap})
+    summary = (
+        f"{worst['feature']}: KS D={worst['ks']:.3g}, p={worst['p_value']:.3g} vs alpha/{k}={_ALPHA / k:.3g} "
+        f"({m} releases each; detects a CDF gap >= {min_gap:.3g} with power >= 0.8)"
+    )
+    return _result(
+        name,
+        estimator,
+        verdict,
+        summary,
+        t0=t0,
+        seed=seed,
+        alpha=_ALPHA,
+        statistic="ks_statistic",
+        estimate=worst["ks"],
+        n_samples=2 * m,
+        details={"features": rows, "min_detectable_gap": min_gap},
+    )
 
 
 def check_releases_independent(
@@ -167,10 +188,27 @@ def check_releases_independent(
 
     name, t0 = "check_releases_independent", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
-    res = check_independent_releases(estimator, data, n_batches=_size("batches", profile, tags),
-                                     batch_size=_size("batch", profile, tags), alpha=_ALPHA, rng=rng)
-    out = _result(name, estimator, res.verdict, res.summary, t0=t0, seed=seed, alpha=res.alpha,
-                  statistic=res.statistic, estimate=res.estimate, n_samples=res.n_samples, details=res.details)
+    res = check_independent_releases(
+        estimator,
+        data,
+        n_batches=_size("batches", profile, tags),
+        batch_size=_size("batch", profile, tags),
+        alpha=_ALPHA,
+        rng=rng,
+    )
+    out = _result(
+        name,
+        estimator,
+        res.verdict,
+        res.summary,
+        t0=t0,
+        seed=seed,
+        alpha=res.alpha,
+        statistic=res.statistic,
+        estimate=res.estimate,
+        n_samples=res.n_samples,
+        details=res.details,
+    )
     return out
 
 
@@ -210,10 +248,18 @@ def check_reproducible(
     a2, b2 = _draws(estimator, data, s)
     bad = [w for w, x, y in (("sample", a1, a2), ("__call__", b1, b2)) if not np.array_equal(x, y, equal_nan=True)]
     if bad:
-        return _result(name, estimator, "violated", f"{' and '.join(bad)} differ between two runs seeded with {s} "
-                       "(the estimator draws from a generator other than rng)", t0=t0, seed=seed)
-    return _result(name, estimator, "consistent", "same seed, identical releases (sample and __call__)", t0=t0,
-                   seed=seed)
+        return _result(
+            name,
+            estimator,
+            "violated",
+            f"{' and '.join(bad)} differ between two runs seeded with {s} "
+            "(the estimator draws from a generator other than rng)",
+            t0=t0,
+            seed=seed,
+        )
+    return _result(
+        name, estimator, "consistent", "same seed, identical releases (sample and __call__)", t0=t0, seed=seed
+    )
 
 
 def check_seeds_differ(
@@ -248,8 +294,14 @@ def check_seeds_differ(
     if len(a1) > 1 and np.all(a1 == a1[:1]):
         same.append("the releases of one sample call")
     if same:
-        return _result(name, estimator, "violated", f"{' and '.join(same)} are identical across seeds {s1}, {s2} "
-                       "(no randomness from rng)", t0=t0, seed=seed)
+        return _result(
+            name,
+            estimator,
+            "violated",
+            f"{' and '.join(same)} are identical across seeds {s1}, {s2} (no randomness from rng)",
+            t0=t0,
+            seed=seed,
+        )
     return _result(name, estimator, "consistent", "different seeds, different releases", t0=t0, seed=seed)
 
 
@@ -281,14 +333,21 @@ def check_no_global_rng(
     estimator(data, rng=rng)
     np_after, py_after = np.random.get_state(), random.getstate()  # noqa: NPY002 - detects use of the global RNG
     moved = []
-    if not (np_before[0] == np_after[0] and np.array_equal(np_before[1], np_after[1])
-            and np_before[2:] == np_after[2:]):
+    if not (
+        np_before[0] == np_after[0] and np.array_equal(np_before[1], np_after[1]) and np_before[2:] == np_after[2:]
+    ):
         moved.append("numpy.random's global state")
     if py_before != py_after:
         moved.append("Python's random module")
     if moved:
-        return _result(name, estimator, "violated", f"{' and '.join(moved)} advanced during sample/__call__ "
-                       "(draw from the rng argument only)", t0=t0, seed=seed)
+        return _result(
+            name,
+            estimator,
+            "violated",
+            f"{' and '.join(moved)} advanced during sample/__call__ (draw from the rng argument only)",
+            t0=t0,
+            seed=seed,
+        )
     return _result(name, estimator, "consistent", "global generators untouched", t0=t0, seed=seed)
 
 
@@ -308,19 +367,35 @@ def _expect_value_error(estimator, cases, name, t0, seed, needle=None) -> CheckR
         else:
             failures.append(f"{label}: accepted (no ValueError)")
     if failures:
-        return _result(name, estimator, "violated", "; ".join(failures), t0=t0, seed=seed,
-                       details={"cases": [c[0] for c in cases], "failures": failures})
-    return _result(name, estimator, "consistent", f"{len(cases)} bad inputs rejected with ValueError: "
-                   + ", ".join(c[0] for c in cases), t0=t0, seed=seed, details={"cases": [c[0] for c in cases]})
+        return _result(
+            name,
+            estimator,
+            "violated",
+            "; ".join(failures),
+            t0=t0,
+            seed=seed,
+            details={"cases": [c[0] for c in cases], "failures": failures},
+        )
+    return _result(
+        name,
+        estimator,
+        "consistent",
+        f"{len(cases)} bad inputs rejected with ValueError: " + ", ".join(c[0] for c in cases),
+        t0=t0,
+        seed=seed,
+        details={"cases": [c[0] for c in cases]},
+    )
 
 
 def _both(estimator, x, rng):
     """Run ``sample`` then ``__call__`` (both must reject)."""
+
     def run():
         estimator.sample(x, 2, rng=rng)
 
     def run_call():
         estimator(x, rng=rng)
+
     return run, run_call
 
 
@@ -414,8 +489,13 @@ def check_rejects_wrong_shape(
     for nd in (0, 1, 2, 3):
         if nd in tags["input_ndim"]:
             continue
-        bad = (np.float64(1.0) if nd == 0 else x.reshape(x.shape + (1,) * (nd - x.ndim)) if x.ndim < nd
-               else x.reshape(x.shape[:nd - 1] + (-1,)))
+        bad = (
+            np.float64(1.0)
+            if nd == 0
+            else x.reshape(x.shape + (1,) * (nd - x.ndim))
+            if x.ndim < nd
+            else x.reshape(x.shape[: nd - 1] + (-1,))
+        )
         run, run_call = _both(estimator, bad, rng)
         cases += [(f"{nd}-d data (sample)", run, None), (f"{nd}-d data (__call__)", run_call, None)]
     return _expect_value_error(estimator, cases, name, t0, seed)
@@ -450,15 +530,28 @@ def check_rejects_bad_parameters(
     try:
         cls(**params)
     except Exception as exc:  # noqa: BLE001
-        return _result(name, estimator, "error", f"cannot rebuild the estimator from its attributes ({exc}); declare "
-                       "the constructor parameters as same-named attributes", t0=t0, seed=seed)
+        return _result(
+            name,
+            estimator,
+            "error",
+            f"cannot rebuild the estimator from its attributes ({exc}); declare "
+            "the constructor parameters as same-named attributes",
+            t0=t0,
+            seed=seed,
+        )
     bad = {k: list(v) for k, v in _BAD_PARAMS.items() if k in params}
     for k, vals in (tags["invalid_params"] or {}).items():
         bad.setdefault(k, []).extend(vals)
     cases = [(f"{k}={v!r}", partial(cls, **{**params, k: v}), k) for k, vals in bad.items() for v in vals]
     if not cases:
-        return _result(name, estimator, "info", "no parameter with a known range (declare the invalid_params tag)",
-                       t0=t0, seed=seed)
+        return _result(
+            name,
+            estimator,
+            "info",
+            "no parameter with a known range (declare the invalid_params tag)",
+            t0=t0,
+            seed=seed,
+        )
     return _expect_value_error(estimator, cases, name, t0, seed)
 
 
@@ -495,13 +588,20 @@ def check_extreme_inputs(
     d = x.shape[1] if x.ndim == 2 else None
     ref_shape = np.asarray(estimator(x, rng=rng)).shape
     n_lo = max(2, int(tags["min_samples"]))
-    strategy = neighbouring_pairs(datasets(st.integers(n_lo, max(n_lo, 60)), d), relation="replace",
-                                  kinds=("huge", "tiny", "negative"))
+    strategy = neighbouring_pairs(
+        datasets(st.integers(n_lo, max(n_lo, 60)), d), relation="replace", kinds=("huge", "tiny", "negative")
+    )
     seen: dict = {}
 
-    @settings(max_examples=_size("examples", profile, tags), deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck), print_blob=False,
-              phases=(Phase.explicit, Phase.generate))  # no shrinking: the first failing example is reported
+    @settings(
+        max_examples=_size("examples", profile, tags),
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+        phases=(Phase.explicit, Phase.generate),
+    )  # no shrinking: the first failing example is reported
     @given(strategy, st.integers(0, 2**32 - 1))
     def run(pair, s):
         seen["example"] = pair
@@ -520,8 +620,14 @@ def check_extreme_inputs(
             run()
     except Exception as exc:  # noqa: BLE001 - hypothesis re-raises the (shrunk) failure
         ex = seen.get("example")
-        where = "" if ex is None else (f" on n={ex.data.shape[0]} records, row {ex.index} -> {ex.kind} "
-                                       f"({_fmt_value(np.asarray(ex.neighbour)[ex.index])})")
+        where = (
+            ""
+            if ex is None
+            else (
+                f" on n={ex.data.shape[0]} records, row {ex.index} -> {ex.kind} "
+                f"({_fmt_value(np.asarray(ex.neighbour)[ex.index])})"
+            )
+        )
         return _result(
             name,
             estimator,
@@ -547,8 +653,20 @@ def _audit_result(name, estimator, res, t0, seed) -> CheckResult:
     text = res.summary
     if res.verdict == "violated":
         text += f"; pair: {res.pair.get('text', '')}; event: {res.event}"
-    return _result(name, estimator, res.verdict, text, t0=t0, seed=seed, alpha=res.alpha, statistic="epsilon_lb",
-                   estimate=res.estimate, n_samples=res.n_samples, details=res.details, claim=res.claim)
+    return _result(
+        name,
+        estimator,
+        res.verdict,
+        text,
+        t0=t0,
+        seed=seed,
+        alpha=res.alpha,
+        statistic="epsilon_lb",
+        estimate=res.estimate,
+        n_samples=res.n_samples,
+        details=res.details,
+        claim=res.claim,
+    )
 
 
 def _expensive_sizes(profile, tags) -> dict:
@@ -587,8 +705,16 @@ def check_privacy_audit(
     neighbours = tags["neighbours"]
     if neighbours is None or isinstance(neighbours, dict):
         neighbours = {"data": data, "bound": tags["bound"], **(neighbours or {})}
-    res = audit(estimator, estimator.privacy, neighbours=neighbours, n_samples=_size("audit", profile, tags),
-                alpha=_ALPHA, rng=rng, name=name, **_expensive_sizes(profile, tags))
+    res = audit(
+        estimator,
+        estimator.privacy,
+        neighbours=neighbours,
+        n_samples=_size("audit", profile, tags),
+        alpha=_ALPHA,
+        rng=rng,
+        name=name,
+        **_expensive_sizes(profile, tags),
+    )
     return _audit_result(name, estimator, res, t0, seed)
 
 
@@ -618,8 +744,16 @@ def check_privacy_worst_case_pairs(
     name, t0 = "check_privacy_worst_case_pairs", time.perf_counter()
     tags, profile, seed, rng, data = _context(estimator, name, data, profile, seed)
     pairs = tags["worst_case_pairs"](data)
-    res = audit(estimator, estimator.privacy, pairs=pairs, n_samples=_size("audit", profile, tags), alpha=_ALPHA,
-                rng=rng, name=name, **_expensive_sizes(profile, tags))
+    res = audit(
+        estimator,
+        estimator.privacy,
+        pairs=pairs,
+        n_samples=_size("audit", profile, tags),
+        alpha=_ALPHA,
+        rng=rng,
+        name=name,
+        **_expensive_sizes(profile, tags),
+    )
     return _audit_result(name, estimator, res, t0, seed)
 
 
@@ -657,6 +791,14 @@ def check_noise_off_reference(
         rows.append({"scale": c, "max_abs_gap": gap})
         worst = max(worst, gap) if np.isfinite(gap) else float("inf")
     verdict = "consistent" if worst <= tags["reference_tol"] else "violated"
-    return _result(name, estimator, verdict, f"largest |release - reference| = {worst:.3g} (tolerance "
-                   f"{tags['reference_tol']:g}) with the noise off", t0=t0, seed=seed, statistic="max_abs_gap",
-                   estimate=worst, details={"cases": rows})
+    return _result(
+        name,
+        estimator,
+        verdict,
+        f"largest |release - reference| = {worst:.3g} (tolerance {tags['reference_tol']:g}) with the noise off",
+        t0=t0,
+        seed=seed,
+        statistic="max_abs_gap",
+        estimate=worst,
+        details={"cases": rows},
+    )

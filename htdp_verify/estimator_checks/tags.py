@@ -1,5 +1,6 @@
 """Declared properties (tags) of a DP estimator, test ids, profile sizes and the shared result helper for
 :mod:`htdp_verify.estimator_checks`."""
+
 from __future__ import annotations
 
 import hashlib
@@ -59,16 +60,16 @@ _BAD_PARAMS = {
 
 # sizes per profile: (quick, full)
 _SIZES = {
-    "agree": (400, 2000),          # releases per side of the __call__ / sample comparison
+    "agree": (400, 2000),  # releases per side of the __call__ / sample comparison
     "agree_expensive": (100, 600),
-    "batches": (30, 100),          # dispersion test: batches x batch size
+    "batches": (30, 100),  # dispersion test: batches x batch size
     "batch": (200, 500),
     "batch_expensive": (40, 200),
-    "audit": (20_000, 200_000),    # certification releases per side
+    "audit": (20_000, 200_000),  # certification releases per side
     "audit_expensive": (1_500, 30_000),
     "search_expensive": (1_000, 20_000),  # pair-search releases per side (expensive estimators; else audit's default)
     "select_expensive": (500, 5_000),
-    "examples": (25, 200),         # hypothesis examples
+    "examples": (25, 200),  # hypothesis examples
 }
 _ALPHA = 0.01  # family-wise α of each statistical check
 
@@ -217,11 +218,34 @@ def _release_shape(estimator, tags: dict, data) -> tuple:
     return None  # "auto": compared with a release on the default data
 
 
-def _result(name, estimator, verdict, summary, *, t0, seed, alpha=0.0, statistic="", estimate=float("nan"),
-            n_samples=0, details=None, claim=None) -> CheckResult:
-    return CheckResult(name=f"{name}[{estimator_id(estimator)}]", verdict=verdict, statistic=statistic,
-                       estimate=float(estimate), alpha=alpha, n_samples=int(n_samples), seed=seed,
-                       seconds=time.perf_counter() - t0, summary=summary, details=details or {}, claim=claim)
+def _result(
+    name,
+    estimator,
+    verdict,
+    summary,
+    *,
+    t0,
+    seed,
+    alpha=0.0,
+    statistic="",
+    estimate=float("nan"),
+    n_samples=0,
+    details=None,
+    claim=None,
+) -> CheckResult:
+    return CheckResult(
+        name=f"{name}[{estimator_id(estimator)}]",
+        verdict=verdict,
+        statistic=statistic,
+        estimate=float(estimate),
+        alpha=alpha,
+        n_samples=int(n_samples),
+        seed=seed,
+        seconds=time.perf_counter() - t0,
+        summary=summary,
+        details=details or {},
+        claim=claim,
+    )
 
 
 def _context(estimator, name, data, profile, seed):

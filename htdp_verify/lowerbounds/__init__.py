@@ -37,6 +37,7 @@ Layout (everything is re-exported here, import from :mod:`htdp_verify.lowerbound
 * :mod:`.regression` -- sparse linear regression and DP-SCO instances;
 * :mod:`.checks` -- :func:`cannot_beat`, :func:`optimality_ratio`.
 """
+
 from __future__ import annotations
 
 from .checks import cannot_beat, optimality_ratio

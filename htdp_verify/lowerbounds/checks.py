@@ -3,6 +3,7 @@ estimator doing significantly better than a valid private lower bound, i.e. a pr
 :func:`optimality_ratio` (measured worst-case risk over the bound swept over n, with a bootstrap interval on the
 log-log slope), both returning a :class:`~htdp_verify.results.CheckResult`.
 """
+
 from __future__ import annotations
 
 import math
@@ -32,8 +33,15 @@ def _errors(estimate_fn, inst: HardInstance, v: int, reps: int, rng) -> np.ndarr
     return np.sqrt(((est - inst.thetas[v].reshape(1, -1)) ** 2).sum(1))
 
 
-def cannot_beat(estimate_fn: Callable[..., Any], inst: HardInstance, *, reps: int = 2000, alpha: float = 0.05,
-                rng: np.random.Generator, name: str = "lowerbound.cannot_beat") -> CheckResult:
+def cannot_beat(
+    estimate_fn: Callable[..., Any],
+    inst: HardInstance,
+    *,
+    reps: int = 2000,
+    alpha: float = 0.05,
+    rng: np.random.Generator,
+    name: str = "lowerbound.cannot_beat",
+) -> CheckResult:
     """Flag an estimator whose error is significantly *below* a valid private lower bound (a privacy bug).
 
     ``estimate_fn(datasets, rng=...)`` maps a stack of datasets (reps, n[, d]) to estimates (reps[, d]).
@@ -83,12 +91,21 @@ def cannot_beat(estimate_fn: Callable[..., Any], inst: HardInstance, *, reps: in
     ub = float(stats.cp_upper(total, trials, alpha))
     violated = ub < b.prob
     return CheckResult(
-        name=name, verdict="violated" if violated else "consistent", statistic="P(error >= r) upper bound",
-        estimate=total / trials, interval=(0.0, ub), alpha=alpha, claim=inst.claim(), n_samples=trials,
-        seconds=time.perf_counter() - t0, provenance=inst.provenance,
-        summary=(f"on {inst.name}: P(error ≥ {inst.radius:.3g}) ≤ {ub:.3g} at {100 * (1 - alpha):.0f}% vs the "
-                 f"lower bound {b.prob:.3g} → " + ("beats a valid private bound: privacy claim is wrong" if violated
-                                                  else "does not beat the bound")),
+        name=name,
+        verdict="violated" if violated else "consistent",
+        statistic="P(error >= r) upper bound",
+        estimate=total / trials,
+        interval=(0.0, ub),
+        alpha=alpha,
+        claim=inst.claim(),
+        n_samples=trials,
+        seconds=time.perf_counter() - t0,
+        provenance=inst.provenance,
+        summary=(
+            f"on {inst.name}: P(error ≥ {inst.radius:.3g}) ≤ {ub:.3g} at {100 * (1 - alpha):.0f}% vs the "
+            f"lower bound {b.prob:.3g} → "
+            + ("beats a valid private bound: privacy claim is wrong" if violated else "does not beat the bound")
+        ),
         details={"counts": counts, "members": len(plan), "bound": b.__dict__, "instance": inst.notes},
     )
 
@@ -197,10 +214,18 @@ def optimality_ratio(
     else:
         verdict = "inconclusive"
     return CheckResult(
-        name=name, verdict=verdict, statistic="ratio slope",
-        estimate=slope, interval=(lo, hi), alpha=0.05, n_samples=reps * len(ns), seconds=time.perf_counter() - t0,
-        summary=(f"risk / lower bound from {ratios[0]:.3g} (n={ns[0]}) to {ratios[-1]:.3g} (n={ns[-1]}); "
-                 f"log-log slope {slope:.3f} (bootstrap 95% [{lo:.3f}, {hi:.3f}]); slope ≈ 0 means rate-optimal"),
+        name=name,
+        verdict=verdict,
+        statistic="ratio slope",
+        estimate=slope,
+        interval=(lo, hi),
+        alpha=0.05,
+        n_samples=reps * len(ns),
+        seconds=time.perf_counter() - t0,
+        summary=(
+            f"risk / lower bound from {ratios[0]:.3g} (n={ns[0]}) to {ratios[-1]:.3g} (n={ns[-1]}); "
+            f"log-log slope {slope:.3f} (bootstrap 95% [{lo:.3f}, {hi:.3f}]); slope ≈ 0 means rate-optimal"
+        ),
         details={"rows": rows, "tolerance": tolerance, "below_bound": [r["n"] for r in rows if r["ratio"] < 1]},
         figures=figs,
     )

@@ -5,6 +5,7 @@ reference dataset) and :func:`private_fano_reference_error` (private Fano with a
 on a test's error probability when the coupled datasets differ in H ~ Bin(n, q) records. The derivations are in
 the docstring of :mod:`htdp_verify.lowerbounds` (after Acharya, Sun & Zhang, ALT 2021).
 """
+
 from __future__ import annotations
 
 import math

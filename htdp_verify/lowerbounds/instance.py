@@ -4,6 +4,7 @@ its sampler, coupling, bound value and self-test), plus the provenances ``PROV_A
 (Acharya, Sun & Zhang 2021; Kamath, Singhal & Ullman 2020). The constructions live in :mod:`.mean` and
 :mod:`.regression`; the derivations in the docstring of :mod:`htdp_verify.lowerbounds`.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,12 @@ from .coupling import private_fano_reference_error, private_multipoint_error, pr
 __all__ = ["MomentAssumption", "require_same_assumption", "BoundValue", "HardInstance", "PROV_ASZ", "PROV_KSU"]
 
 
-PROV_ASZ = Provenance("Acharya, Sun & Zhang 2021 (ALT)", "DP Le Cam / Fano / Assouad", "",
-                      "constants re-derived here with the exact MGF of the coupling distance")
+PROV_ASZ = Provenance(
+    "Acharya, Sun & Zhang 2021 (ALT)",
+    "DP Le Cam / Fano / Assouad",
+    "",
+    "constants re-derived here with the exact MGF of the coupling distance",
+)
 PROV_KSU = Provenance("Kamath, Singhal & Ullman 2020 (COLT)", "heavy-tailed mean estimation lower bounds", "")
 
 
@@ -63,8 +68,12 @@ class MomentAssumption:
 
     def __str__(self) -> str:
         c = "central" if self.central else "raw"
-        what = {"1d": "E|X-μ|^k", "directional": "sup_u E|<u,X-μ>|^k", "coordinate": "max_j E|X_j-μ_j|^k",
-                "norm": "E||X-μ||^k"}[self.geometry]
+        what = {
+            "1d": "E|X-μ|^k",
+            "directional": "sup_u E|<u,X-μ>|^k",
+            "coordinate": "max_j E|X_j-μ_j|^k",
+            "norm": "E||X-μ||^k",
+        }[self.geometry]
         return f"{what} <= {self.M:g} with k={self.k:g} ({c})"
 
 
@@ -81,6 +90,7 @@ def require_same_assumption(a: MomentAssumption, b: MomentAssumption) -> None:
             f"assumption mismatch: bound proved under [{a}] cannot be compared with an estimator analysed under "
             f"[{b}] (coordinate, directional and norm moments scale differently in d)"
         )
+
 
 # ------------------------------------------------------------------------------------------------------------
 # the instance object

@@ -4,6 +4,7 @@ d-dimensional packing of spikes for pure DP (:func:`mean_packing_spike`) and the
 for approximate DP (:func:`mean_coordinate_spike`). References: Barber & Duchi 2014; Kamath, Singhal & Ullman 2020;
 Kamath, Mouzakis & Singhal 2022.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,8 +30,9 @@ def _spike_scale(k: float, M: float, p: float) -> float:
     return (M / p) ** (1.0 / k)
 
 
-def mean_1d_spike(k: float, n: int, epsilon: float, *, M: float = 1.0, delta: float = 0.0,
-                  p: float | None = None) -> HardInstance:
+def mean_1d_spike(
+    k: float, n: int, epsilon: float, *, M: float = 1.0, delta: float = 0.0, p: float | None = None
+) -> HardInstance:
     """Two-point spike instance for ε-DP (or (ε,δ)-DP) 1-d mean estimation (privacy term (1/(nε))^{1-1/k}).
 
     P_0 = δ_0 and P_1 = (1-p)δ_0 + p δ_s with s = (M/p)^{1/k}: both have central k-th moment ≤ M (k ≥ 2).
@@ -75,8 +77,12 @@ def mean_1d_spike(k: float, n: int, epsilon: float, *, M: float = 1.0, delta: fl
         grid = np.geomspace(1e-6 / (n * epsilon), min(1.0, 50.0 / (n * epsilon)), 200)
         grid = grid[grid < 1]
         p = float(grid[np.argmax([value(g) for g in grid])])
-        res = optimize.minimize_scalar(lambda lp: -value(math.exp(lp)), bracket=None,
-                                       bounds=(math.log(p) - 0.3, min(math.log(p) + 0.3, -1e-9)), method="bounded")
+        res = optimize.minimize_scalar(
+            lambda lp: -value(math.exp(lp)),
+            bracket=None,
+            bounds=(math.log(p) - 0.3, min(math.log(p) + 0.3, -1e-9)),
+            method="bounded",
+        )
         p = float(math.exp(res.x)) if -res.fun >= value(p) else p
     p = check_prob("p", p)
     s = _spike_scale(k, M, p)
@@ -92,9 +98,19 @@ def mean_1d_spike(k: float, n: int, epsilon: float, *, M: float = 1.0, delta: fl
 
     return HardInstance(
         name=f"mean_1d_spike(k={k:g}, n={n}, eps={epsilon:g})",
-        assumption=MomentAssumption("1d", k, M, True), n=n, epsilon=epsilon, delta=delta, thetas=thetas,
-        sampler=sampler, radius=p * s / 2, method="private_two_point", risk="abs", coupling_q=p,
-        coupling_sampler=coupling, provenance=PROV_ASZ, notes=f"p={p:.4g}, atom s={s:.4g}",
+        assumption=MomentAssumption("1d", k, M, True),
+        n=n,
+        epsilon=epsilon,
+        delta=delta,
+        thetas=thetas,
+        sampler=sampler,
+        radius=p * s / 2,
+        method="private_two_point",
+        risk="abs",
+        coupling_q=p,
+        coupling_sampler=coupling,
+        provenance=PROV_ASZ,
+        notes=f"p={p:.4g}, atom s={s:.4g}",
     )
 
 
@@ -125,8 +141,9 @@ def mean_1d_gaussian(k: float, n: int, *, M: float = 1.0, shift: float | None = 
     M = check_positive("M", M)
     sigma = (M / (2 ** (k / 2) * special.gamma((k + 1) / 2) / math.sqrt(math.pi))) ** (1 / k)
     if shift is None:
-        t = optimize.minimize_scalar(lambda t: -t * (1 - (2 * sst.norm.cdf(t) - 1)), bounds=(0.01, 5),
-                                     method="bounded").x
+        t = optimize.minimize_scalar(
+            lambda t: -t * (1 - (2 * sst.norm.cdf(t) - 1)), bounds=(0.01, 5), method="bounded"
+        ).x
         shift = 2 * sigma * t / math.sqrt(n)
     shift = check_positive("shift", shift)
     tv = 2 * sst.norm.cdf(math.sqrt(n) * shift / (2 * sigma)) - 1
@@ -136,9 +153,18 @@ def mean_1d_gaussian(k: float, n: int, *, M: float = 1.0, shift: float | None = 
         return thetas[v, 0] + sigma * rng.standard_normal((size, n))
 
     return HardInstance(
-        name=f"mean_1d_gaussian(k={k:g}, n={n})", assumption=MomentAssumption("1d", k, M, True), n=n,
-        epsilon=math.inf, delta=0.0, thetas=thetas, sampler=sampler, radius=shift / 2, method="two_point_tv",
-        risk="abs", tv_n=tv, provenance=Provenance("Le Cam (two points)", "statistical term", ""),
+        name=f"mean_1d_gaussian(k={k:g}, n={n})",
+        assumption=MomentAssumption("1d", k, M, True),
+        n=n,
+        epsilon=math.inf,
+        delta=0.0,
+        thetas=thetas,
+        sampler=sampler,
+        radius=shift / 2,
+        method="two_point_tv",
+        risk="abs",
+        tv_n=tv,
+        provenance=Provenance("Le Cam (two points)", "statistical term", ""),
         notes=f"sigma={sigma:.4g}",
     )
 
@@ -177,9 +203,18 @@ def _sign_code(d: int, M: int, rng: np.random.Generator) -> np.ndarray:
     return rng.choice([-1.0, 1.0], size=(M, d)) / math.sqrt(d)
 
 
-def mean_packing_spike(k: float, d: int, n: int, epsilon: float, *, M_moment: float = 1.0, delta: float = 0.0,
-                       code_size: int | None = None, p: float | None = None,
-                       rng: np.random.Generator) -> HardInstance:
+def mean_packing_spike(
+    k: float,
+    d: int,
+    n: int,
+    epsilon: float,
+    *,
+    M_moment: float = 1.0,
+    delta: float = 0.0,
+    code_size: int | None = None,
+    p: float | None = None,
+    rng: np.random.Generator,
+) -> HardInstance:
     """Packing of spikes for pure ε-DP d-dimensional mean estimation ((d/(nε))^{1-1/k} term).
 
     Member v: X = 0 w.p. 1-p and X = s·u_v w.p. p, with u_v from a sign code on the unit sphere, s = (M/p)^{1/k}.
@@ -232,15 +267,32 @@ def mean_packing_spike(k: float, d: int, n: int, epsilon: float, *, M_moment: fl
 
     return HardInstance(
         name=f"mean_packing_spike(k={k:g}, d={d}, n={n}, eps={epsilon:g})",
-        assumption=MomentAssumption("directional", k, M_moment, True), n=n, epsilon=epsilon, delta=delta,
-        thetas=thetas, sampler=sampler, radius=p * s * dmin / 2, method="private_multipoint", risk="abs",
-        coupling_q=p, coupling_sampler=coupling, provenance=PROV_KSU,
+        assumption=MomentAssumption("directional", k, M_moment, True),
+        n=n,
+        epsilon=epsilon,
+        delta=delta,
+        thetas=thetas,
+        sampler=sampler,
+        radius=p * s * dmin / 2,
+        method="private_multipoint",
+        risk="abs",
+        coupling_q=p,
+        coupling_sampler=coupling,
+        provenance=PROV_KSU,
         notes=f"code of {Mc} sign vectors, min distance {dmin:.3f}; p={p:.4g}",
     )
 
 
-def mean_coordinate_spike(d: int, n: int, epsilon: float, delta: float, *, M_moment: float = 1.0,
-                          p: float | None = None, rng: np.random.Generator) -> HardInstance:
+def mean_coordinate_spike(
+    d: int,
+    n: int,
+    epsilon: float,
+    delta: float,
+    *,
+    M_moment: float = 1.0,
+    p: float | None = None,
+    rng: np.random.Generator,
+) -> HardInstance:
     """Coordinate-spike Assouad family for (ε,δ)-DP mean estimation under bounded covariance (k = 2).
 
     Member v ∈ {±1}^d: pick J uniform in [d]; w.p. p emit s·v_J·e_J (else 0), s = √(M d / p).  Then
@@ -283,8 +335,18 @@ def mean_coordinate_spike(d: int, n: int, epsilon: float, delta: float, *, M_mom
 
     inst = HardInstance(
         name=f"mean_coordinate_spike(d={d}, n={n}, eps={epsilon:g}, delta={delta:g})",
-        assumption=MomentAssumption("directional", 2, M_moment, True), n=n, epsilon=epsilon, delta=delta,
-        thetas=thetas, sampler=sampler, radius=delta_c, method="assouad_private", risk="sq", coupling_q=p / d,
-        coupling_sampler=coupling, provenance=PROV_ASZ, notes=f"p={p:.4g}, s={s:.4g}",
+        assumption=MomentAssumption("directional", 2, M_moment, True),
+        n=n,
+        epsilon=epsilon,
+        delta=delta,
+        thetas=thetas,
+        sampler=sampler,
+        radius=delta_c,
+        method="assouad_private",
+        risk="sq",
+        coupling_q=p / d,
+        coupling_sampler=coupling,
+        provenance=PROV_ASZ,
+        notes=f"p={p:.4g}, s={s:.4g}",
     )
     return inst

@@ -3,6 +3,7 @@
 the linear-loss reduction to the mean packing (:func:`sco_linear_packing`; Kamath, Liu & Zhang 2022, Lowy &
 Razaviyayn 2023).
 """
+
 from __future__ import annotations
 
 import math
@@ -39,9 +40,18 @@ def _maximal_coupling_prob(shift_norm: float, sigma: float) -> float:
     return float(2 / math.pi * math.atan(shift_norm / (2 * sigma)))
 
 
-def sparse_regression_packing(d: int, s: int, n: int, epsilon: float, *, sigma: float = 1.0, delta: float = 0.0,
-                              gamma: float | None = None, code_size: int = 256,
-                              rng: np.random.Generator) -> HardInstance:
+def sparse_regression_packing(
+    d: int,
+    s: int,
+    n: int,
+    epsilon: float,
+    *,
+    sigma: float = 1.0,
+    delta: float = 0.0,
+    gamma: float | None = None,
+    code_size: int = 256,
+    rng: np.random.Generator,
+) -> HardInstance:
     """s-sparse linear regression y = x'β + σξ, x ~ N(0, I_d), members β_v ∈ {0, ±γ}^d (random s-sparse code).
 
     Reference law P_0: β = 0.  Coupling of member v with P_0: share x_i and maximally couple y_i, so the records
@@ -91,18 +101,40 @@ def sparse_regression_packing(d: int, s: int, n: int, epsilon: float, *, sigma: 
 
     return HardInstance(
         name=f"sparse_regression_packing(d={d}, s={s}, n={n}, eps={epsilon:g})",
-        assumption=MomentAssumption("1d", 2, sigma**2, True), n=n, epsilon=epsilon, delta=delta, thetas=thetas,
-        sampler=sampler, radius=gamma * dmin / 2, method="private_fano_reference", risk="sq", coupling_q=q,
-        coupling_sampler=coupling, fano_q={"q": [q], "kl_n": n * gamma**2 * s / (2 * sigma**2)},
+        assumption=MomentAssumption("1d", 2, sigma**2, True),
+        n=n,
+        epsilon=epsilon,
+        delta=delta,
+        thetas=thetas,
+        sampler=sampler,
+        radius=gamma * dmin / 2,
+        method="private_fano_reference",
+        risk="sq",
+        coupling_q=q,
+        coupling_sampler=coupling,
+        fano_q={"q": [q], "kl_n": n * gamma**2 * s / (2 * sigma**2)},
         moment_stat=lambda data, v: data[..., -1] - data[..., :-1] @ thetas[v],
-        provenance=Provenance("Cai, Wang & Zhang 2021 (AoS)", "Thm. (cost of privacy), sparse regression", "",
-                              "reference-coupling DP Fano derived here; noise moment: Var(σξ)=σ²"),
+        provenance=Provenance(
+            "Cai, Wang & Zhang 2021 (AoS)",
+            "Thm. (cost of privacy), sparse regression",
+            "",
+            "reference-coupling DP Fano derived here; noise moment: Var(σξ)=σ²",
+        ),
         notes=f"{Mc} s-sparse members, min distance {dmin:.3g}, gamma={gamma:.3g}, q={q:.3g}",
     )
 
 
-def sco_linear_packing(k: float, d: int, n: int, epsilon: float, *, R: float = 1.0, M_moment: float = 1.0,
-                       delta: float = 0.0, rng: np.random.Generator) -> HardInstance:
+def sco_linear_packing(
+    k: float,
+    d: int,
+    n: int,
+    epsilon: float,
+    *,
+    R: float = 1.0,
+    M_moment: float = 1.0,
+    delta: float = 0.0,
+    rng: np.random.Generator,
+) -> HardInstance:
     """Heavy-tailed DP-SCO via the linear-loss reduction: f(w, x) = -<w, x> on the ℓ2 ball of radius R, with x from
     the packing-of-spikes mean instance (gradient -x has central directional k-th moment ≤ M).
 
@@ -126,11 +158,25 @@ def sco_linear_packing(k: float, d: int, n: int, epsilon: float, *, R: float = 1
         return R * norm - w @ mu[v]
 
     return HardInstance(
-        name=f"sco_linear_packing(k={k:g}, d={d}, n={n}, eps={epsilon:g})", assumption=base.assumption, n=n,
-        epsilon=epsilon, delta=delta, thetas=R * U, sampler=base.sampler, radius=thr, method="private_multipoint",
-        risk="excess", coupling_q=base.coupling_q, coupling_sampler=base.coupling_sampler, loss=excess,
+        name=f"sco_linear_packing(k={k:g}, d={d}, n={n}, eps={epsilon:g})",
+        assumption=base.assumption,
+        n=n,
+        epsilon=epsilon,
+        delta=delta,
+        thetas=R * U,
+        sampler=base.sampler,
+        radius=thr,
+        method="private_multipoint",
+        risk="excess",
+        coupling_q=base.coupling_q,
+        coupling_sampler=base.coupling_sampler,
+        loss=excess,
         moment_stat=lambda sets, v: (sets.reshape(-1, mu.shape[1]) - mu[v]) @ U[v],  # rank one: worst direction
-        provenance=Provenance("Kamath, Liu & Zhang 2022 (ICML); Lowy & Razaviyayn 2023", "linear-loss reduction", "",
-                              "reduction and constants derived here"),
+        provenance=Provenance(
+            "Kamath, Liu & Zhang 2022 (ICML); Lowy & Razaviyayn 2023",
+            "linear-loss reduction",
+            "",
+            "reduction and constants derived here",
+        ),
         notes=base.notes + f"; excess threshold {thr:.3g}",
     )

@@ -38,6 +38,7 @@ explicit (log ``|V|`` ≈ (s/2 + 1) log(2d/s)).
 Checks: :func:`packing_cannot_beat` (exact binomial test with a power design: consistent / violated /
 inconclusive) and :func:`packing_risk_ratio` (measured risk over the bound across a swept parameter; descriptive).
 """
+
 from __future__ import annotations
 
 import math
@@ -59,12 +60,22 @@ from ..results import CheckResult
 from .coupling import private_multipoint_error
 from .instance import HardInstance, MomentAssumption
 
-__all__ = ["SparseSignCode", "sparse_sign_code", "SparseMeanPacking", "sparse_mean_packing",
-           "sparse_mean_closed_form", "packing_cannot_beat", "packing_risk_ratio"]
+__all__ = [
+    "SparseSignCode",
+    "sparse_sign_code",
+    "SparseMeanPacking",
+    "sparse_mean_packing",
+    "sparse_mean_closed_form",
+    "packing_cannot_beat",
+    "packing_risk_ratio",
+]
 
-PROV_SPARSE = Provenance("Barber & Duchi 2014 (Prop. 4); Hu, Ni, Xiao & Wang 2022 (Thm 9's construction)",
-                         "s-sparse heavy-tailed mean, (ε, δ)-DP spike-mixture packing", "",
-                         "explicit Reed-Solomon packing; private multi-point bound with the exact coupling MGF")
+PROV_SPARSE = Provenance(
+    "Barber & Duchi 2014 (Prop. 4); Hu, Ni, Xiao & Wang 2022 (Thm 9's construction)",
+    "s-sparse heavy-tailed mean, (ε, δ)-DP spike-mixture packing",
+    "",
+    "explicit Reed-Solomon packing; private multi-point bound with the exact coupling MGF",
+)
 _MAX_CODE = 2**62  # members are indexed by int64
 
 
@@ -101,7 +112,7 @@ class SparseSignCode:
 
     @property
     def size(self) -> int:
-        return self.q ** self.k
+        return self.q**self.k
 
     @property
     def min_block_distance(self) -> int:
@@ -152,8 +163,9 @@ def sparse_sign_code(d: int, s: int, *, message_length: int | None = None) -> Sp
     q = _largest_prime_at_most(2 * (d // s))
     if q < max(s, 2):
         need = next(dd for dd in range(d, 10**9) if _largest_prime_at_most(2 * (dd // s)) >= max(s, 2))
-        raise ValueError(f"d must be >= {need} for s = {s} (the code needs a prime q with s <= q <= 2*floor(d/s)), "
-                         f"got d={d}")
+        raise ValueError(
+            f"d must be >= {need} for s = {s} (the code needs a prime q with s <= q <= 2*floor(d/s)), got d={d}"
+        )
     k_cap = max(1, int(math.floor(math.log(_MAX_CODE) / math.log(q) + 1e-12)))
     if message_length is None:
         k = min(s // 2 + 1, k_cap)
@@ -198,11 +210,17 @@ def _optimal_p(n: int, epsilon: float, delta: float, M: int, k: float) -> float:
     vals = [_log_value(g, n, epsilon, delta, M, expo) for g in grid]
     i = int(np.argmax(vals))
     if not np.isfinite(vals[i]):
-        raise ValueError(f"the bound is vacuous at n={n}, epsilon={epsilon}, delta={delta}, |V|={M} "
-                         "(delta too large for this code size)")
+        raise ValueError(
+            f"the bound is vacuous at n={n}, epsilon={epsilon}, delta={delta}, |V|={M} "
+            "(delta too large for this code size)"
+        )
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-    res = optimize.minimize_scalar(lambda lp: -_log_value(lp, n, epsilon, delta, M, expo), bounds=(lo, hi),
-                                   method="bounded", options={"xatol": 1e-10})
+    res = optimize.minimize_scalar(
+        lambda lp: -_log_value(lp, n, epsilon, delta, M, expo),
+        bounds=(lo, hi),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
     best = float(res.x) if -res.fun >= vals[i] else float(grid[i])
     return math.exp(best)
 
@@ -239,8 +257,14 @@ class SparseMeanPacking(HardInstance):
         """The laws' exact moments: on the support E X_j = pA·z_j, E|X_j|^k = a^k M_k, central k-th moment
         (1-p)(pA)^k + p((1-p)A)^k; off the support X_j = 0."""
         A, p, k = self.atom, self.p, self.moment_k
-        return {"mean_abs": p * A, "raw_k": p * A**k, "central_k": (1 - p) * (p * A) ** k + p * ((1 - p) * A) ** k,
-                "second": p * A**2, "k": k, "bound": self.moment_bound}
+        return {
+            "mean_abs": p * A,
+            "raw_k": p * A**k,
+            "central_k": (1 - p) * (p * A) ** k + p * ((1 - p) * A) ** k,
+            "second": p * A**2,
+            "k": k,
+            "bound": self.moment_bound,
+        }
 
     def self_test(self, *, rng: np.random.Generator, reps: int = 200, alpha: float = 1e-3) -> dict:
         """Structural exactness (every record is 0 or A·z_v, means p·A·z_v), the spike frequency against p (exact
@@ -250,24 +274,40 @@ class SparseMeanPacking(HardInstance):
         data = self.sample_members(members, rng=rng)
         z = self.code.vectors(members)
         spike = np.any(data != 0, axis=2)
-        exact = bool(np.all(data[spike] == np.repeat(self.atom * z, self.n, axis=0)[spike.ravel()])
-                     and np.all(data[~spike] == 0))
+        exact = bool(
+            np.all(data[spike] == np.repeat(self.atom * z, self.n, axis=0)[spike.ravel()]) and np.all(data[~spike] == 0)
+        )
         count = int(spike.sum())
         pval = float(sst.binomtest(count, spike.size, self.p).pvalue)
         others = self.code.draw(reps, rng=rng)
         keep = others != members
         sep = np.linalg.norm(self.member_means(members[keep]) - self.member_means(others[keep]), axis=1)
         sep_ok = bool(sep.size == 0 or sep.min() >= 2 * self.radius * (1 - 1e-12))
-        out = {"records_exact": exact, "spike_rate": count / spike.size, "spike_p_value": pval,
-               "spike_ok": pval > alpha, "separation_ok": sep_ok,
-               "min_sampled_separation": float(sep.min()) if sep.size else None}
+        out = {
+            "records_exact": exact,
+            "spike_rate": count / spike.size,
+            "spike_p_value": pval,
+            "spike_ok": pval > alpha,
+            "separation_ok": sep_ok,
+            "min_sampled_separation": float(sep.min()) if sep.size else None,
+        }
         out["ok"] = bool(exact and out["spike_ok"] and sep_ok)
         return out
 
 
-def sparse_mean_packing(d: int, s: int, n: int, epsilon: float, delta: float, *, moment: float = 1.0,
-                        k: float = 2.0, amplitude: float = 1.0, p: float | None = None,
-                        message_length: int | None = None) -> SparseMeanPacking:
+def sparse_mean_packing(
+    d: int,
+    s: int,
+    n: int,
+    epsilon: float,
+    delta: float,
+    *,
+    moment: float = 1.0,
+    k: float = 2.0,
+    amplitude: float = 1.0,
+    p: float | None = None,
+    message_length: int | None = None,
+) -> SparseMeanPacking:
     """The (ε, δ)-DP hard instance for s-sparse mean estimation under E|X_j|^k ≤ ``moment`` for every j.
 
     Members: (1-p)δ_0 + pδ_{A z_v}, A = a(M_k/p)^{1/k}, z_v from :func:`sparse_sign_code`; radius
@@ -308,17 +348,44 @@ def sparse_mean_packing(d: int, s: int, n: int, epsilon: float, delta: float, *,
 
     inst = SparseMeanPacking(
         name=f"sparse_mean_packing(d={d}, s={s}, n={n}, eps={epsilon:g}, delta={delta:g}, k={k:g})",
-        assumption=MomentAssumption("coordinate", k, moment, central=False), n=n, epsilon=epsilon, delta=delta,
-        thetas=thetas, sampler=sampler, radius=radius, method="private_multipoint", risk="sq", coupling_q=p,
-        coupling_sampler=coupling, provenance=PROV_SPARSE, loss=loss,
-        notes=(f"Reed-Solomon code q={code.q}, k={code.k}: |V|={code.size}, block distance "
-               f"{code.min_block_distance}; p={p:.4g}, atom A={atom:.4g}, amplitude a={amplitude:.4g}"),
-        code=code, p=p, atom=atom, amplitude=amplitude, moment_k=k, moment_bound=moment)
+        assumption=MomentAssumption("coordinate", k, moment, central=False),
+        n=n,
+        epsilon=epsilon,
+        delta=delta,
+        thetas=thetas,
+        sampler=sampler,
+        radius=radius,
+        method="private_multipoint",
+        risk="sq",
+        coupling_q=p,
+        coupling_sampler=coupling,
+        provenance=PROV_SPARSE,
+        loss=loss,
+        notes=(
+            f"Reed-Solomon code q={code.q}, k={code.k}: |V|={code.size}, block distance "
+            f"{code.min_block_distance}; p={p:.4g}, atom A={atom:.4g}, amplitude a={amplitude:.4g}"
+        ),
+        code=code,
+        p=p,
+        atom=atom,
+        amplitude=amplitude,
+        moment_k=k,
+        moment_bound=moment,
+    )
     return inst
 
 
-def sparse_mean_closed_form(n: int, d: int, s: int, epsilon: float, delta: float, *, moment: float = 1.0,
-                            amplitude: float = 1.0, message_length: int | None = None) -> dict:
+def sparse_mean_closed_form(
+    n: int,
+    d: int,
+    s: int,
+    epsilon: float,
+    delta: float,
+    *,
+    moment: float = 1.0,
+    amplitude: float = 1.0,
+    message_length: int | None = None,
+) -> dict:
     """Closed-form lower bound (k = 2) on the worst-case E‖θ̂ - θ‖₂² over s-sparse means with E X_j² ≤ τ::
 
         value = a² τ D u / (8 n (e^ε - 1)),   u = min{ log(|V|/4), ½ log((e^ε - 1)/(4δ)) },
@@ -342,8 +409,16 @@ def sparse_mean_closed_form(n: int, d: int, s: int, epsilon: float, delta: float
     p = u / (n * em1)
     ok = u > 0 and p <= 1
     value = a**2 * tau * code.min_sq_distance * u / (8 * n * em1) if ok else 0.0
-    return {"value": value, "u": u, "u_code": u_code, "u_privacy": u_priv, "p": p, "code_size": code.size,
-            "min_sq_distance": code.min_sq_distance, "binding": "code" if u_code <= u_priv else "delta"}
+    return {
+        "value": value,
+        "u": u,
+        "u_code": u_code,
+        "u_privacy": u_priv,
+        "p": p,
+        "code_size": code.size,
+        "min_sq_distance": code.min_sq_distance,
+        "binding": "code" if u_code <= u_priv else "delta",
+    }
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -356,7 +431,7 @@ def _errors_for(estimate_fn, inst: SparseMeanPacking, members, rng, chunk: int) 
     chunk = max(1, min(chunk, _CHUNK_BYTES // (8 * inst.n * inst.code.d)))
     errs = []
     for start in range(0, len(members), chunk):
-        mem = members[start:start + chunk]
+        mem = members[start : start + chunk]
         data = inst.sample_members(mem, rng=rng)
         est = np.asarray(estimate_fn(data, rng=rng), dtype=float).reshape(len(mem), -1)
         errs.append(np.linalg.norm(est - inst.member_means(mem), axis=1))
@@ -419,16 +494,38 @@ def packing_cannot_beat(
     if out_dir is not None:
         figures.append(_survival_figure(err, inst.radius, b.prob, ub, out_dir, name, label))
     return CheckResult(
-        name=name, verdict=verdict, statistic="P(error >= r) upper bound", estimate=count / trials, figures=figures,
-        interval=(0.0, ub), alpha=alpha, claim=inst.claim(), n_samples=trials, seconds=time.perf_counter() - t0,
+        name=name,
+        verdict=verdict,
+        statistic="P(error >= r) upper bound",
+        estimate=count / trials,
+        figures=figures,
+        interval=(0.0, ub),
+        alpha=alpha,
+        claim=inst.claim(),
+        n_samples=trials,
+        seconds=time.perf_counter() - t0,
         provenance=inst.provenance,
-        summary=(f"on {inst.name}: P(‖θ̂-θ‖ ≥ {inst.radius:.3g}) ≤ {ub:.3g} at {100 * (1 - alpha):.0f}% vs the "
-                 f"lower bound {b.prob:.3g} → {what}"),
-        details={"count": count, "trials": trials, "bound": b.__dict__, "instance": inst.notes,
-                 "design": {"alpha": alpha, "critical_count": crit, "effect_rate": effect * b.prob,
-                            "power_at_effect": pw, "required_power": power},
-                 "mean_sq_error": float(np.mean(err**2)), "risk_bound": b.value,
-                 "median_error_over_radius": float(np.median(err) / inst.radius)})
+        summary=(
+            f"on {inst.name}: P(‖θ̂-θ‖ ≥ {inst.radius:.3g}) ≤ {ub:.3g} at {100 * (1 - alpha):.0f}% vs the "
+            f"lower bound {b.prob:.3g} → {what}"
+        ),
+        details={
+            "count": count,
+            "trials": trials,
+            "bound": b.__dict__,
+            "instance": inst.notes,
+            "design": {
+                "alpha": alpha,
+                "critical_count": crit,
+                "effect_rate": effect * b.prob,
+                "power_at_effect": pw,
+                "required_power": power,
+            },
+            "mean_sq_error": float(np.mean(err**2)),
+            "risk_bound": b.value,
+            "median_error_over_radius": float(np.median(err) / inst.radius),
+        },
+    )
 
 
 def _survival_figure(err: np.ndarray, radius: float, prob: float, ub: float, out_dir, name: str, label: str) -> str:
@@ -490,14 +587,24 @@ def packing_risk_ratio(
         members = inst.code.draw(reps, rng=rng)
         sq = _errors_for(estimate_fn, inst, members, rng, chunk) ** 2
         losses.append((sq, b.value))
-        rows.append({variable: x, "risk": float(sq.mean()), "risk_se": float(sq.std(ddof=1) / math.sqrt(reps)),
-                     "bound": b.value, "ratio": float(sq.mean() / b.value), "bound_prob": b.prob})
+        rows.append(
+            {
+                variable: x,
+                "risk": float(sq.mean()),
+                "risk_se": float(sq.std(ddof=1) / math.sqrt(reps)),
+                "bound": b.value,
+                "ratio": float(sq.mean() / b.value),
+                "bound_prob": b.prob,
+            }
+        )
     lx = np.log(vals)
     slope, lo, hi = float("nan"), float("nan"), float("nan")
     if len(vals) > 1:
         slope = float(np.polyfit(lx, np.log([r["ratio"] for r in rows]), 1)[0])
-        boots = [np.polyfit(lx, np.log([rng.choice(sq, sq.size).mean() / bv for sq, bv in losses]), 1)[0]
-                 for _ in range(n_boot)]
+        boots = [
+            np.polyfit(lx, np.log([rng.choice(sq, sq.size).mean() / bv for sq, bv in losses]), 1)[0]
+            for _ in range(n_boot)
+        ]
         lo, hi = float(np.quantile(boots, 0.025)), float(np.quantile(boots, 0.975))
     figs = []
     if out_dir is not None:
@@ -520,10 +627,20 @@ def packing_risk_ratio(
         figs.append(fname)
     ratios = [r["ratio"] for r in rows]
     return CheckResult(
-        name=name, verdict="info", statistic="risk / bound slope", estimate=slope, interval=(lo, hi), alpha=0.05,
-        n_samples=reps * len(vals), seconds=time.perf_counter() - t0, provenance=PROV_SPARSE,
-        summary=(f"risk / lower bound from {ratios[0]:.3g} ({variable}={vals[0]}) to {ratios[-1]:.3g} "
-                 f"({variable}={vals[-1]}); log-log slope {slope:.2f} (95% [{lo:.2f}, {hi:.2f}]); "
-                 "slope ≈ 0: the risk follows the bound's rate"),
+        name=name,
+        verdict="info",
+        statistic="risk / bound slope",
+        estimate=slope,
+        interval=(lo, hi),
+        alpha=0.05,
+        n_samples=reps * len(vals),
+        seconds=time.perf_counter() - t0,
+        provenance=PROV_SPARSE,
+        summary=(
+            f"risk / lower bound from {ratios[0]:.3g} ({variable}={vals[0]}) to {ratios[-1]:.3g} "
+            f"({variable}={vals[-1]}); log-log slope {slope:.2f} (95% [{lo:.2f}, {hi:.2f}]); "
+            "slope ≈ 0: the risk follows the bound's rate"
+        ),
         details={"rows": rows, "variable": variable, "below_bound": [r[variable] for r in rows if r["ratio"] < 1]},
-        figures=figs)
+        figures=figs,
+    )

@@ -13,6 +13,7 @@
   optional extras)
 * canary: one-run canary auditing (``audit_one_run``, canary designs, ``epsilon_lower_bound_one_run``)
 """
+
 from .accounting import Accounting, Calibration, account, check_calibration, delta_of, epsilon_of
 from .adapters import (
     Mechanism,

@@ -32,6 +32,7 @@ and ``neighbours="replace"`` (Gaussian only) the statistic is taken to be a sum 
 ≤ Δ/2, as dp-accounting models replacement under Poisson sampling. ``composition="parallel"`` means the steps
 touch disjoint records, so one record meets one step.
 """
+
 from __future__ import annotations
 
 import math
@@ -118,8 +119,15 @@ class Calibration:
             raise ValueError(f"composition must be one of {COMPOSITIONS}, got {self.composition!r}")
         if self.neighbours not in NEIGHBOUR_RELATIONS:
             raise ValueError(f"neighbours must be one of {NEIGHBOUR_RELATIONS}, got {self.neighbours!r}")
-        need = {"gaussian": "sigma", "discrete_gaussian": "sigma", "laplace": "scale", "discrete_laplace": "scale",
-                "pure_dp": "step_epsilon", "approx_dp": "step_epsilon", "zcdp": "rho"}[m]
+        need = {
+            "gaussian": "sigma",
+            "discrete_gaussian": "sigma",
+            "laplace": "scale",
+            "discrete_laplace": "scale",
+            "pure_dp": "step_epsilon",
+            "approx_dp": "step_epsilon",
+            "zcdp": "rho",
+        }[m]
         for name in ("sigma", "scale", "step_epsilon", "rho"):
             value = getattr(self, name)
             if name == need:
@@ -135,11 +143,14 @@ class Calibration:
         if m.startswith("discrete") and float(self.sensitivity) != int(self.sensitivity):
             raise ValueError(f"sensitivity must be an integer for mechanism={m!r}, got {self.sensitivity!r}")
         if self.sampling < 1 and m in ("pure_dp", "approx_dp", "zcdp"):
-            raise ValueError(f"sampling must be 1 for mechanism={m!r} (no subsampled accountant), "
-                             f"got {self.sampling!r}")
+            raise ValueError(
+                f"sampling must be 1 for mechanism={m!r} (no subsampled accountant), got {self.sampling!r}"
+            )
         if self.sampling < 1 and self.neighbours == "replace" and m != "gaussian":
-            raise ValueError("sampling < 1 with neighbours='replace' is supported for mechanism='gaussian' only; "
-                             f"got mechanism={m!r}")
+            raise ValueError(
+                "sampling < 1 with neighbours='replace' is supported for mechanism='gaussian' only; "
+                f"got mechanism={m!r}"
+            )
 
     @property
     def effective_steps(self) -> int:
@@ -274,22 +285,32 @@ def _closed_form(cals: list[Calibration]):
         def dfn(e):
             return _gauss_delta(e, mu)
 
-        return (f"closed form: Gaussian composition, μ = {mu:.6g} (Balle & Wang 2018, Thm 8)", dfn,
-                lambda d: math.inf if d == 0 else _invert(dfn, d, mu * mu / 2 + 2 * mu))
-    if any(c.mechanism == "zcdp" for c in cals) and all(c.mechanism in ("zcdp", "gaussian", "discrete_gaussian")
-                                                        for c in cals):
-        rho = sum(c.effective_steps * (c.rho if c.mechanism == "zcdp" else c.sensitivity**2 / (2 * c.sigma**2))
-                  for c in cals)
-        return (f"zCDP: ρ = {rho:.6g} summed, Canonne-Kamath-Steinke 2020 Prop. 12 conversion",
-                lambda e: zcdp_delta(rho, e), lambda d: math.inf if d == 0 else zcdp_epsilon(rho, d))
+        return (
+            f"closed form: Gaussian composition, μ = {mu:.6g} (Balle & Wang 2018, Thm 8)",
+            dfn,
+            lambda d: math.inf if d == 0 else _invert(dfn, d, mu * mu / 2 + 2 * mu),
+        )
+    if any(c.mechanism == "zcdp" for c in cals) and all(
+        c.mechanism in ("zcdp", "gaussian", "discrete_gaussian") for c in cals
+    ):
+        rho = sum(
+            c.effective_steps * (c.rho if c.mechanism == "zcdp" else c.sensitivity**2 / (2 * c.sigma**2)) for c in cals
+        )
+        return (
+            f"zCDP: ρ = {rho:.6g} summed, Canonne-Kamath-Steinke 2020 Prop. 12 conversion",
+            lambda e: zcdp_delta(rho, e),
+            lambda d: math.inf if d == 0 else zcdp_epsilon(rho, d),
+        )
     if len(cals) != 1:
         return None
     c = cals[0]
     if c.mechanism == "laplace" and c.effective_steps == 1:
         e0 = c.sensitivity / c.scale
-        return (f"closed form: one Laplace step, Δ/b = {e0:.6g}",
-                lambda e: 0.0 if e >= e0 else -math.expm1((e - e0) / 2.0),
-                lambda d: max(0.0, e0 + 2.0 * math.log1p(-d)))
+        return (
+            f"closed form: one Laplace step, Δ/b = {e0:.6g}",
+            lambda e: 0.0 if e >= e0 else -math.expm1((e - e0) / 2.0),
+            lambda d: max(0.0, e0 + 2.0 * math.log1p(-d)),
+        )
     if c.mechanism in ("pure_dp", "approx_dp"):
         e0, d0, k = c.step_epsilon, c.step_delta, c.effective_steps
         floor = -math.expm1(k * math.log1p(-d0))  # 1 − (1 − δ0)^k: no ε reaches a smaller δ
@@ -302,8 +323,12 @@ def _closed_form(cals: list[Calibration]):
                 return math.inf
             return k * e0 if d == 0 else _invert(dfn, d, k * e0)
 
-        return (f"closed form: optimal composition of {k} ({e0:.6g}, {d0:.3g})-DP steps "
-                "(Kairouz, Oh & Viswanath 2015, Thm 3.3)", dfn, efn)
+        return (
+            f"closed form: optimal composition of {k} ({e0:.6g}, {d0:.3g})-DP steps "
+            "(Kairouz, Oh & Viswanath 2015, Thm 3.3)",
+            dfn,
+            efn,
+        )
     return None
 
 
@@ -320,29 +345,37 @@ def _pld_one(c: Calibration, *, pessimistic: bool, h: float):
     kw = dict(pessimistic_estimate=pessimistic, value_discretization_interval=h, sampling_prob=q)
     if m == "gaussian":
         if q < 1 and c.neighbours == "replace":
-            d = pld.from_gaussian_mechanism(c.sigma, sensitivity=c.sensitivity / 2.0, use_connect_dots=dots,
-                                            neighboring_relation=NR.REPLACE_ONE, **kw)
+            d = pld.from_gaussian_mechanism(
+                c.sigma,
+                sensitivity=c.sensitivity / 2.0,
+                use_connect_dots=dots,
+                neighboring_relation=NR.REPLACE_ONE,
+                **kw,
+            )
         else:
             d = pld.from_gaussian_mechanism(c.sigma, sensitivity=c.sensitivity, use_connect_dots=dots, **kw)
     elif m == "laplace":
         d = pld.from_laplace_mechanism(c.scale, sensitivity=c.sensitivity, use_connect_dots=dots, **kw)
     elif m == "discrete_laplace":
-        d = pld.from_discrete_laplace_mechanism(1.0 / c.scale, sensitivity=int(c.sensitivity), use_connect_dots=dots,
-                                                **kw)
+        d = pld.from_discrete_laplace_mechanism(
+            1.0 / c.scale, sensitivity=int(c.sensitivity), use_connect_dots=dots, **kw
+        )
     elif m == "discrete_gaussian":
         d = pld.from_discrete_gaussian_mechanism(c.sigma, sensitivity=int(c.sensitivity), use_connect_dots=dots, **kw)
     elif m in ("pure_dp", "approx_dp"):
         e0, d0 = c.step_epsilon, c.step_delta
         if pessimistic:
-            d = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(e0, d0),
-                                            value_discretization_interval=h)
+            d = pld.from_privacy_parameters(
+                common.DifferentialPrivacyParameters(e0, d0), value_discretization_interval=h
+            )
         else:  # the worst pair of laws for (ε0, δ0)-DP, discretised optimistically
             a, b = math.exp(e0) / (1 + math.exp(e0)), 1 / (1 + math.exp(e0))
             lo = {0: d0, 1: (1 - d0) * a, 2: (1 - d0) * b, 3: 0.0}
             up = {0: 0.0, 1: (1 - d0) * b, 2: (1 - d0) * a, 3: d0}
             logs = lambda pm: {k: math.log(v) for k, v in pm.items() if v > 0}  # noqa: E731
-            d = pld.from_two_probability_mass_functions(logs(lo), logs(up), pessimistic_estimate=False,
-                                                        value_discretization_interval=h)
+            d = pld.from_two_probability_mass_functions(
+                logs(lo), logs(up), pessimistic_estimate=False, value_discretization_interval=h
+            )
     else:
         raise ValueError(f"mechanism={m!r} has no privacy-loss distribution (use accountant='exact')")
     k = c.effective_steps
@@ -418,8 +451,14 @@ def _check_accountant(accountant):
         raise ValueError(f"accountant must be one of {ACCOUNTANTS}, got {accountant!r}")
 
 
-def account(calibration: Calibration, delta: float, *, accountant: str = "auto", discretisation: float | None = None,
-            cross_check: bool = True) -> Accounting:
+def account(
+    calibration: Calibration,
+    delta: float,
+    *,
+    accountant: str = "auto",
+    discretisation: float | None = None,
+    cross_check: bool = True,
+) -> Accounting:
     """Exact ε(δ) of a calibration (or a sequence of calibrations composed in order) with its numerical bracket.
 
     Parameters
@@ -456,8 +495,16 @@ def account(calibration: Calibration, delta: float, *, accountant: str = "auto",
     if accountant == "rdp":
         if rdp_eps is None:
             raise ValueError("the RDP accountant does not support this calibration")
-        return Accounting(rdp_eps, 0.0, delta, "RDP (dp-accounting RdpAccountant; upper bound only)", None, rdp_eps,
-                          time.perf_counter() - t0, ["RDP gives an upper bound only; epsilon_lower is 0"])
+        return Accounting(
+            rdp_eps,
+            0.0,
+            delta,
+            "RDP (dp-accounting RdpAccountant; upper bound only)",
+            None,
+            rdp_eps,
+            time.perf_counter() - t0,
+            ["RDP gives an upper bound only; epsilon_lower is 0"],
+        )
     closed = _closed_form(cals) if accountant in ("auto", "exact") else None
     if delta == 0 and accountant in ("auto", "exact"):  # pure ε: the sum of the steps' pure ε is attained
         eps = sum(c.effective_steps * c.pure_epsilon for c in cals)
@@ -468,8 +515,13 @@ def account(calibration: Calibration, delta: float, *, accountant: str = "auto",
         name, _, efn = closed
         eps = float(efn(delta))
         res = Accounting(eps, eps, delta, name, None, rdp_eps, 0.0, notes)
-        if (cross_check and not name.startswith("zCDP") and math.isfinite(eps) and delta > 0
-                and sum(c.effective_steps for c in cals) <= 10_000):
+        if (
+            cross_check
+            and not name.startswith("zCDP")
+            and math.isfinite(eps)
+            and delta > 0
+            and sum(c.effective_steps for c in cals) <= 10_000
+        ):
             hc = max(h, 1e-3)  # a coarse grid suffices to catch a wrong closed form
             lo, hi = _pld_bracket(cals, delta, hc)
             notes.append(f"PLD cross-check (grid {hc:g}): [{lo:.6g}, {hi:.6g}]")
@@ -477,8 +529,16 @@ def account(calibration: Calibration, delta: float, *, accountant: str = "auto",
                 raise RuntimeError(f"closed form ε={eps!r} outside the PLD bracket [{lo!r}, {hi!r}]")
     else:
         lo, hi = _pld_bracket(cals, delta, h)
-        res = Accounting(hi, lo, delta, "PLD (dp-accounting; pessimistic connect-the-dots upper bound, "
-                                        "optimistic privacy-buckets lower bound)", h, rdp_eps, 0.0, notes)
+        res = Accounting(
+            hi,
+            lo,
+            delta,
+            "PLD (dp-accounting; pessimistic connect-the-dots upper bound, optimistic privacy-buckets lower bound)",
+            h,
+            rdp_eps,
+            0.0,
+            notes,
+        )
     if rdp_eps is not None and rdp_eps < res.epsilon_lower - 1e-6:
         notes.append(f"RDP ε={rdp_eps:.6g} below the exact lower bound {res.epsilon_lower:.6g}: inconsistent")
     res.seconds = time.perf_counter() - t0
@@ -513,8 +573,7 @@ def epsilon_of(
     float
         The ε.
     """
-    return account(calibration, delta, accountant=accountant, discretisation=discretisation,
-                   cross_check=False).epsilon
+    return account(calibration, delta, accountant=accountant, discretisation=discretisation, cross_check=False).epsilon
 
 
 def delta_of(
@@ -581,9 +640,18 @@ def advanced_composition_epsilon(step_epsilon: float, steps: int, delta_prime: f
     return e0 * math.sqrt(2 * k * math.log(1 / dp)) + k * e0 * math.expm1(e0)
 
 
-def check_calibration(calibration: Calibration, claim: PrivacyClaim, *, rtol: float = 1e-4, name: str = "accounting",
-                      provenance: Provenance | None = None, accountant: str = "auto", time_budget: float = 1.0,
-                      note: str = "", expected: str | None = None) -> CheckResult:
+def check_calibration(
+    calibration: Calibration,
+    claim: PrivacyClaim,
+    *,
+    rtol: float = 1e-4,
+    name: str = "accounting",
+    provenance: Provenance | None = None,
+    accountant: str = "auto",
+    time_budget: float = 1.0,
+    note: str = "",
+    expected: str | None = None,
+) -> CheckResult:
     """Deterministic verdict on a claimed (ε, δ) for a stated calibration: "the stated noise gives ε = x at δ".
 
     ``consistent`` when the exact ε (its upper bound) is ≤ claimed ε·(1 + ``rtol``); ``violated`` when its lower
@@ -622,15 +690,21 @@ def check_calibration(calibration: Calibration, claim: PrivacyClaim, *, rtol: fl
     if not isinstance(claim, PrivacyClaim):
         raise ValueError(f"claim must be a PrivacyClaim, got {type(claim).__name__}")
     if claim.neighbours != cals[0].neighbours:
-        raise ValueError(f"claim.neighbours={claim.neighbours!r} differs from the calibration's "
-                         f"neighbours={cals[0].neighbours!r} (the sensitivity is stated for one relation)")
+        raise ValueError(
+            f"claim.neighbours={claim.neighbours!r} differs from the calibration's "
+            f"neighbours={cals[0].neighbours!r} (the sensitivity is stated for one relation)"
+        )
     rtol = check_positive("rtol", rtol, allow_zero=True)
     _check_accountant(accountant)
     limit = claim.epsilon * (1.0 + rtol)
     h = _default_h(cals)
     res = account(cals, claim.delta, accountant=accountant, discretisation=h)
-    while (res.epsilon_lower <= limit < res.epsilon and res.discretisation is not None and h > 1e-6
-           and 12 * (time.perf_counter() - t0) < time_budget):  # a 10x finer grid costs about 10x
+    while (
+        res.epsilon_lower <= limit < res.epsilon
+        and res.discretisation is not None
+        and h > 1e-6
+        and 12 * (time.perf_counter() - t0) < time_budget
+    ):  # a 10x finer grid costs about 10x
         h /= 10.0
         res = account(cals, claim.delta, accountant=accountant, discretisation=h, cross_check=False)
     if res.epsilon <= limit:
@@ -641,8 +715,9 @@ def check_calibration(calibration: Calibration, claim: PrivacyClaim, *, rtol: fl
         verdict = "inconclusive"
     what = cals[0].describe() if len(cals) == 1 else " ∘ ".join(c.describe() for c in cals)
     d = f" at δ={claim.delta:g}" if claim.delta else " (pure, δ=0)"
-    summary = (f"the stated noise ({what}) gives ε = {res.epsilon:.6g}{d}; claimed ε = {claim.epsilon:g}: {verdict}"
-               + (f" [{note}]" if note else ""))
+    summary = f"the stated noise ({what}) gives ε = {res.epsilon:.6g}{d}; claimed ε = {claim.epsilon:g}: {verdict}" + (
+        f" [{note}]" if note else ""
+    )
     details = {
         "accountant": res.accountant,
         "epsilon_exact": res.epsilon,
@@ -658,11 +733,22 @@ def check_calibration(calibration: Calibration, claim: PrivacyClaim, *, rtol: fl
         "notes": list(res.notes) + ([note] if note else []),
         "dp_accounting_version": _dp_accounting_version(),
     }
-    return CheckResult(name=name, verdict=verdict, statistic="epsilon_exact", estimate=res.epsilon,
-                       interval=(res.epsilon_lower, res.epsilon), alpha=0.0, claim=claim, n_samples=0,
-                       seconds=time.perf_counter() - t0, seed=None,
-                       provenance=provenance or claim.provenance, summary=summary, details=details,
-                       expected=expected)
+    return CheckResult(
+        name=name,
+        verdict=verdict,
+        statistic="epsilon_exact",
+        estimate=res.epsilon,
+        interval=(res.epsilon_lower, res.epsilon),
+        alpha=0.0,
+        claim=claim,
+        n_samples=0,
+        seconds=time.perf_counter() - t0,
+        seed=None,
+        provenance=provenance or claim.provenance,
+        summary=summary,
+        details=details,
+        expected=expected,
+    )
 
 
 def _dp_accounting_version() -> str:

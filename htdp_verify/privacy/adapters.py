@@ -12,6 +12,7 @@ also carries a ``name`` and, when known, the declared ``guarantee`` (a :class:`P
 Only :func:`from_estimator` and plain vectorised callables are fast; the other adapters loop over Python
 calls because the code under test draws one release per call (that is the one place where loops belong).
 """
+
 from __future__ import annotations
 
 import copy
@@ -55,8 +56,15 @@ class Mechanism:
         releases and a run cannot be replayed from its seed.
     """
 
-    def __init__(self, fn: Callable, *, name: str = "mechanism", guarantee: Any = None, vectorised: bool = True,
-                 reproducible: bool = True):
+    def __init__(
+        self,
+        fn: Callable,
+        *,
+        name: str = "mechanism",
+        guarantee: Any = None,
+        vectorised: bool = True,
+        reproducible: bool = True,
+    ):
         if not callable(fn):
             raise ValueError(f"fn must be callable, got {type(fn).__name__}")
         self._fn = fn
@@ -311,8 +319,11 @@ def from_diffprivlib(
             kind = "class"
         elif callable(obj):
             try:
-                params = [p for p in inspect.signature(obj).parameters.values()
-                          if p.name != "random_state" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                params = [
+                    p
+                    for p in inspect.signature(obj).parameters.values()
+                    if p.name != "random_state" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                ]
             except (TypeError, ValueError):
                 params = []
             kind = "tool" if params else "factory"

@@ -18,6 +18,7 @@ The audit is a pipeline of stages, each a small function in its own module that 
 4. **verdict** (:mod:`.verdict`, :class:`Verdict`, then the :class:`AuditResult`): ``"violated"`` iff the
    certified ε lower bound at the claim's δ exceeds the claimed ε.
 """
+
 from __future__ import annotations
 
 import time
@@ -138,22 +139,47 @@ def audit(
         could not certify the claimed ε even with a perfect event, else ``"consistent"``.
     """
     t0 = time.perf_counter()
-    plan = plan_audit(mechanism, claim, pairs=pairs, neighbours=neighbours, n_samples=n_samples, alpha=alpha,
-                      attacks=attacks, rng=rng, n_select=n_select, n_search=n_search, n_certify=n_certify,
-                      log_density=log_density, directions=directions, profile=profile,
-                      profile_epsilons=profile_epsilons, profile_share=profile_share,
-                      max_candidates=max_candidates, chunk_size=chunk_size, name=name, max_memory=max_memory,
-                      backend=backend, client=client)
+    plan = plan_audit(
+        mechanism,
+        claim,
+        pairs=pairs,
+        neighbours=neighbours,
+        n_samples=n_samples,
+        alpha=alpha,
+        attacks=attacks,
+        rng=rng,
+        n_select=n_select,
+        n_search=n_search,
+        n_certify=n_certify,
+        log_density=log_density,
+        directions=directions,
+        profile=profile,
+        profile_epsilons=profile_epsilons,
+        profile_share=profile_share,
+        max_candidates=max_candidates,
+        chunk_size=chunk_size,
+        name=name,
+        max_memory=max_memory,
+        backend=backend,
+        client=client,
+    )
     search = search_stage(plan, rng)
     selection = selection_stage(plan, search.pair, rng)
     if sequential:
-        counts = sequential_certification_stage(plan, search.pair, selection, rng, max_samples=max_samples,
-                                                method="betting" if sequential is True else sequential)
+        counts = sequential_certification_stage(
+            plan,
+            search.pair,
+            selection,
+            rng,
+            max_samples=max_samples,
+            method="betting" if sequential is True else sequential,
+        )
         bounds = sequential_bounds_stage(plan, selection, counts)
     else:
         counts = certification_stage(plan, search.pair, selection, rng)
         bounds = bounds_stage(plan, selection, counts)
     verdict = verdict_stage(plan, bounds, counts)
-    result = assemble_result(plan, search, selection, counts, bounds, verdict, seconds=time.perf_counter() - t0,
-                             rng=rng)
+    result = assemble_result(
+        plan, search, selection, counts, bounds, verdict, seconds=time.perf_counter() - t0, rng=rng
+    )
     return annotate_result(result, counts) if sequential else result

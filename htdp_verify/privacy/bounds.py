@@ -13,6 +13,7 @@ D') into lower bounds that hold simultaneously with the two CP statements:
 
 With several events, each gets its share of α (Bonferroni) and the profile is the pointwise maximum.
 """
+
 from __future__ import annotations
 
 import math
@@ -292,7 +293,7 @@ class PrivacyProfile:
             "n_per_side": self.n_per_side,
             "mu_lb": self.mu_lb,
             "mu_note": "GDP mu lower bound; valid for mu-GDP mechanisms. Converting it to epsilon assumes a "
-                       "Gaussian trade-off curve.",
+            "Gaussian trade-off curve.",
             "notes": self.notes,
             "events": self.events,
         }
@@ -350,8 +351,17 @@ def privacy_profile(
     mu = special.ndtri(1.0 - hi) - special.ndtri(1.0 - lo)
     mu_lb = float(np.nanmax(np.maximum(mu, 0.0))) if mu.size else 0.0
     total = float(np.sum(alphas))
-    return PrivacyProfile(deltas, eps_lb, epsilons, d_lb, smallest_resolvable_delta(n, total / max(k1.size, 1)),
-                          total, int(k1.size), int(n), mu_lb)
+    return PrivacyProfile(
+        deltas,
+        eps_lb,
+        epsilons,
+        d_lb,
+        smallest_resolvable_delta(n, total / max(k1.size, 1)),
+        total,
+        int(k1.size),
+        int(n),
+        mu_lb,
+    )
 
 
 def gaussian_profile_delta(epsilon: float | np.ndarray, sensitivity: float, sigma: float) -> float | np.ndarray:

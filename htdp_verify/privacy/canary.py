@@ -40,6 +40,7 @@ depend on it; the joint output is therefore (ε, δ)-DP in each coordinate, whic
 guesses are made on the pooled scores (each run's scores centred at their median, a function of the outputs
 only), and the bound uses m·R canaries in its δ-term.
 """
+
 from __future__ import annotations
 
 import math
@@ -73,6 +74,7 @@ REFERENCE = "Steinke, Nasr & Jagielski 2023, Privacy auditing with one (1) train
 # the bound
 # ------------------------------------------------------------------------------------------------------
 
+
 def _check_rv(r, v, m):
     r = check_int("r", r, minimum=0)
     v = check_int("v", v, minimum=0)
@@ -94,11 +96,11 @@ def _p_value(r: int, v: int, epsilon: float, c: float) -> float:
     if v == 0:
         return 1.0
     q = float(special.expit(epsilon))
-    tail = float(special.bdtrc(v - 1, r, q))               # P[Bin(r, q) >= v]
+    tail = float(special.bdtrc(v - 1, r, q))  # P[Bin(r, q) >= v]
     if c == 0.0:
         return tail
     pmf = _binom_pmf(np.arange(v - 1, -1, -1, dtype=float), r, q)  # pmf(v-1), pmf(v-2), ..., pmf(0)
-    windows = np.cumsum(pmf) / np.arange(1, v + 1)          # (f(v-i) - f(v)) / i for i = 1..v
+    windows = np.cumsum(pmf) / np.arange(1, v + 1)  # (f(v-i) - f(v)) / i for i = 1..v
     return min(1.0, tail + c * float(np.max(windows)))
 
 
@@ -131,8 +133,9 @@ def one_run_p_value(r: int, v: int, epsilon: float, *, delta: float = 0.0, m: in
     return _p_value(r, v, epsilon, 2.0 * m * delta)
 
 
-def epsilon_lower_bound_one_run(r: int, v: int, *, delta: float = 0.0, m: int | None = None,
-                                beta: float = 0.05, eps_max: float = 60.0) -> float:
+def epsilon_lower_bound_one_run(
+    r: int, v: int, *, delta: float = 0.0, m: int | None = None, beta: float = 0.05, eps_max: float = 60.0
+) -> float:
     """ε lower bound at confidence 1 − β from v correct of r guesses with m canaries (Steinke et al. 2023).
 
     Returns sup{ε ≥ 0 : p_ε(v) ≤ β} (``one_run_p_value``), computed with Brent's method to 1e-10 and returned
@@ -230,6 +233,7 @@ def guess_plans(n_canaries: int, k_guesses: Any = None) -> list[tuple[int, int]]
 # canary designs
 # ------------------------------------------------------------------------------------------------------
 
+
 @dataclass
 class CanaryDesign:
     """m canary records with their directions and the score that reads them off a release.
@@ -267,8 +271,10 @@ class CanaryDesign:
         self.out_records = np.asarray(self.out_records, dtype=float)
         self.directions = np.asarray(self.directions, dtype=float)
         if self.records.ndim != 2 or self.out_records.shape != self.records.shape:
-            raise ValueError(f"records and out_records must be (m, p) arrays of one shape, got "
-                             f"{self.records.shape} and {self.out_records.shape}")
+            raise ValueError(
+                f"records and out_records must be (m, p) arrays of one shape, got "
+                f"{self.records.shape} and {self.out_records.shape}"
+            )
         if self.directions.ndim != 2 or self.directions.shape[0] != self.records.shape[0]:
             raise ValueError(f"directions must be (m, q) with m = {self.records.shape[0]}, got {self.directions.shape}")
         if self.kind not in ("projection", "max_projection"):
@@ -298,8 +304,11 @@ class CanaryDesign:
             The dataset of the run.
         """
         include = np.asarray(include, dtype=bool)
-        slots = self.records[include] if neighbours == "add_remove" else np.where(include[:, None], self.records,
-                                                                                   self.out_records)
+        slots = (
+            self.records[include]
+            if neighbours == "add_remove"
+            else np.where(include[:, None], self.records, self.out_records)
+        )
         if data.shape[0] == 0:
             return slots.copy()
         return np.concatenate([data, slots], axis=0)
@@ -319,7 +328,7 @@ class CanaryDesign:
         """
         y = np.asarray(release, dtype=float).reshape(-1)
         if self.release_slice is not None:
-            y = y[self.release_slice[0]:self.release_slice[1]]
+            y = y[self.release_slice[0] : self.release_slice[1]]
         q = self.directions.shape[1]
         if self.kind == "projection":
             if y.size != q:
@@ -335,8 +344,13 @@ class CanaryDesign:
         return np.max(self.directions @ C.T, axis=1)
 
     def to_dict(self) -> dict:
-        return {"m": self.m, "kind": self.kind, "release_slice": self.release_slice, "description": self.description,
-                "domain": self.domain}
+        return {
+            "m": self.m,
+            "kind": self.kind,
+            "release_slice": self.release_slice,
+            "description": self.description,
+            "domain": self.domain,
+        }
 
 
 def _vec(name, x, d):
@@ -361,15 +375,20 @@ def _extreme_points(m, d, *, lower, upper, radius, norm, centre, rng):
         if np.any(hi <= lo):
             raise ValueError("upper must exceed lower in every coordinate")
         mid, half = (lo + hi) / 2.0, (hi - lo) / 2.0
-        signs = rng.choice([-1.0, 1.0], size=(m, d))          # random corners: the extreme records of a box
+        signs = rng.choice([-1.0, 1.0], size=(m, d))  # random corners: the extreme records of a box
         offsets = signs * half
         dirs = offsets / np.linalg.norm(offsets, axis=1, keepdims=True)
-        return mid + offsets, dirs, mid, f"random corners of the box [lower, upper]^{d}", {
-            "lower": lo.tolist(), "upper": hi.tolist()}
+        return (
+            mid + offsets,
+            dirs,
+            mid,
+            f"random corners of the box [lower, upper]^{d}",
+            {"lower": lo.tolist(), "upper": hi.tolist()},
+        )
     R = check_positive("radius", radius)
     c = np.zeros(d) if centre is None else _vec("centre", centre, d)
     if norm == 2:
-        if m <= d:   # orthonormal random directions: no cross-talk between canaries
+        if m <= d:  # orthonormal random directions: no cross-talk between canaries
             Q, _ = np.linalg.qr(rng.standard_normal((d, m)))
             dirs = Q.T.copy()
             how = "orthonormal random directions"
@@ -384,8 +403,13 @@ def _extreme_points(m, d, *, lower, upper, radius, norm, centre, rng):
         how = "random signed coordinate axes" + (" (repeated: m > d)" if m > d else " (distinct)")
     else:
         raise ValueError(f"norm must be 1 or 2 for a radius domain, got {norm!r}")
-    return c + R * dirs, dirs, c, f"{how} at l{norm} radius {R:g} around the centre", {
-        "radius": R, "norm": norm, "centre": c.tolist()}
+    return (
+        c + R * dirs,
+        dirs,
+        c,
+        f"{how} at l{norm} radius {R:g} around the centre",
+        {"radius": R, "norm": norm, "centre": c.tolist()},
+    )
 
 
 def mean_canaries(
@@ -430,10 +454,19 @@ def mean_canaries(
     CanaryDesign
         The canary records, their out-records and score directions.
     """
-    pts, dirs, c, how, dom = _extreme_points(m, d, lower=lower, upper=upper, radius=radius, norm=norm,
-                                             centre=centre, rng=rng)
-    return CanaryDesign(pts, 2.0 * c - pts, dirs, "projection", release_slice, c,
-                        f"mean canaries: {how}; out-record = mirror image", dom)
+    pts, dirs, c, how, dom = _extreme_points(
+        m, d, lower=lower, upper=upper, radius=radius, norm=norm, centre=centre, rng=rng
+    )
+    return CanaryDesign(
+        pts,
+        2.0 * c - pts,
+        dirs,
+        "projection",
+        release_slice,
+        c,
+        f"mean canaries: {how}; out-record = mirror image",
+        dom,
+    )
 
 
 def regression_canaries(
@@ -485,14 +518,22 @@ def regression_canaries(
     yb = np.asarray(y_bounds, dtype=float).ravel()
     if yb.shape != (2,) or not np.all(np.isfinite(yb)) or yb[1] <= yb[0]:
         raise ValueError(f"y_bounds must be (y_lo, y_hi) with y_lo < y_hi, got {y_bounds!r}")
-    pts, dirs, c, how, dom = _extreme_points(m, d, lower=lower, upper=upper, radius=radius, norm=norm,
-                                             centre=centre, rng=rng)
+    pts, dirs, c, how, dom = _extreme_points(
+        m, d, lower=lower, upper=upper, radius=radius, norm=norm, centre=centre, rng=rng
+    )
     rin = np.column_stack([pts, np.full(m, yb[1])])
     rout = np.column_stack([pts, np.full(m, yb[0])])
     sl = (release_slice[0], d if release_slice[1] is None else release_slice[1])
-    return CanaryDesign(rin, rout, dirs, "projection", sl, None,
-                        f"regression canaries: x at {how}, label y_hi (out-record: label y_lo)",
-                        {**dom, "y_bounds": yb.tolist()})
+    return CanaryDesign(
+        rin,
+        rout,
+        dirs,
+        "projection",
+        sl,
+        None,
+        f"regression canaries: x at {how}, label y_hi (out-record: label y_lo)",
+        {**dom, "y_bounds": yb.tolist()},
+    )
 
 
 def cluster_canaries(
@@ -536,15 +577,25 @@ def cluster_canaries(
     CanaryDesign
         The canary records, their out-records and score directions.
     """
-    pts, dirs, c, how, dom = _extreme_points(m, d, lower=lower, upper=upper, radius=radius, norm=norm,
-                                             centre=centre, rng=rng)
-    return CanaryDesign(pts, 2.0 * c - pts, dirs, "max_projection", release_slice, c,
-                        f"cluster canaries: {how}; out-record = mirror image; score = max over centres", dom)
+    pts, dirs, c, how, dom = _extreme_points(
+        m, d, lower=lower, upper=upper, radius=radius, norm=norm, centre=centre, rng=rng
+    )
+    return CanaryDesign(
+        pts,
+        2.0 * c - pts,
+        dirs,
+        "max_projection",
+        release_slice,
+        c,
+        f"cluster canaries: {how}; out-record = mirror image; score = max over centres",
+        dom,
+    )
 
 
 # ------------------------------------------------------------------------------------------------------
 # the audit
 # ------------------------------------------------------------------------------------------------------
+
 
 def _claim(claim, mech) -> PrivacyClaim:
     if claim is None:
@@ -567,13 +618,22 @@ def _seed(rng) -> int | None:
 def _count(scores: np.ndarray, signs: np.ndarray, kp: int, km: int) -> tuple[int, int]:
     """(guesses, correct) for +1 on the kp highest and −1 on the km lowest scores (ties broken by position)."""
     order = np.argsort(scores, kind="stable")
-    minus, plus = order[:km], order[len(order) - kp:] if kp else order[:0]
+    minus, plus = order[:km], order[len(order) - kp :] if kp else order[:0]
     return kp + km, int(np.count_nonzero(signs[plus] > 0) + np.count_nonzero(signs[minus] < 0))
 
 
-def audit_one_run(estimator: Any, data: Any, claim: Any = None, *, canaries: CanaryDesign, runs: int = 1,
-                  rng: np.random.Generator, alpha: float = 0.05, k_guesses: Any = None, name: str | None = None
-                  ) -> AuditResult:
+def audit_one_run(
+    estimator: Any,
+    data: Any,
+    claim: Any = None,
+    *,
+    canaries: CanaryDesign,
+    runs: int = 1,
+    rng: np.random.Generator,
+    alpha: float = 0.05,
+    k_guesses: Any = None,
+    name: str | None = None,
+) -> AuditResult:
     """Audit ``claim`` from ``runs`` runs of ``estimator`` with canaries (Steinke, Nasr & Jagielski 2023).
 
     Parameters
@@ -633,8 +693,8 @@ def audit_one_run(estimator: Any, data: Any, claim: Any = None, *, canaries: Can
         s = canaries.scores(release)
         if not np.all(np.isfinite(s)):
             raise ValueError(f"run {j}: the release gave non-finite canary scores")
-        all_scores[j * m:(j + 1) * m] = s - np.median(s)
-        all_signs[j * m:(j + 1) * m] = signs
+        all_scores[j * m : (j + 1) * m] = s - np.median(s)
+        all_signs[j * m : (j + 1) * m] = signs
         per_run.append({"run": j, "included": int(np.count_nonzero(signs > 0))})
 
     table = []
@@ -642,8 +702,17 @@ def audit_one_run(estimator: Any, data: Any, claim: Any = None, *, canaries: Can
         r, v = _count(all_scores, all_signs, kp, km)
         lb = epsilon_lower_bound_one_run(r, v, delta=claim.delta, m=M, beta=a_plan)
         ceiling = epsilon_lower_bound_one_run(r, r, delta=claim.delta, m=M, beta=a_plan)
-        table.append({"k_plus": kp, "k_minus": km, "guesses": r, "correct": v, "epsilon_lb": lb,
-                      "ceiling": ceiling, "p_value_at_claim": _p_value(r, v, claim.epsilon, 2.0 * M * claim.delta)})
+        table.append(
+            {
+                "k_plus": kp,
+                "k_minus": km,
+                "guesses": r,
+                "correct": v,
+                "epsilon_lb": lb,
+                "ceiling": ceiling,
+                "p_value_at_claim": _p_value(r, v, claim.epsilon, 2.0 * M * claim.delta),
+            }
+        )
     best = max(table, key=lambda t: (t["epsilon_lb"], t["correct"] / t["guesses"]))
     eps_lb = float(best["epsilon_lb"])
     max_cert = max(t["ceiling"] for t in table)
@@ -655,14 +724,18 @@ def audit_one_run(estimator: Any, data: Any, claim: Any = None, *, canaries: Can
     else:
         verdict = "consistent"
     dtext = f" at delta={claim.delta:g}" if claim.delta > 0 else ""
-    statement = (f"with {M} canaries ({m} x {runs} run(s)) and alpha={a_plan:.3g} per guess plan, all guesses right "
-                 f"would certify at most epsilon={max_cert:.4g}{dtext}")
+    statement = (
+        f"with {M} canaries ({m} x {runs} run(s)) and alpha={a_plan:.3g} per guess plan, all guesses right "
+        f"would certify at most epsilon={max_cert:.4g}{dtext}"
+    )
     if 2.0 * M * claim.delta >= 1.0:
         statement += f"; 2*m*delta = {2 * M * claim.delta:.3g} >= 1 makes the bound vacuous (use fewer canaries)"
     elapsed = time.perf_counter() - t0
-    summary = (f"one-run certified epsilon >= {eps_lb:.4g}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
-               f"{claim.epsilon:g}; {best['correct']}/{best['guesses']} guesses right on {M} canaries "
-               f"({runs} run(s)); ceiling {max_cert:.4g}")
+    summary = (
+        f"one-run certified epsilon >= {eps_lb:.4g}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
+        f"{claim.epsilon:g}; {best['correct']}/{best['guesses']} guesses right on {M} canaries "
+        f"({runs} run(s)); ceiling {max_cert:.4g}"
+    )
     details = {
         "epsilon_lb": eps_lb,
         "confidence": 1 - alpha,
@@ -673,31 +746,49 @@ def audit_one_run(estimator: Any, data: Any, claim: Any = None, *, canaries: Can
         "plans": table,
         "alpha_per_plan": a_plan,
         "p_value_at_claim_bonferroni": p_claim,
-        "k_rule": ("guess plans fixed before the run (guess_plans); alpha split equally over them (Bonferroni); "
-                   "+1 on the k_plus highest and -1 on the k_minus lowest pooled scores, each run's scores centred "
-                   "at their median"),
+        "k_rule": (
+            "guess plans fixed before the run (guess_plans); alpha split equally over them (Bonferroni); "
+            "+1 on the k_plus highest and -1 on the k_minus lowest pooled scores, each run's scores centred "
+            "at their median"
+        ),
         "canaries": {**canaries.to_dict(), "runs": runs, "pooled": M, "neighbours": claim.neighbours},
         "runs": per_run,
-        "bound": ("P[V >= v] <= P[Bin(r,q) >= v] + 2*m*delta*max_i (P[v-i <= Bin(r,q) < v])/i, q = e^eps/(1+e^eps), "
-                  "m = pooled canaries; " + REFERENCE),
+        "bound": (
+            "P[V >= v] <= P[Bin(r,q) >= v] + 2*m*delta*max_i (P[v-i <= Bin(r,q) < v])/i, q = e^eps/(1+e^eps), "
+            "m = pooled canaries; " + REFERENCE
+        ),
         "pooling": "runs pooled as one game with m*runs canaries: each coordinate of S enters one run only",
         "detectability": {"max_certifiable_epsilon": max_cert, "statement": statement},
         "samples": {"estimator_calls": runs, "total_releases": runs},
         "seconds": {"total": elapsed},
         "mechanism": mech.name,
-        "event": {"event": f"canary guesses ({best['k_plus']} +, {best['k_minus']} -) on {M} canaries",
-                  "orientation": "correct vs wrong guesses"},
-        "pair": {"text": f"canary inclusion game: {m} canaries per run, each included with probability 1/2 "
-                         f"({claim.neighbours} neighbours)"},
-        "counts": {"guesses": int(best["guesses"]), "correct": int(best["correct"]),
-                   "numerator": int(best["correct"]), "n_numerator": int(best["guesses"]),
-                   "denominator": int(best["guesses"] - best["correct"]), "n_denominator": int(best["guesses"]),
-                   "method": "one-run binomial bound"},
-        "point_estimate": (math.log(best["correct"] / (best["guesses"] - best["correct"]))
-                           if 0 < best["correct"] < best["guesses"] else
-                           (math.inf if best["correct"] == best["guesses"] else -math.inf)),
-        "ledger": "\n".join(f"{a_plan:.4g}  plan k_plus={t['k_plus']}, k_minus={t['k_minus']}: "
-                            f"{t['correct']}/{t['guesses']} right, epsilon_lb {t['epsilon_lb']:.4g}" for t in table),
+        "event": {
+            "event": f"canary guesses ({best['k_plus']} +, {best['k_minus']} -) on {M} canaries",
+            "orientation": "correct vs wrong guesses",
+        },
+        "pair": {
+            "text": f"canary inclusion game: {m} canaries per run, each included with probability 1/2 "
+            f"({claim.neighbours} neighbours)"
+        },
+        "counts": {
+            "guesses": int(best["guesses"]),
+            "correct": int(best["correct"]),
+            "numerator": int(best["correct"]),
+            "n_numerator": int(best["guesses"]),
+            "denominator": int(best["guesses"] - best["correct"]),
+            "n_denominator": int(best["guesses"]),
+            "method": "one-run binomial bound",
+        },
+        "point_estimate": (
+            math.log(best["correct"] / (best["guesses"] - best["correct"]))
+            if 0 < best["correct"] < best["guesses"]
+            else (math.inf if best["correct"] == best["guesses"] else -math.inf)
+        ),
+        "ledger": "\n".join(
+            f"{a_plan:.4g}  plan k_plus={t['k_plus']}, k_minus={t['k_minus']}: "
+            f"{t['correct']}/{t['guesses']} right, epsilon_lb {t['epsilon_lb']:.4g}"
+            for t in table
+        ),
     }
     prov = claim.provenance if isinstance(claim.provenance, Provenance) else Provenance()
     return AuditResult(

@@ -9,6 +9,7 @@ budget or the backend (serial, or a Dask cluster).  Each main event is certified
 ``n_certify``); the profile events at ``a_profile / n_profile`` each.  :func:`certification_stage` returns the raw
 counts (:class:`Counts`), :func:`bounds_stage` the certified statements (:class:`Bounds`).
 """
+
 from __future__ import annotations
 
 import math
@@ -71,16 +72,22 @@ def certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.ran
     ts = time.perf_counter()
     events = sel.main + sel.profile
     N_d, N_dp = int(rng.poisson(plan.n_samples)), int(rng.poisson(plan.n_samples))
-    kw = dict(release_nbytes=sel.release_nbytes, max_memory=plan.max_memory, backend=plan.backend,
-              client=plan.client)
+    kw = dict(release_nbytes=sel.release_nbytes, max_memory=plan.max_memory, backend=plan.backend, client=plan.client)
     k_d = count_streamed(plan.mechanism, pair.d, N_d, events, rng, **kw)
     k_dp = count_streamed(plan.mechanism, pair.d_prime, N_dp, events, rng, **kw)
     orient = np.array([e.orientation for e in events])
-    return Counts(events, k_d, k_dp, N_d, N_dp,
-                  k_num=np.where(orient > 0, k_d, k_dp), k_den=np.where(orient > 0, k_dp, k_d),
-                  n_num=np.where(orient > 0, max(N_d, 1), max(N_dp, 1)),
-                  n_den=np.where(orient > 0, max(N_dp, 1), max(N_d, 1)),
-                  seconds=time.perf_counter() - ts)
+    return Counts(
+        events,
+        k_d,
+        k_dp,
+        N_d,
+        N_dp,
+        k_num=np.where(orient > 0, k_d, k_dp),
+        k_den=np.where(orient > 0, k_dp, k_d),
+        n_num=np.where(orient > 0, max(N_d, 1), max(N_dp, 1)),
+        n_den=np.where(orient > 0, max(N_dp, 1), max(N_d, 1)),
+        seconds=time.perf_counter() - ts,
+    )
 
 
 @dataclass
@@ -106,27 +113,27 @@ class Bounds:
 
 def _main_bound(plan: AuditPlan, c: Counts, j: int, method: str) -> float:
     if method == "poisson":
-        return float(epsilon_lower_bound_poisson(c.k_num[j], c.k_den[j], plan.a_event, plan.n_samples,
-                                                 plan.n_samples))
-    return float(epsilon_lower_bound(c.k_num[j], c.n_num[j], c.k_den[j], c.n_den[j], plan.a_event,
-                                     plan.claim.delta))
+        return float(epsilon_lower_bound_poisson(c.k_num[j], c.k_den[j], plan.a_event, plan.n_samples, plan.n_samples))
+    return float(epsilon_lower_bound(c.k_num[j], c.n_num[j], c.k_den[j], c.n_den[j], plan.a_event, plan.claim.delta))
 
 
 def _profile(plan: AuditPlan, c: Counts, sel: Selection, mu_main: float) -> tuple[dict, float]:
     nm = len(sel.main)
     a_each = plan.a_profile / plan.n_profile
     alphas = np.r_[np.full(nm, plan.a_event), np.full(len(sel.profile), a_each)]
-    prof = privacy_profile(c.k_num, c.k_den, c.n_num, alphas, n2=c.n_den, deltas=plan.deltas,
-                           epsilons=plan.eps_grid)
+    prof = privacy_profile(c.k_num, c.k_den, c.n_num, alphas, n2=c.n_den, deltas=plan.deltas, epsilons=plan.eps_grid)
     prof.delta_floor = smallest_resolvable_delta(plan.n_samples, a_each)
-    prof.notes = ("all curves hold simultaneously with the verdict at confidence 1 - alpha; deltas below "
-                  "delta_floor cannot be resolved with these sample sizes")
+    prof.notes = (
+        "all curves hold simultaneously with the verdict at confidence 1 - alpha; deltas below "
+        "delta_floor cannot be resolved with these sample sizes"
+    )
     prof.events = [e.to_dict() for e in sel.profile]
     mu_lb = max(mu_main, prof.mu_lb)
     d = prof.to_dict()
     delta = plan.claim.delta
     d["gdp_epsilon_at_claim_delta_assuming_gaussian_tradeoff"] = (
-        gdp_epsilon(delta, mu_lb) if delta > 0 and mu_lb > 0 else None)
+        gdp_epsilon(delta, mu_lb) if delta > 0 and mu_lb > 0 else None
+    )
     return d, mu_lb
 
 
@@ -164,8 +171,15 @@ def bounds_stage(plan: AuditPlan, sel: Selection, c: Counts) -> Bounds:
     prof = None
     if plan.n_profile:
         prof, mu_lb = _profile(plan, c, sel, mu_lb)
-    return Bounds(index=i, eps_main=eps_main, eps_lb=eps_lb, pure=pure,
-                  cp_lo=float(cp_lower(kn, nn, a / 2)) if cp else None,
-                  cp_hi=float(cp_upper(kd, nd, a / 2)) if cp else None,
-                  delta_at_claim=float(delta_lb_at_epsilon(kn, nn, kd, nd, a, plan.claim.epsilon)) if cp else None,
-                  mu_lb=mu_lb if (cp or plan.n_profile) else None, point=point, profile=prof)
+    return Bounds(
+        index=i,
+        eps_main=eps_main,
+        eps_lb=eps_lb,
+        pure=pure,
+        cp_lo=float(cp_lower(kn, nn, a / 2)) if cp else None,
+        cp_hi=float(cp_upper(kd, nd, a / 2)) if cp else None,
+        delta_at_claim=float(delta_lb_at_epsilon(kn, nn, kd, nd, a, plan.claim.epsilon)) if cp else None,
+        mu_lb=mu_lb if (cp or plan.n_profile) else None,
+        point=point,
+        profile=prof,
+    )

@@ -28,6 +28,7 @@ diffprivlib adapter is used.
 Reference: Holohan, Braghin, Mac Aonghusa, Levacher (2019), "Diffprivlib: the IBM Differential Privacy Library",
 arXiv:1907.02444.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -178,8 +179,10 @@ class DPLAdapter:
         try:
             return np.asarray(out, dtype=self.output_dtype)
         except ValueError as exc:  # ragged releases
-            raise ValueError(f"{self.name or type(self).__name__} returned releases of differing shapes; every "
-                             "release must have one shape") from exc
+            raise ValueError(
+                f"{self.name or type(self).__name__} returned releases of differing shapes; every "
+                "release must have one shape"
+            ) from exc
 
     def release(self, data: Any, seed: int) -> np.ndarray:
         """One release with ``random_state=seed`` (what a direct diffprivlib call with that seed returns).

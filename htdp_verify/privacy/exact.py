@@ -33,6 +33,7 @@ it the tight hockey-stick curve ``δ(ε) = max over both directions of E_P[(1 �
 Public: :func:`peeling_epsilon`, :func:`peeling_delta`, :func:`peeling_profile` (the full object, with bracket,
 best event and outcome probabilities) and :func:`peeling_outcome_probabilities` (index outcomes, small d).
 """
+
 from __future__ import annotations
 
 import math
@@ -151,8 +152,10 @@ class _Outcomes:
 
 def _log(p: float) -> float:
     if not p > 0:
-        raise ValueError("a selection probability underflowed to 0 (score gaps of hundreds of noise scales); "
-                         "reduce the gaps or raise scale")
+        raise ValueError(
+            "a selection probability underflowed to 0 (score gaps of hundreds of noise scales); "
+            "reduce the gaps or raise scale"
+        )
     return math.log(p)
 
 
@@ -178,6 +181,7 @@ def _enumerate_remaining(n, s, qp, qq, release) -> _Outcomes:
     G = len(n)
     out = _Outcomes()
     if release == "sequence":
+
         def walk(path, k, lp, lq):
             if len(path) == s:
                 out.log_mult.append(float(np.sum(_log_falling(n, np.asarray(k)))))
@@ -234,6 +238,7 @@ def _enumerate_all(n, s, pp, pq, release) -> _Outcomes:
     out = _Outcomes()
     lpp, lpq = np.array([_log(x) for x in pp]), np.array([_log(x) for x in pq])
     lmult_c = {c: gammaln(s + 1) - float(np.sum(gammaln(np.asarray(c) + 1))) for c in _compositions(s, G)}
+
     # surjections of c_g draws onto k_g given indices: k_g! S2(c_g, k_g)
     def log_surj(c, k):
         return math.log(math.factorial(k)) + math.log(stirling2(c, k, exact=True)) if c else 0.0
@@ -274,8 +279,9 @@ def _enumerate_all(n, s, pp, pq, release) -> _Outcomes:
 
 def _groups(v, v_prime, group):
     if group:
-        keys, inverse, counts = np.unique(np.stack([v, v_prime], axis=1), axis=0, return_inverse=True,
-                                          return_counts=True)
+        keys, inverse, counts = np.unique(
+            np.stack([v, v_prime], axis=1), axis=0, return_inverse=True, return_counts=True
+        )
         return keys[:, 0], keys[:, 1], counts.astype(np.int64), inverse.ravel()
     return v.copy(), v_prime.copy(), np.ones(v.size, dtype=np.int64), np.arange(v.size)
 
@@ -313,8 +319,14 @@ def _values_pmf(k, a_groups, grid, upper, cache):
         for g, kg in enumerate(k):
             for _ in range(int(kg)):
                 lo_g, pmf_g = _laplace_loss_pmf(float(a_groups[g]), grid, upper)
-                lo, pmf = lo + lo_g, (np.convolve(pmf, pmf_g) if min(pmf.size, pmf_g.size) < 64
-                                      else np.maximum(fftconvolve(pmf, pmf_g), 0.0))
+                lo, pmf = (
+                    lo + lo_g,
+                    (
+                        np.convolve(pmf, pmf_g)
+                        if min(pmf.size, pmf_g.size) < 64
+                        else np.maximum(fftconvolve(pmf, pmf_g), 0.0)
+                    ),
+                )
         cache[key] = (lo, pmf)
     return cache[key]
 
@@ -339,7 +351,7 @@ def _pld(out: _Outcomes, a_groups, grid, upper, values):
     hi = max(p[0] + p[1].size for p in parts)
     pmf = np.zeros(hi - lo)
     for start, conv in parts:
-        pmf[start - lo:start - lo + conv.size] += conv
+        pmf[start - lo : start - lo + conv.size] += conv
     return lo, pmf
 
 
@@ -486,8 +498,14 @@ class PeelingProfile:
             with np.errstate(divide="ignore", invalid="ignore"):
                 val = np.where(p > delta, np.log(np.maximum(p - delta, 1e-300) / q), -np.inf)
             i = int(np.argmax(val))
-            cand = dict(direction=d, threshold=float(loss[i]), p=float(p[i]), q=float(q[i]),
-                        log_ratio=float(val[i]), exceeds=bool(val[i] > epsilon))
+            cand = dict(
+                direction=d,
+                threshold=float(loss[i]),
+                p=float(p[i]),
+                q=float(q[i]),
+                log_ratio=float(val[i]),
+                exceeds=bool(val[i] > epsilon),
+            )
             if best is None or cand["log_ratio"] > best["log_ratio"]:
                 best = cand
         assert best is not None  # both directions were scanned
@@ -552,8 +570,7 @@ def peeling_profile(
         total[d] = float(np.sum(np.exp(np.asarray(out.log_mult) + np.asarray(out.log_p))))
         for bound in ("upper", "lower"):
             plds[(d, bound)] = _pld(out, a_groups, grid, bound == "upper", values)
-    return PeelingProfile(s, b, argmax, release, values, grid, inverse, np.stack([vg, vpg], 1), plds, outcomes,
-                          total)
+    return PeelingProfile(s, b, argmax, release, values, grid, inverse, np.stack([vg, vpg], 1), plds, outcomes, total)
 
 
 def peeling_epsilon(
@@ -599,8 +616,9 @@ def peeling_epsilon(
         The ε.
     """
     delta = check_prob("delta", delta, open_low=False)
-    prof = peeling_profile(v, v_prime, s=s, scale=scale, argmax=argmax, release=release, values=values,
-                           absolute=absolute, grid=grid)
+    prof = peeling_profile(
+        v, v_prime, s=s, scale=scale, argmax=argmax, release=release, values=values, absolute=absolute, grid=grid
+    )
     return prof.epsilon(delta)
 
 
@@ -645,8 +663,9 @@ def peeling_delta(
     float or numpy.ndarray
         The δ(ε).
     """
-    prof = peeling_profile(v, v_prime, s=s, scale=scale, argmax=argmax, release=release, values=values,
-                           absolute=absolute, grid=grid)
+    prof = peeling_profile(
+        v, v_prime, s=s, scale=scale, argmax=argmax, release=release, values=values, absolute=absolute, grid=grid
+    )
     eps = np.asarray(epsilon, dtype=float)
     if eps.ndim == 0:
         return prof.delta(float(eps))

@@ -13,6 +13,7 @@ Two conversions of ρ-zCDP to (ε, δ)-DP are provided:
 * :func:`bun_steinke_epsilon` ("bun_steinke"): Bun & Steinke 2016, Prop. 1.3, ε = ρ + 2√(ρ ln(1/δ)) — looser
   (0.634 in the example above) but the formula several papers state their claims with; keep it for those claims.
 """
+
 from __future__ import annotations
 
 import math
@@ -184,8 +185,9 @@ class PrivacyGuarantee:
             raise ValueError(f"neighbours must be one of {NEIGHBOUR_RELATIONS}, got {self.neighbours!r}")
 
     @classmethod
-    def from_zcdp(cls, rho: float, delta: float, neighbours: str = "replace", *,
-                  conversion: str = "cks") -> PrivacyGuarantee:
+    def from_zcdp(
+        cls, rho: float, delta: float, neighbours: str = "replace", *, conversion: str = "cks"
+    ) -> PrivacyGuarantee:
         """(ε, δ) implied by ρ-zCDP: ``conversion="cks"`` (default, Canonne–Kamath–Steinke 2020, tight) or
         ``"bun_steinke"`` (Bun & Steinke 2016 Prop. 1.3; use it where a paper states its claim with it).
 

@@ -31,6 +31,7 @@ alternation inside a batch with p = 1/2 per position) is not seen.
 
 Mechanisms whose releases are constant (a non-private reference) pass trivially: no event varies.
 """
+
 from __future__ import annotations
 
 import math
@@ -220,25 +221,47 @@ def check_independent_releases(
         name=f"independence.{label}", statistic="dispersion_ratio", alpha=alpha, n_samples=(k + 1) * b, seconds=seconds
     )
     if m == 0:
-        return CheckResult(verdict="consistent", estimate=1.0, summary=(
-            f"no event varies across {k} batches of {b} releases (constant or near-constant releases): nothing "
-            "contradicts i.i.d. releases"), details={"events": rows, "n_batches": k, "batch_size": b}, **common)
+        return CheckResult(
+            verdict="consistent",
+            estimate=1.0,
+            summary=(
+                f"no event varies across {k} batches of {b} releases (constant or near-constant releases): nothing "
+                "contradicts i.i.d. releases"
+            ),
+            details={"events": rows, "n_batches": k, "batch_size": b},
+            **common,
+        )
     worst = max(usable, key=lambda r: abs(math.log(max(r["ratio"], 1e-300))))
     p_min = min(r["p_value"] for r in usable)
     phi = min_detectable_ratio(k, alpha, m, power)
     violated = p_min <= alpha / m
     rho = (phi - 1.0) / (b - 1)
-    details = {"events": rows, "n_batches": k, "batch_size": b, "n_events": m, "min_p_value": p_min,
-               "bonferroni_level": alpha / m, "min_detectable_ratio": phi, "min_detectable_correlation": rho,
-               "power": power}
+    details = {
+        "events": rows,
+        "n_batches": k,
+        "batch_size": b,
+        "n_events": m,
+        "min_p_value": p_min,
+        "bonferroni_level": alpha / m,
+        "min_detectable_ratio": phi,
+        "min_detectable_correlation": rho,
+        "power": power,
+    }
     if violated:
-        summary = (f"releases are not i.i.d.: the count of '{worst['event']}' varies across {k} batches of {b} with "
-                   f"variance {worst['ratio']:.3g}× the binomial one (p = {p_min:.2g} ≤ α/m = {alpha / m:.2g})")
+        summary = (
+            f"releases are not i.i.d.: the count of '{worst['event']}' varies across {k} batches of {b} with "
+            f"variance {worst['ratio']:.3g}× the binomial one (p = {p_min:.2g} ≤ α/m = {alpha / m:.2g})"
+        )
     else:
         summary = (
             f"no over- or under-dispersion across {k} batches of {b} releases ({m} events, largest deviation "
             f"ratio {worst['ratio']:.3g}); detects a variance ratio ≥ {phi:.3g} (within-batch correlation ≥ {rho:.2g}) "
             f"with power {power:g} at α = {alpha:g}"
         )
-    return CheckResult(verdict="violated" if violated else "consistent", estimate=float(worst["ratio"]),
-                       summary=summary, details=details, **common)
+    return CheckResult(
+        verdict="violated" if violated else "consistent",
+        estimate=float(worst["ratio"]),
+        summary=summary,
+        details=details,
+        **common,
+    )

@@ -33,6 +33,7 @@ mechanisms returned here therefore carry ``reproducible=False``; ``rng`` is vali
 releases, and an audit of them cannot be replayed from its seed (its statistical guarantees are unaffected: they
 need independent releases, not a seed).
 """
+
 from __future__ import annotations
 
 import math
@@ -78,8 +79,9 @@ def _resolve_distance(metric: str, d_in, neighbours, sized: bool = False):
         raise ValueError(f"neighbours must be 'replace' or 'add_remove', got {neighbours!r}")
     if metric in _ADD_REMOVE_METRICS and sized:  # a known-size domain has no add/remove neighbours
         if neighbours == "add_remove":
-            raise ValueError("the measurement's input domain has a fixed size: neighbours must be 'replace', "
-                             "got 'add_remove'")
+            raise ValueError(
+                "the measurement's input domain has a fixed size: neighbours must be 'replace', got 'add_remove'"
+            )
         neighbours = "replace"
     if metric in _ADD_REMOVE_METRICS:
         neighbours = neighbours or "add_remove"
@@ -87,19 +89,28 @@ def _resolve_distance(metric: str, d_in, neighbours, sized: bool = False):
     elif metric in _REPLACE_METRICS:
         neighbours = neighbours or "replace"
         if neighbours != "replace":
-            raise ValueError(f"the input metric {metric} compares datasets of one size: neighbours must be "
-                             f"'replace', got {neighbours!r}")
+            raise ValueError(
+                f"the input metric {metric} compares datasets of one size: neighbours must be "
+                f"'replace', got {neighbours!r}"
+            )
         default = 1
     else:  # a query-level metric: d_in is the query's sensitivity, which only the user knows
         if d_in is None:
-            raise ValueError(f"d_in must be given for the query-level input metric {metric} "
-                             "(the largest distance between the answers on neighbouring datasets)")
+            raise ValueError(
+                f"d_in must be given for the query-level input metric {metric} "
+                "(the largest distance between the answers on neighbouring datasets)"
+            )
         return d_in, neighbours or "replace"
     return (default if d_in is None else d_in), neighbours
 
 
-def opendp_guarantee(measurement: Any, *, d_in: Any = None, delta: float | None = None, neighbours: str | None = None,
-                     ) -> PrivacyGuarantee:
+def opendp_guarantee(
+    measurement: Any,
+    *,
+    d_in: Any = None,
+    delta: float | None = None,
+    neighbours: str | None = None,
+) -> PrivacyGuarantee:
     """The guarantee an OpenDP ``measurement`` states at input distance ``d_in`` (module docstring for the rules).
 
     Parameters
@@ -145,13 +156,22 @@ def opendp_guarantee(measurement: Any, *, d_in: Any = None, delta: float | None 
     if measure.startswith("Approximate(ZeroConcentratedDivergence"):
         rho, d0 = (float(v) for v in value)
         if delta is None or not d0 < delta < 1:
-            raise ValueError(f"delta must be given in ({d0:g}, 1) to read an approximate zCDP measurement "
-                             f"with δ0={d0:g}, got {delta!r}")
-        return PrivacyGuarantee(zcdp_epsilon(rho, delta - d0), float(delta), neighbours, rho=rho,
-                                conversion=f"{where}; ε = zcdp_epsilon(ρ, δ − δ0) (Canonne-Kamath-Steinke 2020)")
-    raise ValueError(f"unsupported OpenDP output measure {measure!r}; supported: MaxDivergence, "
-                     "ZeroConcentratedDivergence, SmoothedMaxDivergence, Approximate(MaxDivergence), "
-                     "Approximate(ZeroConcentratedDivergence)")
+            raise ValueError(
+                f"delta must be given in ({d0:g}, 1) to read an approximate zCDP measurement "
+                f"with δ0={d0:g}, got {delta!r}"
+            )
+        return PrivacyGuarantee(
+            zcdp_epsilon(rho, delta - d0),
+            float(delta),
+            neighbours,
+            rho=rho,
+            conversion=f"{where}; ε = zcdp_epsilon(ρ, δ − δ0) (Canonne-Kamath-Steinke 2020)",
+        )
+    raise ValueError(
+        f"unsupported OpenDP output measure {measure!r}; supported: MaxDivergence, "
+        "ZeroConcentratedDivergence, SmoothedMaxDivergence, Approximate(MaxDivergence), "
+        "Approximate(ZeroConcentratedDivergence)"
+    )
 
 
 def _to_opendp_input(data):
@@ -159,8 +179,14 @@ def _to_opendp_input(data):
     return arr.tolist() if arr.ndim else arr.item()
 
 
-def from_opendp(measurement: Any, *, d_in: Any = None, delta: float | None = None, neighbours: str | None = None,
-                name: str | None = None) -> Mechanism:
+def from_opendp(
+    measurement: Any,
+    *,
+    d_in: Any = None,
+    delta: float | None = None,
+    neighbours: str | None = None,
+    name: str | None = None,
+) -> Mechanism:
     """Adapt an OpenDP ``measurement`` to an auditor mechanism whose guarantee is read from its privacy map.
 
     ``data`` is handed to the measurement as a Python list (an array) or scalar (a 0-d value); one call per
@@ -219,13 +245,24 @@ def pydp_guarantee(epsilon: float, delta: float = 0.0, neighbours: str = "add_re
     if neighbours == "add_remove":
         return PrivacyGuarantee(epsilon, delta, "add_remove", conversion="python-dp algorithm's ε, δ")
     if neighbours == "replace":
-        return PrivacyGuarantee(2 * epsilon, min(1.0, (1 + math.exp(epsilon)) * delta) if delta else 0.0, "replace",
-                                conversion="python-dp algorithm's ε, δ; replace = remove + add (group privacy)")
+        return PrivacyGuarantee(
+            2 * epsilon,
+            min(1.0, (1 + math.exp(epsilon)) * delta) if delta else 0.0,
+            "replace",
+            conversion="python-dp algorithm's ε, δ; replace = remove + add (group privacy)",
+        )
     raise ValueError(f"neighbours must be 'replace' or 'add_remove', got {neighbours!r}")
 
 
-def from_pydp(algorithm: Any, *, epsilon: float, delta: float = 0.0, neighbours: str = "add_remove",
-              name: str | None = None, **kwargs: Any) -> Mechanism:
+def from_pydp(
+    algorithm: Any,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    neighbours: str = "add_remove",
+    name: str | None = None,
+    **kwargs: Any,
+) -> Mechanism:
     """Adapt a python-dp algorithm class (``pydp.algorithms.laplacian.BoundedMean``, ``BoundedSum``, ``Count`` ...)
     to an auditor mechanism.
 

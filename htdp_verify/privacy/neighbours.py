@@ -21,6 +21,7 @@ Pattern libraries: :func:`scalar_pairs`, :func:`statdp_patterns` (StatDP / DP-Sn
 Which of several pairs to certify is decided by :func:`~htdp_verify.privacy.search.search_pairs` (module
 :mod:`.search`).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -140,8 +141,10 @@ def given_pair(d: int, d_prime: Any, relation: str, label: str = "given pair") -
     if a.ndim == 0 and b.ndim == 0:
         return Pair(d, d_prime, label, "given")
     if (a.ndim == 0) != (b.ndim == 0):
-        raise ValueError(f"pair {label!r} mixes a scalar and an array (shapes {a.shape} and {b.shape}); give two "
-                         "scalars (query answers) or two datasets")
+        raise ValueError(
+            f"pair {label!r} mixes a scalar and an array (shapes {a.shape} and {b.shape}); give two "
+            "scalars (query answers) or two datasets"
+        )
     p = Pair(d, d_prime, label, relation)
     check_neighbours(p)
     return p
@@ -165,6 +168,7 @@ def as_pairs(pairs: Any, relation: str | None = None) -> list[Pair]:
     list of Pair
         The pairs.
     """
+
     def plain(d, dp, label):
         return Pair(d, dp, label, "given") if relation is None else given_pair(d, dp, relation, label)
 
@@ -234,8 +238,10 @@ def _list_rows(idx, limit: int = 6) -> str:
     return s + (f", ... ({len(idx)} in all)" if len(idx) > limit else "")
 
 
-_LABEL_HINT = ("; if D and D' are query answers rather than datasets, label the pair, e.g. "
-               "Pair(D, D', relation='Ninf' | 'N1' | 'query')")
+_LABEL_HINT = (
+    "; if D and D' are query answers rather than datasets, label the pair, e.g. "
+    "Pair(D, D', relation='Ninf' | 'N1' | 'query')"
+)
 
 
 def check_neighbours(pair: Pair, relation: str | None = None) -> None:
@@ -261,8 +267,10 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS + QUERY_RELATIONS}, got {relation!r}")
     a0, b0 = np.asarray(pair.d), np.asarray(pair.d_prime)
     if a0.ndim == 0 or b0.ndim == 0:
-        raise ValueError(f"pair {pair.label!r}: a {relation!r} pair needs two datasets (arrays with a row axis), "
-                         f"got shapes {a0.shape} and {b0.shape}")
+        raise ValueError(
+            f"pair {pair.label!r}: a {relation!r} pair needs two datasets (arrays with a row axis), "
+            f"got shapes {a0.shape} and {b0.shape}"
+        )
     ra, rb = _row_shapes(a0, b0)
     if ra != rb:
         raise ValueError(f"pair {pair.label!r} is not a {relation} pair: records have shapes {ra} and {rb}")
@@ -271,20 +279,26 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
     na, nb = a.shape[0], b.shape[0]
     if relation == "replace":
         if na != nb:
-            raise ValueError(f"pair {pair.label!r} is not a replace-one pair: sizes {na} and {nb} differ "
-                             "(replace-one needs equal sizes; use an add_remove claim for a record added/removed)")
+            raise ValueError(
+                f"pair {pair.label!r} is not a replace-one pair: sizes {na} and {nb} differ "
+                "(replace-one needs equal sizes; use an add_remove claim for a record added/removed)"
+            )
         same = a == b
         if a.dtype.kind in "fc":
             same |= np.isnan(a) & np.isnan(b)
         diff = np.nonzero(~np.all(same, axis=1))[0]
         if diff.size > 1:
-            raise ValueError(f"pair {pair.label!r} is not a replace-one pair: rows {_list_rows(diff)} differ "
-                             f"({diff.size} rows; replace-one allows 1){_LABEL_HINT}")
+            raise ValueError(
+                f"pair {pair.label!r} is not a replace-one pair: rows {_list_rows(diff)} differ "
+                f"({diff.size} rows; replace-one allows 1){_LABEL_HINT}"
+            )
         return
     if abs(na - nb) != 1:
         what = "are equal" if na == nb else f"differ by {abs(na - nb)}"
-        raise ValueError(f"pair {pair.label!r} is not an add/remove pair: sizes {na} and {nb} {what} "
-                         f"(add/remove-one needs sizes that differ by 1){_LABEL_HINT}")
+        raise ValueError(
+            f"pair {pair.label!r} is not an add/remove pair: sizes {na} and {nb} {what} "
+            f"(add/remove-one needs sizes that differ by 1){_LABEL_HINT}"
+        )
     big, small = (a, b) if na > nb else (b, a)
     counts: dict[bytes, int] = {}
     for r in big:
@@ -499,8 +513,9 @@ def _domain(lower, upper, bound, rowshape):
         try:
             arr = np.broadcast_to(np.asarray(v, dtype=float), rowshape).astype(float)
         except ValueError as exc:
-            raise ValueError(f"{name} must be a scalar or broadcast to the records' shape {rowshape}, "
-                             f"got shape {np.shape(v)}") from exc
+            raise ValueError(
+                f"{name} must be a scalar or broadcast to the records' shape {rowshape}, got shape {np.shape(v)}"
+            ) from exc
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must be finite, got {v!r}")
         ends.append(arr)
@@ -594,8 +609,9 @@ def dataset_patterns(
         raise ValueError("data must be finite (found NaN or inf)")
     rowshape = d.shape[1:]
     if multiples is not None and bound is None:
-        raise ValueError("multiples applies to a symmetric bound only (lower/upper declare a domain: no row "
-                         "is generated outside it)")
+        raise ValueError(
+            "multiples applies to a symmetric bound only (lower/upper declare a domain: no row is generated outside it)"
+        )
     max_corners = check_int("max_corners", max_corners, minimum=2)
     lo, hi = _domain(lower, upper, bound, rowshape)
     if (lo is not None and np.any(d < lo)) or (hi is not None and np.any(d > hi)):
@@ -606,7 +622,7 @@ def dataset_patterns(
         rows = sorted({0, int(np.argmin(first)), int(np.argmax(first))})
     targets = [("dataset max", R.max(axis=0).reshape(rowshape)), ("dataset min", R.min(axis=0).reshape(rowshape))]
     if bound is not None:
-        for c in ((1.0, 2.0) if multiples is None else multiples):
+        for c in (1.0, 2.0) if multiples is None else multiples:
             c = check_positive("multiples", c)
             targets += [
                 (f"+{c:g}·bound", np.full(rowshape, c * bound)),

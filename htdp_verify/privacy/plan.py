@@ -6,6 +6,7 @@ of the three splits (search, selection, certification), the α budget and its sp
 selection context shared by every attack.  Because the budget is fixed here, nothing a later stage sees can change
 how α is spent.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -193,8 +194,11 @@ def plan_audit(
     deltas = _profile_deltas(profile, n_samples)
     if deltas is not None:
         profile_share = check_prob("profile_share", profile_share)
-    eps_grid = (np.linspace(0.0, max(2.0 * claim.epsilon, 0.1), 21) if profile_epsilons is None
-                else np.sort(np.asarray(profile_epsilons, dtype=float).ravel()))
+    eps_grid = (
+        np.linspace(0.0, max(2.0 * claim.epsilon, 0.1), 21)
+        if profile_epsilons is None
+        else np.sort(np.asarray(profile_epsilons, dtype=float).ravel())
+    )
 
     budget = Budget(alpha)
     n_prof = 0 if deltas is None else deltas.size + 1
@@ -203,14 +207,42 @@ def plan_audit(
         a_prof = budget.spend(f"profile: {n_prof} events (one per delta + GDP mu), Bonferroni", alpha * profile_share)
     a_main = budget.spend_rest(f"certify: {n_certify} event(s) of the best pair, Bonferroni")
     a_event = a_main / n_certify
-    ctx = SelectionContext(n_final=n_samples, alpha=a_event, delta=claim.delta, max_candidates=max_candidates,
-                           directions=directions, log_density=log_density, rng=rng)
-    return AuditPlan(mechanism=mech, claim=claim, pairs=pair_list, attacks=attacks, n_samples=n_samples,
-                     n_select=n_select, n_search=n_search, n_certify=n_certify, alpha=alpha, budget=budget,
-                     a_event=a_event, a_profile=a_prof, n_profile=n_prof, deltas=deltas, eps_grid=eps_grid, ctx=ctx,
-                     log_density=log_density, max_candidates=max_candidates, chunk_size=chunk_size, name=name,
-                     max_memory=max_memory, backend=backend, client=client, n_select_given=n_select_given,
-                     n_search_given=n_search_given)
+    ctx = SelectionContext(
+        n_final=n_samples,
+        alpha=a_event,
+        delta=claim.delta,
+        max_candidates=max_candidates,
+        directions=directions,
+        log_density=log_density,
+        rng=rng,
+    )
+    return AuditPlan(
+        mechanism=mech,
+        claim=claim,
+        pairs=pair_list,
+        attacks=attacks,
+        n_samples=n_samples,
+        n_select=n_select,
+        n_search=n_search,
+        n_certify=n_certify,
+        alpha=alpha,
+        budget=budget,
+        a_event=a_event,
+        a_profile=a_prof,
+        n_profile=n_prof,
+        deltas=deltas,
+        eps_grid=eps_grid,
+        ctx=ctx,
+        log_density=log_density,
+        max_candidates=max_candidates,
+        chunk_size=chunk_size,
+        name=name,
+        max_memory=max_memory,
+        backend=backend,
+        client=client,
+        n_select_given=n_select_given,
+        n_search_given=n_search_given,
+    )
 
 
 def context_for(plan: AuditPlan, pair: Pair, **changes) -> SelectionContext:

@@ -5,6 +5,7 @@
 event with the same indicator; :func:`recount` draws fresh releases of a mechanism on the pair and counts them, so a
 reader can check the counts' order of magnitude without trusting the printed text.
 """
+
 from __future__ import annotations
 
 from typing import Any

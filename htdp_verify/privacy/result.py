@@ -1,4 +1,5 @@
 """``AuditResult``: what a privacy audit returns (a :class:`~htdp_verify.results.CheckResult` with audit fields)."""
+
 from __future__ import annotations
 
 from ..results import CheckResult

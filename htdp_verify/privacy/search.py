@@ -17,6 +17,7 @@ ranked pairs by the noise of small held-out counts at large budgets (RNM3 missed
 the held-out side made the choice worse for rare-outcome events (RNM1/2, SVT2).  SVT4 found a good pair 10/30
 times at 6·10⁵ releases per side and 19/30 at 2·10⁶; SVT1/SVT2 29/30 and 30/30 at 6·10⁶.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -99,8 +100,9 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, n_s: int, rn
             k1 = int(np.count_nonzero(e.indicator(Y1[te])))
             k2 = int(np.count_nonzero(e.indicator(Y2[te])))
             kn, kd = (k1, k2) if e.orientation > 0 else (k2, k1)
-            v = float(predicted_bound(kn / nb, kd / nb, ctx.n_final, ctx.alpha, ctx.delta, "epsilon", nb, nb,
-                                      HELD_OUT_Z))
+            v = float(
+                predicted_bound(kn / nb, kd / nb, ctx.n_final, ctx.alpha, ctx.delta, "epsilon", nb, nb, HELD_OUT_Z)
+            )
             t = math.log((kn + 1) / (kd + 1))
             if (v, t) > (best, tie):
                 best, best_ev, tie = v, e.describe(), t
@@ -158,8 +160,10 @@ def search_pairs(
     pair_list = as_pairs(pairs)
     n_search = check_int("n_search", n_search, minimum=20)
     rounds = list(ROUNDS)
-    if (max(1, math.ceil(len(pair_list) * rounds[1][1])) <= 1  # a second round would score one pair
-            or rounds[0][0] * n_search / len(pair_list) < min_per_pair):  # or the first round would be too thin
+    if (
+        max(1, math.ceil(len(pair_list) * rounds[1][1])) <= 1  # a second round would score one pair
+        or rounds[0][0] * n_search / len(pair_list) < min_per_pair
+    ):  # or the first round would be too thin
         rounds = [(1.0, 1.0)]
     keep: list[SearchResult] = [SearchResult(p, 0.0) for p in pair_list]
     eliminated: list[SearchResult] = []

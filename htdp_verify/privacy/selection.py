@@ -11,6 +11,7 @@
 
 Both stages use samples independent of the certification samples, so no α is spent here.
 """
+
 from __future__ import annotations
 
 import time
@@ -89,11 +90,27 @@ def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
         return SearchOutcome(plan.pairs[0])
     ts = time.perf_counter()
     cap = held_releases_cap(probe_release_nbytes(plan.mechanism, plan.pairs[0].d, rng), plan.max_memory)
-    ranked = search_pairs(plan.mechanism, plan.pairs, plan.attacks, plan.ctx, n_search=plan.n_search, rng=rng,
-                          chunk_size=plan.chunk_size, max_per_pair=cap,
-                          min_per_pair=_min_per_pair(plan))
-    table = [{"pair": r.pair.describe(), "predicted_bound": r.predicted, "best_event": r.event,
-              "round": r.round, "n_per_side": r.n_per_side} for r in ranked]
+    ranked = search_pairs(
+        plan.mechanism,
+        plan.pairs,
+        plan.attacks,
+        plan.ctx,
+        n_search=plan.n_search,
+        rng=rng,
+        chunk_size=plan.chunk_size,
+        max_per_pair=cap,
+        min_per_pair=_min_per_pair(plan),
+    )
+    table = [
+        {
+            "pair": r.pair.describe(),
+            "predicted_bound": r.predicted,
+            "best_event": r.event,
+            "round": r.round,
+            "n_per_side": r.n_per_side,
+        }
+        for r in ranked
+    ]
     drawn = 2 * sum(r.drawn for r in ranked)
     return SearchOutcome(ranked[0].pair, table, drawn, time.perf_counter() - ts)
 
@@ -120,8 +137,19 @@ def _held_out_rescore(events, Y1b, Y2b, plan: AuditPlan):
         in2 = float(np.count_nonzero(e.indicator(Y2b))) / Y2b.shape[0]
         pn, pd = (in1, in2) if e.orientation > 0 else (in2, in1)
         e.extra["in_sample_prediction"] = float(e.predicted)
-        e.predicted = float(predicted_bound(pn, pd, plan.n_samples, plan.a_event, plan.claim.delta, "epsilon",
-                                            Y1b.shape[0], Y2b.shape[0], z=HELD_OUT_Z))
+        e.predicted = float(
+            predicted_bound(
+                pn,
+                pd,
+                plan.n_samples,
+                plan.a_event,
+                plan.claim.delta,
+                "epsilon",
+                Y1b.shape[0],
+                Y2b.shape[0],
+                z=HELD_OUT_Z,
+            )
+        )
         e.sel_props = (pn, pd)
     return events
 
@@ -130,8 +158,13 @@ def _profile_events(plan: AuditPlan, pair: Pair, best: Event, Y1, Y2) -> list[Ev
     """One event per δ of the profile grid plus one for the GDP μ, of the best event's family."""
     out = []
     for dl in list(plan.deltas) + [None]:
-        c = context_for(plan, pair, alpha=plan.a_profile / plan.n_profile, delta=0.0 if dl is None else float(dl),
-                        objective="mu" if dl is None else "epsilon")
+        c = context_for(
+            plan,
+            pair,
+            alpha=plan.a_profile / plan.n_profile,
+            delta=0.0 if dl is None else float(dl),
+            objective="mu" if dl is None else "epsilon",
+        )
         if best.kind == "set":
             cands = DiscreteAttack().select(Y1, Y2, c)
         else:
@@ -151,8 +184,7 @@ def _methods(plan: AuditPlan, events) -> list[str]:
             out.append("cp")
             continue
         cp_pred = float(predicted_bound(pn, pd, plan.n_samples, plan.a_event, 0.0, "epsilon", z=0.0, method="cp"))
-        po_pred = float(predicted_bound(pn, pd, plan.n_samples, plan.a_event, 0.0, "epsilon", z=0.0,
-                                        method="poisson"))
+        po_pred = float(predicted_bound(pn, pd, plan.n_samples, plan.a_event, 0.0, "epsilon", z=0.0, method="poisson"))
         out.append("poisson" if po_pred >= cp_pred else "cp")
     return out
 
@@ -170,12 +202,16 @@ def selection_size(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> tup
         return plan.n_select, False
     need = 2 * HELD_OVERHEAD * plan.n_select * nbytes
     if plan.n_select_given:
-        raise ValueError(f"n_select={plan.n_select} releases of {nbytes} bytes need about {need / 2**30:.2f} GiB in "
-                         f"the selection stage, over max_memory={plan.max_memory!r}: lower n_select to at most "
-                         f"{cap} or raise max_memory")
+        raise ValueError(
+            f"n_select={plan.n_select} releases of {nbytes} bytes need about {need / 2**30:.2f} GiB in "
+            f"the selection stage, over max_memory={plan.max_memory!r}: lower n_select to at most "
+            f"{cap} or raise max_memory"
+        )
     if cap < MIN_SELECT:
-        raise ValueError(f"max_memory={plan.max_memory!r} holds only {cap} selection releases of {nbytes} bytes per "
-                         f"side (at least {MIN_SELECT} are needed): raise max_memory")
+        raise ValueError(
+            f"max_memory={plan.max_memory!r} holds only {cap} selection releases of {nbytes} bytes per "
+            f"side (at least {MIN_SELECT} are needed): raise max_memory"
+        )
     return cap, True
 
 
@@ -214,13 +250,26 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
     while len(main) < plan.n_certify:  # keep the Bonferroni family size as budgeted
         main.append(main[-1])
     prof = _profile_events(plan, pair, main[0], Y1, Y2) if plan.n_profile else []
-    non_finite = sum(int(np.count_nonzero(~np.all(np.isfinite(_rows(Y)), axis=1))) for Y in (Y1, Y2)
-                     if np.issubdtype(np.asarray(Y).dtype, np.floating))
-    return Selection(main, prof, _methods(plan, main), [a.name for a in atts], len(events), 2 * n,
-                     time.perf_counter() - ts, non_finite, max(1, int(np.asarray(Y1).nbytes // max(n, 1))), n, capped)
+    non_finite = sum(
+        int(np.count_nonzero(~np.all(np.isfinite(_rows(Y)), axis=1)))
+        for Y in (Y1, Y2)
+        if np.issubdtype(np.asarray(Y).dtype, np.floating)
+    )
+    return Selection(
+        main,
+        prof,
+        _methods(plan, main),
+        [a.name for a in atts],
+        len(events),
+        2 * n,
+        time.perf_counter() - ts,
+        non_finite,
+        max(1, int(np.asarray(Y1).nbytes // max(n, 1))),
+        n,
+        capped,
+    )
 
 
 def _rows(Y) -> np.ndarray:
     Y = np.asarray(Y)
     return Y.reshape(Y.shape[0], -1)
-

@@ -42,6 +42,7 @@ Stopping rule, checked at every checkpoint:
 :func:`~.streaming.count_streamed`) and returns :class:`SequentialCounts` (a :class:`~.certification.Counts`);
 :func:`sequential_bounds_stage` turns them into the pipeline's :class:`~.certification.Bounds`.
 """
+
 from __future__ import annotations
 
 import math
@@ -61,19 +62,29 @@ from .plan import AuditPlan
 from .selection import Selection
 from .streaming import count_streamed
 
-__all__ = ["checkpoints", "checkpoint_alpha", "SequentialOutcome", "SequentialCounts", "run_sequential",
-           "sequential_certification_stage", "sequential_bounds_stage", "annotate_result", "FUTILITY_MODES", "METHODS",
-           "epsilon_grid"]
+__all__ = [
+    "checkpoints",
+    "checkpoint_alpha",
+    "SequentialOutcome",
+    "SequentialCounts",
+    "run_sequential",
+    "sequential_certification_stage",
+    "sequential_bounds_stage",
+    "annotate_result",
+    "FUTILITY_MODES",
+    "METHODS",
+    "epsilon_grid",
+]
 
 FUTILITY_MODES = ("plausible", "certain", None)
 METHODS = ("betting", "union")
 METHOD_NOTES = {
     "union": "Clopper-Pearson at each checkpoint j of a fixed geometric schedule at alpha*6/(pi^2 j^2) (union bound "
-             "over checkpoints, Darling & Robbins 1967): the bound holds at 1 - alpha at any stopping time",
+    "over checkpoints, Darling & Robbins 1967): the bound holds at 1 - alpha at any stopping time",
     "betting": "betting e-processes for H0(eps): p_num <= e^eps p_den + delta on randomly paired releases, one per "
-               "grid eps, GRAPA bets (Waudby-Smith & Ramdas 2024); eps rejected once its wealth reaches 1/alpha "
-               "(Ville's inequality); the bound is the largest grid eps with all smaller grid values rejected and "
-               "holds at 1 - alpha at any stopping time",
+    "grid eps, GRAPA bets (Waudby-Smith & Ramdas 2024); eps rejected once its wealth reaches 1/alpha "
+    "(Ville's inequality); the bound is the largest grid eps with all smaller grid values rejected and "
+    "holds at 1 - alpha at any stopping time",
 }
 
 
@@ -127,7 +138,7 @@ def checkpoint_alpha(alpha: float, j: Any) -> np.ndarray | float:
     j = np.asarray(j, dtype=float)
     if np.any(j < 1):
         raise ValueError("checkpoint index j must be >= 1")
-    out = alpha * 6.0 / (math.pi ** 2 * j ** 2)
+    out = alpha * 6.0 / (math.pi**2 * j**2)
     return float(out) if out.ndim == 0 else out
 
 
@@ -198,8 +209,9 @@ def epsilon_grid(claim: float, top: float | None = None, size: int = 64) -> np.n
     """
     top = max(20.0, 10.0 * claim) if top is None else float(top)
     above = claim * (1 + 1e-9) + 1e-12
-    return np.unique(np.r_[np.linspace(0.0, claim, size // 2), above,
-                           np.geomspace(max(above, 1e-3), max(top, 2 * above), size // 2)])
+    return np.unique(
+        np.r_[np.linspace(0.0, claim, size // 2), above, np.geomspace(max(above, 1e-3), max(top, 2 * above), size // 2)]
+    )
 
 
 class _Betting:
@@ -230,20 +242,30 @@ class _Betting:
         pd = ((kd + 0.5) / (n + 1.0))[:, None]
         d, ee = self.delta, self.ee
         mu = pn - ee * pd - d
-        m2 = (pn * (1 - pd) * (1 - d) ** 2 + (1 - pn) * pd * (ee + d) ** 2 + pn * pd * (1 - ee - d) ** 2
-              + (1 - pn) * (1 - pd) * d ** 2)
+        m2 = (
+            pn * (1 - pd) * (1 - d) ** 2
+            + (1 - pn) * pd * (ee + d) ** 2
+            + pn * pd * (1 - ee - d) ** 2
+            + (1 - pn) * (1 - pd) * d**2
+        )
         lam = mu / np.maximum(m2, 1e-300)
         return np.clip(lam, 0.0, 0.5 / (ee + d))
 
     def update(self, a, b, m, lam):
-        n11 = np.array([self.rng.hypergeometric(int(ai), int(m - ai), int(bi)) if m > 0 else 0
-                        for ai, bi in zip(a, b)], dtype=float)[:, None]
+        n11 = np.array(
+            [self.rng.hypergeometric(int(ai), int(m - ai), int(bi)) if m > 0 else 0 for ai, bi in zip(a, b)],
+            dtype=float,
+        )[:, None]
         a, b = np.asarray(a, float)[:, None], np.asarray(b, float)[:, None]
         n10, n01 = a - n11, b - n11
         n00 = m - n11 - n10 - n01
         d, ee = self.delta, self.ee
-        self.logk += (n11 * np.log1p(lam * (1 - ee - d)) + n10 * np.log1p(lam * (1 - d))
-                      + n01 * np.log1p(-lam * (ee + d)) + n00 * np.log1p(-lam * d))
+        self.logk += (
+            n11 * np.log1p(lam * (1 - ee - d))
+            + n10 * np.log1p(lam * (1 - d))
+            + n01 * np.log1p(-lam * (ee + d))
+            + n00 * np.log1p(-lam * d)
+        )
         self.rejected |= self.logk >= self.thr
 
     def bound(self):
@@ -252,10 +274,21 @@ class _Betting:
         return np.where(last > 0, self.grid[np.maximum(last - 1, 0)], 0.0)
 
 
-def run_sequential(count: Any, n_events: int, *, epsilon: float, delta: float, alpha: float, max_samples: int,
-                   method: str = "betting", rng: np.random.Generator | None = None, first: int | None = None,
-                   growth: float | None = None, futility: str | None = "plausible",
-                   futility_level: float = 1e-3) -> SequentialOutcome:
+def run_sequential(
+    count: Any,
+    n_events: int,
+    *,
+    epsilon: float,
+    delta: float,
+    alpha: float,
+    max_samples: int,
+    method: str = "betting",
+    rng: np.random.Generator | None = None,
+    first: int | None = None,
+    growth: float | None = None,
+    futility: str | None = "plausible",
+    futility_level: float = 1e-3,
+) -> SequentialOutcome:
     """Run the anytime-valid test on a stream; ``count(m) -> (k_num_new, k_den_new)`` draws ``m`` fresh releases
     per side and returns how many fall in each of the ``n_events`` events (oriented: numerator first).
 
@@ -338,13 +371,13 @@ def run_sequential(count: Any, n_events: int, *, epsilon: float, delta: float, a
             reason = "violated"
             break
         if j < J and futility is not None:
-            proj = np.asarray(_projected_bound(kn, kd, n, int(sched[-1]), a_final, delta, futility,
-                                               futility_level), float)
+            proj = np.asarray(
+                _projected_bound(kn, kd, n, int(sched[-1]), a_final, delta, futility, futility_level), float
+            )
             if proj.max() <= epsilon:
                 reason = "futility"
                 break
-    return SequentialOutcome(reason, n, kn, kd, best, len(history), float(aj), sched, alpha, futility, history,
-                             method)
+    return SequentialOutcome(reason, n, kn, kd, best, len(history), float(aj), sched, alpha, futility, history, method)
 
 
 @dataclass
@@ -354,11 +387,19 @@ class SequentialCounts(Counts):
     outcome: SequentialOutcome | None = None
 
 
-def sequential_certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.random.Generator, *,
-                                   max_samples: int | None = None, method: str = "betting",
-                                   first: int | None = None, growth: float | None = None,
-                                   futility: str | None = "plausible",
-                                   futility_level: float = 1e-3) -> SequentialCounts:
+def sequential_certification_stage(
+    plan: AuditPlan,
+    pair: Pair,
+    sel: Selection,
+    rng: np.random.Generator,
+    *,
+    max_samples: int | None = None,
+    method: str = "betting",
+    first: int | None = None,
+    growth: float | None = None,
+    futility: str | None = "plausible",
+    futility_level: float = 1e-3,
+) -> SequentialCounts:
     """Certify the main events sequentially: rounds of fresh releases on both sides of ``pair`` at the checkpoints
     of :func:`checkpoints` (up to ``max_samples`` per side, default ``plan.n_samples``), stopping on a violation,
     for futility, or at the budget.  Profile events are not certified sequentially (``ValueError``).
@@ -395,8 +436,7 @@ def sequential_certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, 
     ts = time.perf_counter()
     events = list(sel.main)
     orient = np.array([e.orientation for e in events])
-    kw = dict(release_nbytes=sel.release_nbytes, max_memory=plan.max_memory, backend=plan.backend,
-              client=plan.client)
+    kw = dict(release_nbytes=sel.release_nbytes, max_memory=plan.max_memory, backend=plan.backend, client=plan.client)
     tot_d = np.zeros(len(events), dtype=np.int64)
     tot_dp = np.zeros(len(events), dtype=np.int64)
 
@@ -407,14 +447,34 @@ def sequential_certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, 
         tot_dp[:] += k_dp
         return np.where(orient > 0, k_d, k_dp), np.where(orient > 0, k_dp, k_d)
 
-    out = run_sequential(count, len(events), epsilon=plan.claim.epsilon, delta=plan.claim.delta,
-                         alpha=plan.a_event, max_samples=max_samples, method=method, rng=rng, first=first,
-                         growth=growth,
-                         futility=futility, futility_level=futility_level)
+    out = run_sequential(
+        count,
+        len(events),
+        epsilon=plan.claim.epsilon,
+        delta=plan.claim.delta,
+        alpha=plan.a_event,
+        max_samples=max_samples,
+        method=method,
+        rng=rng,
+        first=first,
+        growth=growth,
+        futility=futility,
+        futility_level=futility_level,
+    )
     n = max(out.n_per_side, 1)
-    return SequentialCounts(events, tot_d.copy(), tot_dp.copy(), out.n_per_side, out.n_per_side,
-                            k_num=out.k_num, k_den=out.k_den, n_num=np.full(len(events), n),
-                            n_den=np.full(len(events), n), seconds=time.perf_counter() - ts, outcome=out)
+    return SequentialCounts(
+        events,
+        tot_d.copy(),
+        tot_dp.copy(),
+        out.n_per_side,
+        out.n_per_side,
+        k_num=out.k_num,
+        k_den=out.k_den,
+        n_num=np.full(len(events), n),
+        n_den=np.full(len(events), n),
+        seconds=time.perf_counter() - ts,
+        outcome=out,
+    )
 
 
 def sequential_bounds_stage(plan: AuditPlan, sel: Selection, c: SequentialCounts) -> Bounds:
@@ -445,11 +505,18 @@ def sequential_bounds_stage(plan: AuditPlan, sel: Selection, c: SequentialCounts
     eps_lb = float(o.eps_lb[i])
     point = math.inf if kd == 0 and kn > 0 else (math.log(kn / kd) if kn > 0 and kd > 0 else 0.0)
     cp = o.method == "union"
-    return Bounds(index=i, eps_main=np.asarray(o.eps_lb, float), eps_lb=eps_lb, pure=eps_lb,
-                  cp_lo=float(cp_lower(kn, n, a / 2)) if cp else None,
-                  cp_hi=float(cp_upper(kd, n, a / 2)) if cp else None,
-                  delta_at_claim=float(delta_lb_at_epsilon(kn, n, kd, n, a, plan.claim.epsilon)) if cp else None,
-                  mu_lb=float(gdp_mu_lb(kn, n, kd, n, a)) if cp else None, point=point, profile=None)
+    return Bounds(
+        index=i,
+        eps_main=np.asarray(o.eps_lb, float),
+        eps_lb=eps_lb,
+        pure=eps_lb,
+        cp_lo=float(cp_lower(kn, n, a / 2)) if cp else None,
+        cp_hi=float(cp_upper(kd, n, a / 2)) if cp else None,
+        delta_at_claim=float(delta_lb_at_epsilon(kn, n, kd, n, a, plan.claim.epsilon)) if cp else None,
+        mu_lb=float(gdp_mu_lb(kn, n, kd, n, a)) if cp else None,
+        point=point,
+        profile=None,
+    )
 
 
 def annotate_result(result: Any, c: SequentialCounts) -> Any:
@@ -482,12 +549,16 @@ def annotate_result(result: Any, c: SequentialCounts) -> Any:
     det = d.get("detectability")
     if isinstance(det, dict):  # the fixed-n statement speaks of n_samples; say what this run did instead
         i = int(np.argmax(o.eps_lb))
-        text = (f"sequential audit: stopped ({o.stop_reason}) after {o.n_per_side} of at most {int(o.schedule[-1])} "
-                f"releases per side; max_certifiable_epsilon is that of a fixed-n audit of n_samples per side")
+        text = (
+            f"sequential audit: stopped ({o.stop_reason}) after {o.n_per_side} of at most {int(o.schedule[-1])} "
+            f"releases per side; max_certifiable_epsilon is that of a fixed-n audit of n_samples per side"
+        )
         if det.get("possibly_unbounded"):
-            text += (f". Possibly unbounded: 0 of {o.n_per_side} releases on the denominator side fell in the event "
-                     f"(vs {int(o.k_num[i])}); the true epsilon may be infinite and {float(o.eps_lb[i]):.4g} is "
-                     "capped by the sample size")
+            text += (
+                f". Possibly unbounded: 0 of {o.n_per_side} releases on the denominator side fell in the event "
+                f"(vs {int(o.k_num[i])}); the true epsilon may be infinite and {float(o.eps_lb[i]):.4g} is "
+                "capped by the sample size"
+            )
         det["statement"] = text
     result.summary += f"; sequential: {o.stop_reason} after {o.n_per_side} releases per side"
     return result

@@ -48,6 +48,7 @@ lower bounds for differentially private machine learning" (IEEE S&P 2021), whose
 intermediate model and craft the gradient of the differing record, and
 Steinke, Nasr & Jagielski (2023) for the one-run alternative (:mod:`.canary`).
 """
+
 from __future__ import annotations
 
 import math
@@ -122,6 +123,7 @@ class StepAuditResult(CheckResult):
 
 # ----------------------------------------------------------------- exact ε(δ) of products of binary tests
 
+
 def _log_hockey(lp: np.ndarray, lq: np.ndarray, w: np.ndarray, eps: float) -> float:
     """δ(ε) = Σ_o w_o max(0, P(o) − e^ε Q(o)) for outcome log-probabilities ``lp``, ``lq`` with multiplicities
     ``w`` (log-space, ``w`` in log too)."""
@@ -137,7 +139,7 @@ def _outcomes(tests: list[tuple[float, float]], repeat: int):
     ``tests``: (P_D(E), P_D'(E)) per step. ``repeat > 1`` (one test only): the count of successes is sufficient, so
     the T-fold product reduces to Bin(T, p) vs Bin(T, q)."""
     if repeat > 1:
-        (p, q), = tests
+        ((p, q),) = tests
         k = np.arange(repeat + 1)
         return stats.binom.logpmf(k, repeat, p), stats.binom.logpmf(k, repeat, q), np.zeros(repeat + 1)
     lp, lq = np.zeros(1), np.zeros(1)
@@ -196,6 +198,7 @@ def binary_composition_epsilon(tests: Any, delta: float, *, repeat: int = 1) -> 
 
 
 # ----------------------------------------------------------------- helpers
+
 
 def _as_states(states) -> list[tuple[int, Any]]:
     items = list(states.items()) if isinstance(states, dict) else list(states)
@@ -256,6 +259,7 @@ def _event_test(res, a_run: float, swap: bool) -> tuple[float, float, float, flo
 
 
 # ----------------------------------------------------------------- the audit
+
 
 def audit_steps(
     estimator: Any,
@@ -337,16 +341,37 @@ def audit_steps(
         g = getattr(mech, "guarantee", None)
         if g is None:
             raise ValueError(f"step_mechanism(state, {t}) must return a Mechanism with a guarantee (the step's claim)")
-        res = audit(mech, g, pairs=[pair], n_samples=n_samples, alpha=a_step, rng=rng,
-                    name=name and f"{name}.step{t}", **audit_kwargs)
+        res = audit(
+            mech,
+            g,
+            pairs=[pair],
+            n_samples=n_samples,
+            alpha=a_step,
+            rng=rng,
+            name=name and f"{name}.step{t}",
+            **audit_kwargs,
+        )
         step_results.append(res)
         swap = res.pair.get("label", pair.label).endswith("(swapped)")
         p_lo, q_hi, pd, pdp = _event_test(res, a_run, swap)
-        row = {"t": t, "verdict": res.verdict, "epsilon_lb": res.epsilon_lb, "claimed_epsilon": g.epsilon,
-               "claimed_delta": g.delta, "alpha": a_step, "event": res.event, "summary": res.summary,
-               "event_probabilities": {"P_D_bound": pd, "P_Dprime_bound": pdp, "numerator_lower": p_lo,
-                                       "denominator_upper": q_hi, "alpha": a_run},
-               "reproducible": bool(getattr(mech, "reproducible", True))}
+        row = {
+            "t": t,
+            "verdict": res.verdict,
+            "epsilon_lb": res.epsilon_lb,
+            "claimed_epsilon": g.epsilon,
+            "claimed_delta": g.delta,
+            "alpha": a_step,
+            "event": res.event,
+            "summary": res.summary,
+            "event_probabilities": {
+                "P_D_bound": pd,
+                "P_Dprime_bound": pdp,
+                "numerator_lower": p_lo,
+                "denominator_upper": q_hi,
+                "alpha": a_run,
+            },
+            "reproducible": bool(getattr(mech, "reproducible", True)),
+        }
         step_rows.append(row)
         if res.verdict == "violated" and p_lo > q_hi:
             tests.append((t, (pd, pdp), g))
@@ -356,8 +381,13 @@ def audit_steps(
     cals = _stated_calibrations(estimator, T)
     if cals is not None and run_claim is not None:
         acc = check_calibration(cals, run_claim, name=f"{name or 'steps'}.accounting")
-        accounting = {"verdict": acc.verdict, "epsilon": acc.estimate, "interval": list(acc.interval),
-                      "summary": acc.summary, "accountant": acc.details.get("accountant")}
+        accounting = {
+            "verdict": acc.verdict,
+            "epsilon": acc.estimate,
+            "interval": list(acc.interval),
+            "summary": acc.summary,
+            "accountant": acc.details.get("accountant"),
+        }
 
     # 3. consequences of per-step violations
     T_eff = 1 if composition == "parallel" else T
@@ -365,65 +395,91 @@ def audit_steps(
     if tests:
         worst = max(step_rows, key=lambda r: r["epsilon_lb"] if r["verdict"] == "violated" else -math.inf)
         e_lb, d_step = worst["epsilon_lb"], worst["claimed_delta"]
-        bb = (Calibration("approx_dp", step_epsilon=e_lb, step_delta=d_step, steps=T_eff) if d_step > 0
-              else Calibration("pure_dp", step_epsilon=e_lb, steps=T_eff))
+        bb = (
+            Calibration("approx_dp", step_epsilon=e_lb, step_delta=d_step, steps=T_eff)
+            if d_step > 0
+            else Calibration("pure_dp", step_epsilon=e_lb, steps=T_eff)
+        )
         floor = 1.0 - (1.0 - d_step) ** T_eff  # the composed δ0 part: no ε exists at a δ below it
         eps_best = epsilon_of(bb, delta) if (d_step == 0 or delta > floor) else None
         calib_cons = {
-            "step": worst["t"], "step_epsilon_lb": e_lb, "step_delta": d_step, "steps": T_eff, "delta": delta,
+            "step": worst["t"],
+            "step_epsilon_lb": e_lb,
+            "step_delta": d_step,
+            "steps": T_eff,
+            "delta": delta,
             "epsilon_at_best": eps_best,
-            "statement": (f"step {worst['t']} is not ({worst['claimed_epsilon']:.4g}, {d_step:g})-DP: its ε at "
-                          f"δ={d_step:g} is ≥ {e_lb:.4g}; an accountant composing {T_eff} such black-box steps "
-                          "(optimal composition) cannot certify the run below the ε given here. This concerns the "
-                          "stated proof, not the run's true ε."),
+            "statement": (
+                f"step {worst['t']} is not ({worst['claimed_epsilon']:.4g}, {d_step:g})-DP: its ε at "
+                f"δ={d_step:g} is ≥ {e_lb:.4g}; an accountant composing {T_eff} such black-box steps "
+                "(optimal composition) cannot certify the run below the ε given here. This concerns the "
+                "stated proof, not the run's true ε."
+            ),
         }
         if eps_best is None:
-            calib_cons["statement"] += (f" (at δ={delta:g} ≤ 1 − (1 − δ_step)^T the black-box route certifies no "
-                                        "finite ε at all)")
+            calib_cons["statement"] += (
+                f" (at δ={delta:g} ≤ 1 − (1 − δ_step)^T the black-box route certifies no finite ε at all)"
+            )
         if homogeneous or composition == "parallel":
             reps = T_eff
             cands = [(t, binary_composition_epsilon([tp], delta, repeat=reps)) for t, tp, _ in tests]
-            how = (f"the audited step repeated {reps} times (homogeneous steps: the adversary holds the state)"
-                   if reps > 1 else "one step (parallel composition: a record meets one step)")
+            how = (
+                f"the audited step repeated {reps} times (homogeneous steps: the adversary holds the state)"
+                if reps > 1
+                else "one step (parallel composition: a record meets one step)"
+            )
         else:  # each step happens once in a run: one test per step index (its strongest audited state)
             by_t = {}
             for t, tp, g in tests:
                 if t not in by_t or binary_composition_epsilon([tp], delta) > binary_composition_epsilon(
-                        [by_t[t][1]], delta):
+                    [by_t[t][1]], delta
+                ):
                     by_t[t] = (t, tp, g)
             use = sorted(by_t.values(), key=lambda x: -binary_composition_epsilon([x[1]], delta))[:_MAX_ENUMERATED]
             use.sort(key=lambda x: x[0])
             cands = [(tuple(t for t, _, _ in use), binary_composition_epsilon([tp for _, tp, _ in use], delta))]
-            how = (f"the {len(use)} violated audited step(s), each once at its strongest audited state (steps not "
-                   "declared homogeneous)")
+            how = (
+                f"the {len(use)} violated audited step(s), each once at its strongest audited state (steps not "
+                "declared homogeneous)"
+            )
         which, eps_run = max(cands, key=lambda x: x[1])
         run_lb = {
-            "epsilon_lb": eps_run, "delta": delta, "confidence": 1 - alpha, "steps_composed": how,
+            "epsilon_lb": eps_run,
+            "delta": delta,
+            "confidence": 1 - alpha,
+            "steps_composed": how,
             "from_steps": which,
             "exceeds_claim": (run_claim is not None and delta == run_claim.delta and eps_run > run_claim.epsilon),
             "scope": "adaptive composition: the adversary sees every step's output and chooses each step's state; "
-                     "same neighbouring pair for every step. Not a bound for a run released only through its final "
-                     "iterate from a fixed start.",
+            "same neighbouring pair for every step. Not a bound for a run released only through its final "
+            "iterate from a fixed start.",
         }
 
     # verdict
     verdicts = [r["verdict"] for r in step_rows] + ([accounting["verdict"]] if accounting else [])
-    verdict = ("violated" if "violated" in verdicts else "inconclusive" if "inconclusive" in verdicts
-               else "consistent")
+    verdict = "violated" if "violated" in verdicts else "inconclusive" if "inconclusive" in verdicts else "consistent"
     bad = [r["t"] for r in step_rows if r["verdict"] == "violated"]
-    parts = [f"{k} step(s) audited (α={a_step:.3g} each): " + ", ".join(
-        f"t={r['t']}: ε_lb={r['epsilon_lb']:.3g} vs claimed {r['claimed_epsilon']:.3g} [{r['verdict']}]"
-        for r in step_rows)]
+    parts = [
+        f"{k} step(s) audited (α={a_step:.3g} each): "
+        + ", ".join(
+            f"t={r['t']}: ε_lb={r['epsilon_lb']:.3g} vs claimed {r['claimed_epsilon']:.3g} [{r['verdict']}]"
+            for r in step_rows
+        )
+    ]
     if accounting:
         parts.append(f"stated calibration composed: {accounting['summary']}")
     if run_lb is not None:
-        parts.append(f"under adaptive composition the run's ε at δ={delta:g} is ≥ {run_lb['epsilon_lb']:.4g}"
-                     + (f" (claimed {run_claim.epsilon:g})" if run_claim is not None else ""))
+        parts.append(
+            f"under adaptive composition the run's ε at δ={delta:g} is ≥ {run_lb['epsilon_lb']:.4g}"
+            + (f" (claimed {run_claim.epsilon:g})" if run_claim is not None else "")
+        )
     elif bad:
         parts.append(f"steps {bad} violated their claim but no event separates the sides at the run-level α")
     if calib_cons is not None and calib_cons["epsilon_at_best"] is not None:
-        parts.append(f"the stated accounting with the measured step ε gives at best ε = "
-                     f"{calib_cons['epsilon_at_best']:.4g} for the run")
+        parts.append(
+            f"the stated accounting with the measured step ε gives at best ε = "
+            f"{calib_cons['epsilon_at_best']:.4g} for the run"
+        )
     details = {
         "steps": step_rows,
         "n_steps": T,
@@ -434,12 +490,20 @@ def audit_steps(
         "run_lower_bound": run_lb,
         "pair": {**pair.to_dict(), "text": pair.describe()},
         "alpha_split": f"α={alpha:g}: {k} step audits at α/(2k)={a_step:.3g} and {k} run-level statements at "
-                       f"α/(2k)={a_run:.3g} (Bonferroni; the accounting check is deterministic)",
+        f"α/(2k)={a_run:.3g} (Bonferroni; the accounting check is deterministic)",
         "reproducible": all(r["reproducible"] for r in step_rows),
     }
-    out = StepAuditResult(name=name or "privacy.step_audit", verdict=verdict, statistic="step_epsilon_lb",
-                          estimate=max(r["epsilon_lb"] for r in step_rows), alpha=alpha, claim=run_claim,
-                          n_samples=sum(int(r.n_samples) for r in step_results), seconds=time.perf_counter() - t0,
-                          summary="; ".join(parts), details=details)
+    out = StepAuditResult(
+        name=name or "privacy.step_audit",
+        verdict=verdict,
+        statistic="step_epsilon_lb",
+        estimate=max(r["epsilon_lb"] for r in step_rows),
+        alpha=alpha,
+        claim=run_claim,
+        n_samples=sum(int(r.n_samples) for r in step_results),
+        seconds=time.perf_counter() - t0,
+        summary="; ".join(parts),
+        details=details,
+    )
     out.step_results = step_results
     return out

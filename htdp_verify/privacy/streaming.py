@@ -12,6 +12,7 @@ The search and selection stages must hold their releases (attacks fit scores on 
 how many they hold: :func:`held_releases_cap` gives the most releases per side that fit, from the size of one
 release (:func:`probe_release_nbytes`, drawn from a copy of the generator so the audit's stream is untouched).
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,16 @@ import numpy as np
 
 from .._validate import check_int
 
-__all__ = ["BLOCK_BYTES", "MAX_BLOCK", "HELD_OVERHEAD", "block_size", "count_streamed", "held_releases_cap",
-           "parse_memory", "probe_release_nbytes"]
+__all__ = [
+    "BLOCK_BYTES",
+    "MAX_BLOCK",
+    "HELD_OVERHEAD",
+    "block_size",
+    "count_streamed",
+    "held_releases_cap",
+    "parse_memory",
+    "probe_release_nbytes",
+]
 
 BLOCK_BYTES = 32 * 2**20  # at most 32 MiB of releases per block
 MAX_BLOCK = 1 << 16  # releases per block at most (small releases)
@@ -144,8 +153,18 @@ def _count_blocks(mechanism, data, events, entropy: int, first: int, n_blocks: i
     return counts
 
 
-def count_streamed(mechanism: Any, data: Any, n: int, events: Any, rng: np.random.Generator, *, release_nbytes: int,
-                   max_memory: int | str = "2GiB", backend: str = "serial", client: Any = None) -> np.ndarray:
+def count_streamed(
+    mechanism: Any,
+    data: Any,
+    n: int,
+    events: Any,
+    rng: np.random.Generator,
+    *,
+    release_nbytes: int,
+    max_memory: int | str = "2GiB",
+    backend: str = "serial",
+    client: Any = None,
+) -> np.ndarray:
     """How many of ``n`` fresh releases on ``data`` fall in each event, counted block by block.
 
     ``release_nbytes`` fixes the block size (:func:`block_size`); ``max_memory`` how many blocks a call counts
@@ -194,9 +213,18 @@ def count_streamed(mechanism: Any, data: Any, n: int, events: Any, rng: np.rando
     if backend == "dask":
         if client is None:
             raise ValueError("backend='dask' needs client= (a distributed.Client)")
-        futures = client.map(_count_blocks, [mechanism] * len(groups), [data] * len(groups),
-                             [events] * len(groups), [entropy] * len(groups), [g[0] for g in groups],
-                             [g[1] for g in groups], [block] * len(groups), [n] * len(groups), pure=False)
+        futures = client.map(
+            _count_blocks,
+            [mechanism] * len(groups),
+            [data] * len(groups),
+            [events] * len(groups),
+            [entropy] * len(groups),
+            [g[0] for g in groups],
+            [g[1] for g in groups],
+            [block] * len(groups),
+            [n] * len(groups),
+            pure=False,
+        )
         parts = client.gather(futures)
     else:
         parts = [_count_blocks(mechanism, data, events, entropy, s, k, block, n) for s, k in groups]

@@ -3,6 +3,7 @@
 The verdict is ``"violated"`` iff the certified ε lower bound at the claim's δ exceeds the claimed ε;
 ``"inconclusive"`` when no event could have certified the claimed ε at these sample sizes; else ``"consistent"``.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,11 +58,15 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
     # releases on the other side fell in it, so the data put no upper limit on the ratio (the bound is capped by the
     # sample size).  A zero count alone is not enough: rare unions of a correct mechanism hit 0 by chance.
     unbounded = kd == 0 and kn > 0 and verdict == "violated"
-    statement = (f"with {n} releases per side at alpha={a:.3g} per event, no event can certify epsilon above "
-                 f"{max_cert:.4g}; leaks confined to events of probability below ~{floor_p:.2g} on D' are invisible")
+    statement = (
+        f"with {n} releases per side at alpha={a:.3g} per event, no event can certify epsilon above "
+        f"{max_cert:.4g}; leaks confined to events of probability below ~{floor_p:.2g} on D' are invisible"
+    )
     if unbounded:
-        statement += (f". Possibly unbounded: 0 of {n} releases on the denominator side fell in the event "
-                      f"(vs {kn}); the true epsilon may be infinite and {b.eps_lb:.4g} is capped by the sample size")
+        statement += (
+            f". Possibly unbounded: 0 of {n} releases on the denominator side fell in the event "
+            f"(vs {kn}); the true epsilon may be infinite and {b.eps_lb:.4g} is capped by the sample size"
+        )
     need = None
     p1, p2 = kn / n, kd / n
     if verdict != "violated" and p1 > 0 and (p2 == 0 or math.log(p1 / p2) > claim.epsilon * 1.0001):
@@ -82,8 +87,10 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
 def _warnings(sel: Selection) -> list[str]:
     out = []
     if sel.non_finite:
-        out.append(f"{sel.non_finite} of the selection releases had non-finite values (NaN or +-inf); they are "
-                   "counted as outcomes like any other (atoms), but a mechanism returning them is suspect")
+        out.append(
+            f"{sel.non_finite} of the selection releases had non-finite values (NaN or +-inf); they are "
+            "counted as outcomes like any other (atoms), but a mechanism returning them is suspect"
+        )
     return out
 
 
@@ -93,8 +100,17 @@ def _seed_of(rng) -> int | None:
     return int(ent) if isinstance(ent, (int, np.integer)) and not getattr(ss, "spawn_key", ()) else None
 
 
-def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: Counts, b: Bounds, v: Verdict, *,
-                    seconds: float, rng: np.random.Generator) -> AuditResult:
+def assemble_result(
+    plan: AuditPlan,
+    search: SearchOutcome,
+    sel: Selection,
+    c: Counts,
+    b: Bounds,
+    v: Verdict,
+    *,
+    seconds: float,
+    rng: np.random.Generator,
+) -> AuditResult:
     """The :class:`AuditResult`: summary line, every certified statement and what each stage did (JSON-ready).
 
     Parameters
@@ -128,17 +144,31 @@ def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: C
     nm = len(sel.main)
     drawn = search.drawn + sel.drawn + c.drawn
     oriented = "D over D'" if ev.orientation > 0 else "D' over D"
-    counts = {"D": int(c.k_d[i]), "D'": int(c.k_dp[i]), "numerator": kn, "denominator": kd,
-              "n_per_side": plan.n_samples, "n_D": c.N_d, "n_D'": c.N_dp, "n_numerator": nn_i,
-              "n_denominator": nd_i, "orientation": oriented, "method": sel.methods[i]}
+    counts = {
+        "D": int(c.k_d[i]),
+        "D'": int(c.k_dp[i]),
+        "numerator": kn,
+        "denominator": kd,
+        "n_per_side": plan.n_samples,
+        "n_D": c.N_d,
+        "n_D'": c.N_dp,
+        "n_numerator": nn_i,
+        "n_denominator": nd_i,
+        "orientation": oriented,
+        "method": sel.methods[i],
+    }
     dtext = f" at delta={claim.delta:g}" if claim.delta > 0 else ""
-    summary = (f"certified epsilon >= {b.eps_lb:.4g}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
-               f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {pair.describe()}; counts "
-               f"{kn}/{nn_i} vs {kd}/{nd_i}" + (" [possibly unbounded]" if v.unbounded else ""))
+    summary = (
+        f"certified epsilon >= {b.eps_lb:.4g}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
+        f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {pair.describe()}; counts "
+        f"{kn}/{nn_i} vs {kd}/{nd_i}" + (" [possibly unbounded]" if v.unbounded else "")
+    )
     warns = _warnings(sel)
     if not getattr(plan.mechanism, "reproducible", True):
-        warns.append("the mechanism draws from its own unseeded generator: this audit cannot be reproduced from "
-                     "its seed (the bound is valid all the same)")
+        warns.append(
+            "the mechanism draws from its own unseeded generator: this audit cannot be reproduced from "
+            "its seed (the bound is valid all the same)"
+        )
     if warns:
         summary += " [warning: non-finite outputs]"
     details = {
@@ -149,44 +179,56 @@ def assemble_result(plan: AuditPlan, search: SearchOutcome, sel: Selection, c: C
         "delta_lb_at_claim_epsilon": b.delta_at_claim,
         "gdp_mu_lb": b.mu_lb,
         "gdp_note": "mu lower bound valid for mu-GDP mechanisms; an epsilon derived from it assumes a Gaussian "
-                    "trade-off curve; None (with delta_lb_at_claim_epsilon and cp_bounds) when the main event was "
-                    "certified by the conditional Poisson test and no profile was requested: those statements would "
-                    "need alpha of their own",
+        "trade-off curve; None (with delta_lb_at_claim_epsilon and cp_bounds) when the main event was "
+        "certified by the conditional Poisson test and no profile was requested: those statements would "
+        "need alpha of their own",
         "point_estimate": b.point,
         "cp_bounds": {"numerator_lower": b.cp_lo, "denominator_upper": b.cp_hi, "alpha_per_event": plan.a_event},
         "certification_method": {
             "chosen": sel.methods[i],
             "note": "sample sizes are Poisson(n_samples) per side; 'poisson' = exact conditional binomial test of "
-                    "k_num given k_num + k_den (pure epsilon), 'cp' = two Clopper-Pearson bounds at alpha/2 each; "
-                    "the method was fixed from the selection samples before certification",
+            "k_num given k_num + k_den (pure epsilon), 'cp' = two Clopper-Pearson bounds at alpha/2 each; "
+            "the method was fixed from the selection samples before certification",
         },
         "pair": {**pair.to_dict(), "text": pair.describe()},
         "event": ev.to_dict(),
         "counts": counts,
         "certified_events": [
-            {**e.to_dict(), "numerator": int(c.k_num[j]), "denominator": int(c.k_den[j]),
-             "epsilon_lb": float(b.eps_main[j]) if j < nm else None, "method": sel.methods[j] if j < nm else "cp"}
+            {
+                **e.to_dict(),
+                "numerator": int(c.k_num[j]),
+                "denominator": int(c.k_den[j]),
+                "epsilon_lb": float(b.eps_main[j]) if j < nm else None,
+                "method": sel.methods[j] if j < nm else "cp",
+            }
             for j, e in enumerate(c.events)
         ],
-        "samples": {"n_search_per_side": plan.n_search if plan.searching else 0,  # whole search, all pairs
-                    "n_select_per_side": sel.n_per_side or plan.n_select, "n_certify_per_side": plan.n_samples,
-                    "n_select_lowered_to_fit_max_memory": bool(sel.capped),
-                    "total_releases": drawn},
+        "samples": {
+            "n_search_per_side": plan.n_search if plan.searching else 0,  # whole search, all pairs
+            "n_select_per_side": sel.n_per_side or plan.n_select,
+            "n_certify_per_side": plan.n_samples,
+            "n_select_lowered_to_fit_max_memory": bool(sel.capped),
+            "total_releases": drawn,
+        },
         "selection": {
             "pairs_tried": len(plan.pairs),
             "attacks": sel.attacks,
             "candidate_events_kept": sel.n_candidates,
             "max_thresholds_per_scan": plan.max_candidates,
             "note": "pairs, attacks, thresholds, directions and orders were chosen on samples independent of the "
-                    "certification samples: no alpha is spent on selection",
+            "certification samples: no alpha is spent on selection",
             "search": search.table,
         },
         "budget": plan.budget.to_dict(),
         "ledger": plan.budget.ledger(),
         "detectability": v.detectability,
         "profile": b.profile,
-        "seconds": {**({"search": search.seconds} if plan.searching else {}), "selection": sel.seconds,
-                    "certification": c.seconds, "total": seconds},
+        "seconds": {
+            **({"search": search.seconds} if plan.searching else {}),
+            "selection": sel.seconds,
+            "certification": c.seconds,
+            "total": seconds,
+        },
         "mechanism": plan.mechanism.name,
         "reproducible": bool(getattr(plan.mechanism, "reproducible", True)),
     }

@@ -29,6 +29,7 @@ fitted exponent: *consistent* (interval inside the band: equivalence established
 of the (1−β)-quantile in ``log(1/β)`` separates sub-Gaussian (γ = 1/2) from exponential (γ = 1) tails, the central
 point of Zhao et al. 2024 (specs/zhao2024_optimal_rates.md §6.3, checks H1–H2; :mod:`.shape`).
 """
+
 from __future__ import annotations
 
 from ._common import (  # noqa: F401 - bootstrap helpers re-exported for tests

@@ -14,6 +14,7 @@ shape (:mod:`.shape`) have in common:
 * :func:`three_outcome_verdict`, the consistent / violated / inconclusive rule on an interval and a band;
 * :class:`CrossoverWarning`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -192,7 +193,7 @@ def _boot_summary(e: np.ndarray, kind: str, q, n_boot: int, rng) -> np.ndarray:
         step = max(1, 4_000_000 // R)
         for s in range(0, n_boot, step):
             b = min(step, n_boot - s)
-            out[s:s + b] = e[rng.integers(0, R, size=(b, R))].mean(axis=1)
+            out[s : s + b] = e[rng.integers(0, R, size=(b, R))].mean(axis=1)
         return out
     # numpy's default ("linear") quantile: h = (R-1) q, value = (1-w) x_(j+1) + w x_(j+2) (1-based), w = h - j
     xs = np.sort(e)

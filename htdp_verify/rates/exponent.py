@@ -22,6 +22,7 @@ once it lies more than :meth:`RateFit.min_detectable_deviation` outside ``B``.  
 for exact equality: the tolerance absorbs log factors and pre-asymptotic bias, and a rule "violated when the CI
 excludes r0" would flag every log factor as a violation once the run is large enough.
 """
+
 from __future__ import annotations
 
 import math
@@ -65,6 +66,7 @@ def _slope_change(u: np.ndarray, ly: np.ndarray):
     X = np.column_stack([np.ones_like(uc), uc, uc**2])
     coef = np.linalg.pinv(X) @ (ly.T if ly.ndim > 1 else ly)
     return 2.0 * coef[2] / max(np.ptp(u), 1e-300)  # d/du of c·uc² changes by 2c/ptp(u) across the grid
+
 
 # ---------------------------------------------------------------------------------------------------------
 # Rate fit
@@ -382,8 +384,10 @@ def fit_rate(
     if x.size >= 4:
         change = float(_slope_change(u, ly))
         bchange = _slope_change(u, lboot)
-        ch_int = (float(np.percentile(bchange, 50 * crossover_alpha)),
-                  float(np.percentile(bchange, 100 - 50 * crossover_alpha)))
+        ch_int = (
+            float(np.percentile(bchange, 50 * crossover_alpha)),
+            float(np.percentile(bchange, 100 - 50 * crossover_alpha)),
+        )
         crossover = (ch_int[0] > 0 or ch_int[1] < 0) and abs(change) > crossover_tol
     else:
         change, ch_int, crossover = float("nan"), (float("nan"), float("nan")), False
@@ -534,8 +538,15 @@ def check_rate(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CrossoverWarning)
         fit = fit_rate(
-            data, errors=errors, variable=claim.variable,
-            output=output, summary=claim.summary, method=method, alpha=alpha, n_boot=n_boot, rng=rng,
+            data,
+            errors=errors,
+            variable=claim.variable,
+            output=output,
+            summary=claim.summary,
+            method=method,
+            alpha=alpha,
+            n_boot=n_boot,
+            rng=rng,
             crossover_tol=claim.tolerance,
         )
     for w in caught:  # re-issue at the caller

@@ -6,6 +6,7 @@ interval for γ) and the nested regression ``a + b·sqrt(ℓ) + c·ℓ``; it com
 (specs/zhao2024_optimal_rates.md §6.3, checks H1–H2).  :func:`check_quantile_shape` tests a claimed γ with the
 three-outcome rule of :func:`~htdp_verify.rates.three_outcome_verdict`.
 """
+
 from __future__ import annotations
 
 import math
@@ -131,12 +132,25 @@ class QuantileShape:
 
     def to_dict(self) -> dict:
         return {
-            "betas": self.betas.tolist(), "ells": self.ells.tolist(), "quantiles": self.quantiles.tolist(),
-            "quantile_intervals": self.quantile_intervals.tolist(), "n_reps": self.n_reps.tolist(),
-            "gamma": self.gamma, "gamma_interval": list(self.gamma_interval), "a": self.a, "b": self.b,
-            "nested": self.nested, "sse_sqrt": self.sse_sqrt, "sse_linear": self.sse_linear,
-            "preferred": self.preferred, "alpha": self.alpha, "n_boot": self.n_boot, "grid": list(self.grid),
-            "censored": self.censored, "interval_censored": list(self.interval_censored), "se": self.se,
+            "betas": self.betas.tolist(),
+            "ells": self.ells.tolist(),
+            "quantiles": self.quantiles.tolist(),
+            "quantile_intervals": self.quantile_intervals.tolist(),
+            "n_reps": self.n_reps.tolist(),
+            "gamma": self.gamma,
+            "gamma_interval": list(self.gamma_interval),
+            "a": self.a,
+            "b": self.b,
+            "nested": self.nested,
+            "sse_sqrt": self.sse_sqrt,
+            "sse_linear": self.sse_linear,
+            "preferred": self.preferred,
+            "alpha": self.alpha,
+            "n_boot": self.n_boot,
+            "grid": list(self.grid),
+            "censored": self.censored,
+            "interval_censored": list(self.interval_censored),
+            "se": self.se,
         }
 
 
@@ -144,8 +158,10 @@ def _shape_inputs(errors, betas) -> tuple[np.ndarray, list[np.ndarray], bool]:
     if isinstance(errors, Mapping):
         if betas is not None:
             raise ValueError("betas must be None when errors is a mapping {beta: errors}")
-        items = sorted(((check_prob("beta", float(b)), np.asarray(e, dtype=float).ravel()) for b, e in errors.items()),
-                       key=lambda t: -t[0])
+        items = sorted(
+            ((check_prob("beta", float(b)), np.asarray(e, dtype=float).ravel()) for b, e in errors.items()),
+            key=lambda t: -t[0],
+        )
         betas = np.array([b for b, _ in items])
         samples = [e for _, e in items]
         shared = False
@@ -284,11 +300,17 @@ def quantile_shape(
     Xn = np.column_stack([np.ones(J), np.sqrt(ells), ells]) * w[:, None]
     coef = np.linalg.lstsq(Xn, wq, rcond=None)[0]
     coefb = np.linalg.lstsq(Xn, wqb.T, rcond=None)[0].T
+
     def pct(v):
         return [float(np.percentile(v, 100 * alpha / 2)), float(np.percentile(v, 100 * (1 - alpha / 2)))]
 
-    nested = {"a": float(coef[0]), "b": float(coef[1]), "c": float(coef[2]),
-              "b_interval": pct(coefb[:, 1]), "c_interval": pct(coefb[:, 2])}
+    nested = {
+        "a": float(coef[0]),
+        "b": float(coef[1]),
+        "c": float(coef[2]),
+        "b_interval": pct(coefb[:, 1]),
+        "c_interval": pct(coefb[:, 2]),
+    }
     if g_int[1] < 0.75:
         preferred = "sqrt"
     elif 0.75 < g_int[0] and g_int[1] < 1.25:
@@ -298,11 +320,25 @@ def quantile_shape(
     else:
         preferred = "undecided"
     return QuantileShape(
-        betas=betas, ells=ells, quantiles=qhat, quantile_intervals=qint,
-        n_reps=np.array([e.size for e in samples]), gamma=gamma, gamma_interval=g_int, a=a, b=b, nested=nested,
-        sse_sqrt=_wsse(0.5, ells, w, qhat), sse_linear=_wsse(1.0, ells, w, qhat), preferred=preferred,
-        alpha=alpha, n_boot=n_boot, grid=(float(gam[0]), float(gam[-1])), censored=censored,
-        interval_censored=int_cens, se=g_se,
+        betas=betas,
+        ells=ells,
+        quantiles=qhat,
+        quantile_intervals=qint,
+        n_reps=np.array([e.size for e in samples]),
+        gamma=gamma,
+        gamma_interval=g_int,
+        a=a,
+        b=b,
+        nested=nested,
+        sse_sqrt=_wsse(0.5, ells, w, qhat),
+        sse_linear=_wsse(1.0, ells, w, qhat),
+        preferred=preferred,
+        alpha=alpha,
+        n_boot=n_boot,
+        grid=(float(gam[0]), float(gam[-1])),
+        censored=censored,
+        interval_censored=int_cens,
+        se=g_se,
     )
 
 
@@ -382,15 +418,20 @@ def check_quantile_shape(
         verdict = "inconclusive"
     lo, hi = shape.gamma_interval
     sides = [d for d in (shape.gamma - lo, hi - shape.gamma) if math.isfinite(d)]
-    mdd = (max(sides) + float(_st.norm.ppf(power)) * shape.se
-           if sides and len(sides) == 2 and not shape.censored and math.isfinite(shape.se) else math.inf)
+    mdd = (
+        max(sides) + float(_st.norm.ppf(power)) * shape.se
+        if sides and len(sides) == 2 and not shape.censored and math.isfinite(shape.se)
+        else math.inf
+    )
     summary = (
         f"(1-β)-quantile ≈ {shape.a:.3g} + {shape.b:.3g}·log(1/β)^γ, γ {shape.gamma_text()} "
         f"({100 * (1 - alpha):g}% CI [{lo:.3f}, {hi:.3f}]) vs claimed γ = {gamma:g} ± {tolerance:g}: {verdict}"
     )
     if shape.censored:
-        summary += ("; the fit sits on the edge of its γ grid, so γ is a bound, not an estimate "
-                    "(the quantiles do not follow a + b·log(1/β)^γ with γ inside the grid)")
+        summary += (
+            "; the fit sits on the edge of its γ grid, so γ is a bound, not an estimate "
+            "(the quantiles do not follow a + b·log(1/β)^γ with γ inside the grid)"
+        )
     elif math.isfinite(mdd):
         summary += f"; a true γ more than {mdd:.2f} outside the band is detected with probability ≈ {power:g}"
     if isinstance(provenance, dict):
@@ -407,6 +448,11 @@ def check_quantile_shape(
         seed=seed,
         provenance=provenance or Provenance(),
         summary=summary,
-        details={"shape": shape.to_dict(), "band": [gamma - tolerance, gamma + tolerance],
-                 "censored": shape.censored, "min_detectable_deviation": mdd, "power": power},
+        details={
+            "shape": shape.to_dict(),
+            "band": [gamma - tolerance, gamma + tolerance],
+            "censored": shape.censored,
+            "min_detectable_deviation": mdd,
+            "power": power,
+        },
     )

@@ -5,6 +5,7 @@ them exactly against the failure probability β (:func:`htdp_verify.stats.exceed
 Bonferroni); it reports the smallest failure rate the run detects with the stated power and the *empirical
 constant* (the (1−β)-quantile of error/bound with its exact upper confidence bound).
 """
+
 from __future__ import annotations
 
 import time
@@ -140,14 +141,17 @@ def check_tail_bound(
         mdr = max(t.min_detectable_rate for t in tests)
         rate_upper = max(t.rate_upper for t in tests)
         k_tot, n_tot = int(counts.sum()), int(ns.sum())
+
         def reps_for(r):
             return samples_needed_for_exceedance(beta, r, a_cell, power) * len(cells)
     else:
         res = exceedance_test(int(counts.sum()), int(ns.sum()), beta, alpha, power=power)
         verdict, pvalue, mdr, rate_upper = res.verdict, res.pvalue, res.min_detectable_rate, res.rate_upper
         k_tot, n_tot = res.k, res.n
+
         def reps_for(r):
             return samples_needed_for_exceedance(beta, r, alpha, power)
+
     ratio = np.concatenate([e / b for e, b in zip(cells, bounds)])
     const = float(np.quantile(ratio, 1 - beta))
     try:
@@ -176,11 +180,15 @@ def check_tail_bound(
     elif detect_rate is not None and mdr > detect_rate:
         verdict = "inconclusive"
         details["reps_needed"] = reps_for(detect_rate)
-        summary = (f"{head}: not rejected, but the run only detects failure rates ≥ {mdr:.3g}; about "
-                   f"{details['reps_needed']} replications would detect {detect_rate:g} with probability {power:g}.")
+        summary = (
+            f"{head}: not rejected, but the run only detects failure rates ≥ {mdr:.3g}; about "
+            f"{details['reps_needed']} replications would detect {detect_rate:g} with probability {power:g}."
+        )
     else:
-        summary = (f"{head}: consistent; a failure rate ≥ {mdr:.3g} would be detected with probability ≥ {power:g}. "
-                   f"Empirical constant (1-beta quantile of error/bound) {const:.3g}.")
+        summary = (
+            f"{head}: consistent; a failure rate ≥ {mdr:.3g} would be detected with probability ≥ {power:g}. "
+            f"Empirical constant (1-beta quantile of error/bound) {const:.3g}."
+        )
         if details["power_at"]:
             summary += " " + _power_text(details["power_at"], beta)
     return CheckResult(
@@ -242,4 +250,3 @@ def _power_text(rows, beta) -> str:
             txt += f" (every cell), {row['one_cell']:.2f} (one cell of {row['one_cell_reps']} reps only)"
         parts.append(txt)
     return "Power (exact binomial) against a true failure rate of " + "; ".join(parts) + "."
-

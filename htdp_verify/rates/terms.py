@@ -5,6 +5,7 @@ intervals within each grid cell), locates the crossovers between active terms, a
 :class:`~htdp_verify.rates.CrossoverWarning` when one lies inside the grid: a single exponent fitted over such a
 grid (:func:`~htdp_verify.rates.fit_rate`) describes neither regime.
 """
+
 from __future__ import annotations
 
 import math
@@ -112,8 +113,10 @@ class TermFit:
         ]
         for cr in self.crossovers:
             where = "inside" if cr["inside_grid"] else "outside"
-            lines.append(f"crossover of {tname(self.terms[cr['terms'][0]])} and {tname(self.terms[cr['terms'][1]])} "
-                         f"at {self.variable} ≈ {cr['x']:.4g} ({where} the grid)")
+            lines.append(
+                f"crossover of {tname(self.terms[cr['terms'][0]])} and {tname(self.terms[cr['terms'][1]])} "
+                f"at {self.variable} ≈ {cr['x']:.4g} ({where} the grid)"
+            )
         lines.append(
             f"max |relative residual| {np.max(np.abs(self.rel_residuals)):.3g}; "
             f"lack-of-fit p ≈ {self.lack_of_fit_pvalue:.3g}"
@@ -239,9 +242,21 @@ def fit_terms(
                 if xs is not None:
                     crossovers.append({"terms": [int(i), int(j)], "x": xs, "inside_grid": bool(x[0] < xs < x[-1])})
     fit = TermFit(
-        variable=variable, summary=summary, terms=terms, constants=c, constant_intervals=ci, x=x, summaries=y,
-        fitted=fitted, rel_residuals=y / fitted - 1, local_exponent=local, dominant=dominant, crossovers=crossovers,
-        lack_of_fit=lof, lack_of_fit_pvalue=pval, alpha=alpha,
+        variable=variable,
+        summary=summary,
+        terms=terms,
+        constants=c,
+        constant_intervals=ci,
+        x=x,
+        summaries=y,
+        fitted=fitted,
+        rel_residuals=y / fitted - 1,
+        local_exponent=local,
+        dominant=dominant,
+        crossovers=crossovers,
+        lack_of_fit=lof,
+        lack_of_fit_pvalue=pval,
+        alpha=alpha,
     )
     inside = [cr for cr in crossovers if cr["inside_grid"]]
     if inside and warn:

@@ -4,6 +4,7 @@ network access).  Both documents put the findings first: violations, canaries/co
 verdict, checks that could not run and inconclusive results, each with its cause (``details["cause"]``) when the
 check gives one, the claim in words, the pair and event, the bound with its confidence, the figure and the command
 that reproduces it; then one section per suite (the prefix of the check names)."""
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,12 @@ from .model import OUTCOME_COLOURS, build_model
 
 __all__ = ["write_report", "overview_figure", "tally_text"]
 
-_OUTCOME_LABELS = {"violated": "violated (finding)", "as expected": "canary/control as expected",
-                   "unexpected": "canary/control NOT as expected", "info": "info (no claim tested)"}
+_OUTCOME_LABELS = {
+    "violated": "violated (finding)",
+    "as expected": "canary/control as expected",
+    "unexpected": "canary/control NOT as expected",
+    "info": "info (no claim tested)",
+}
 
 
 def tally_text(results: list[CheckResult]) -> str:
@@ -65,8 +70,11 @@ def overview_figure(results: list[CheckResult], out_dir: Path) -> str | None:
     counts = tally(results)
     kinds = [k for k in OUTCOME_COLOURS if counts[k]]
     fig, ax = plt.subplots(figsize=(5.5, 1.4 + 0.4 * len(kinds)))
-    ax.barh([_OUTCOME_LABELS.get(k, k) for k in kinds], [counts[k] for k in kinds],
-            color=[OUTCOME_COLOURS[k] for k in kinds])
+    ax.barh(
+        [_OUTCOME_LABELS.get(k, k) for k in kinds],
+        [counts[k] for k in kinds],
+        color=[OUTCOME_COLOURS[k] for k in kinds],
+    )
     for i, k in enumerate(kinds):
         ax.text(counts[k], i, f" {counts[k]}", va="center")
     ax.set_xlabel("results")

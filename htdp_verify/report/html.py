@@ -1,5 +1,6 @@
 """``report.html``: the report model rendered with a Jinja2 template (``templates/report.html.j2``); figures are
 embedded as base64 PNG and the table's sorting/filtering is plain JavaScript in the page (no network access)."""
+
 from __future__ import annotations
 
 import base64
@@ -16,8 +17,13 @@ _TEMPLATES = Path(__file__).parent / "templates"
 def _environment():
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(_TEMPLATES)), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(_TEMPLATES)),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
     return env
 
 

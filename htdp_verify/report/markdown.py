@@ -1,4 +1,5 @@
 """``report.md``: the report model as Markdown (findings first, then one section per suite)."""
+
 from __future__ import annotations
 
 from .model import Entry, ReportModel
@@ -21,8 +22,12 @@ def _finding(e: Entry) -> list[str]:
         md += [f"**Source:** {e.source}", ""]
     if e.summary:
         md += [f"**Result:** {e.summary}", ""]
-    for label, val in (("Bound", e.bound), ("Pair", e.pair), ("Event", e.event),
-                       ("What the run could detect", e.detectability)):
+    for label, val in (
+        ("Bound", e.bound),
+        ("Pair", e.pair),
+        ("Event", e.event),
+        ("What the run could detect", e.detectability),
+    ):
         if val:
             md += [f"**{label}:** {val}", ""]
     md += [f"**Reproduce:** `{e.command}`" + (f" or `python {e.script}`" if e.script else ""), ""]
@@ -40,20 +45,31 @@ def render_markdown(m: ReportModel) -> str:
     for e in m.findings:
         md += _finding(e)
     if m.expected:
-        md += ["## Canaries and controls (as expected)", "",
-               "These checks are built to give a known verdict; they show that the auditor can fail and pass.", ""]
+        md += [
+            "## Canaries and controls (as expected)",
+            "",
+            "These checks are built to give a known verdict; they show that the auditor can fail and pass.",
+            "",
+        ]
         md += [f"- `{e.name}`: {e.verdict}, as expected — {e.summary}" for e in m.expected] + [""]
     md += ["## Suites", ""]
     if m.alpha_text:
         md += [m.alpha_text, ""]
     for s in m.suites:
-        md += [f"### {s.name}", "", s.line, "",
-               "| check | outcome | statistic | estimate | interval | α | samples | seconds |",
-               "|---|---|---|---|---|---|---|---|"]
+        md += [
+            f"### {s.name}",
+            "",
+            s.line,
+            "",
+            "| check | outcome | statistic | estimate | interval | α | samples | seconds |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for e in s.entries:
             out = e.outcome_label + (f" (expected {e.expected})" if e.expected else "")
-            md.append(f"| `{e.name}` | **{out}** | {_cell(e.statistic)} | {e.estimate} | {e.interval} | {e.alpha} | "
-                      f"{e.n_samples} | {e.seconds:.1f} |")
+            md.append(
+                f"| `{e.name}` | **{out}** | {_cell(e.statistic)} | {e.estimate} | {e.interval} | {e.alpha} | "
+                f"{e.n_samples} | {e.seconds:.1f} |"
+            )
         md.append("")
         for e in s.entries:
             md += [f"#### {e.name}", "", _cell(e.summary) or "(no summary)", ""]
@@ -67,6 +83,9 @@ def render_markdown(m: ReportModel) -> str:
                 md += ["```", e.error.strip(), "```", ""]
             md += [f"![{e.name}]({f})" for f in e.figures] + [""]
     links = ", ".join(f"[{f}]({f})" for f in m.files if f != "report.md")
-    md += [f"Files: {links}. results.json follows the JSON Schema `htdp_verify/schemas/results.schema.json` "
-           "shipped in the htdp-verify package.", ""]
+    md += [
+        f"Files: {links}. results.json follows the JSON Schema `htdp_verify/schemas/results.schema.json` "
+        "shipped in the htdp-verify package.",
+        "",
+    ]
     return "\n".join(md)

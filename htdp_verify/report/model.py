@@ -2,6 +2,7 @@
 
 Everything here is plain data (strings, numbers, lists) that the Markdown writer and the HTML template render.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,11 +20,24 @@ __all__ = ["Entry", "Suite", "ReportModel", "build_model", "claim_text", "fmt", 
 #: outcomes listed among the findings at the top: a claim rejected or undecided, a canary/control that missed its
 #: expected verdict, a check that could not run
 FINDING_OUTCOMES = ("violated", "unexpected", "error", "inconclusive")
-OUTCOME_LABELS = {"violated": "violated", "inconclusive": "inconclusive", "as expected": "as expected",
-                  "unexpected": "NOT as expected", "info": "info", "error": "could not run",
-                  "consistent": "consistent"}
-OUTCOME_COLOURS = {"consistent": "#2e7d32", "violated": "#c62828", "inconclusive": "#b26a00",
-                   "as expected": "#558b2f", "unexpected": "#ef6c00", "info": "#546e7a", "error": "#6a1b9a"}
+OUTCOME_LABELS = {
+    "violated": "violated",
+    "inconclusive": "inconclusive",
+    "as expected": "as expected",
+    "unexpected": "NOT as expected",
+    "info": "info",
+    "error": "could not run",
+    "consistent": "consistent",
+}
+OUTCOME_COLOURS = {
+    "consistent": "#2e7d32",
+    "violated": "#c62828",
+    "inconclusive": "#b26a00",
+    "as expected": "#558b2f",
+    "unexpected": "#ef6c00",
+    "info": "#546e7a",
+    "error": "#6a1b9a",
+}
 
 
 def fmt(x: ArrayLike, digits: int = 4) -> str:
@@ -72,16 +86,21 @@ def claim_text(claim: Any) -> str:
     kind = getattr(claim, "kind", "")
     if kind == "privacy":
         rel = {"replace": "one record replaced", "add_remove": "one record added or removed"}.get(
-            claim.neighbours, claim.neighbours)
+            claim.neighbours, claim.neighbours
+        )
         dp = f"(ε = {fmt(claim.epsilon)}, δ = {fmt(claim.delta)})" if claim.delta else f"ε = {fmt(claim.epsilon)}"
         return f"{dp}-differential privacy for neighbouring datasets with {rel}"
     if kind == "rate":
         regime = f", for {claim.regime}" if claim.regime else ""
-        return (f"the {claim.summary} error scales as {claim.variable}^{fmt(claim.exponent)} "
-                f"(accepted if the fitted exponent is within ±{fmt(claim.tolerance)}){regime}")
+        return (
+            f"the {claim.summary} error scales as {claim.variable}^{fmt(claim.exponent)} "
+            f"(accepted if the fitted exponent is within ±{fmt(claim.tolerance)}){regime}"
+        )
     if kind == "tail_bound":
-        return (f"with probability at least 1 − β = {fmt(1 - claim.beta)} the error is at most "
-                f"{claim.bound or 'the stated bound'}")
+        return (
+            f"with probability at least 1 − β = {fmt(1 - claim.beta)} the error is at most "
+            f"{claim.bound or 'the stated bound'}"
+        )
     if kind == "lower_bound":
         cond = f" when {claim.assumption}" if claim.assumption else ""
         return f"no estimator's {claim.risk} is below {fmt(claim.value)}{cond}"
@@ -192,23 +211,44 @@ def _entry(r: CheckResult, meta: dict, out_dir: Path) -> Entry:
     if script and not (out_dir / script).is_file():
         script = ""
     return Entry(
-        name=r.name, check=check, suite=r.name.split(".")[0], verdict=r.verdict, outcome=r.outcome,
-        outcome_label=OUTCOME_LABELS[r.outcome], colour=OUTCOME_COLOURS[r.outcome], expected=r.expected,
-        summary=r.short_summary(), claim=claim_text(r.claim), source=_source(r.provenance),
-        cause=str(d.get("cause") or ""), statistic=r.statistic, estimate=fmt(r.estimate),
+        name=r.name,
+        check=check,
+        suite=r.name.split(".")[0],
+        verdict=r.verdict,
+        outcome=r.outcome,
+        outcome_label=OUTCOME_LABELS[r.outcome],
+        colour=OUTCOME_COLOURS[r.outcome],
+        expected=r.expected,
+        summary=r.short_summary(),
+        claim=claim_text(r.claim),
+        source=_source(r.provenance),
+        cause=str(d.get("cause") or ""),
+        statistic=r.statistic,
+        estimate=fmt(r.estimate),
         estimate_value=r.estimate if isinstance(r.estimate, float) and math.isfinite(r.estimate) else None,
-        interval=f"[{fmt(r.interval[0])}, {fmt(r.interval[1])}]", alpha=fmt(r.alpha), confidence=conf, bound=bound,
-        pair=pair_text(pair) if isinstance(pair, dict) else "", event=event,
+        interval=f"[{fmt(r.interval[0])}, {fmt(r.interval[1])}]",
+        alpha=fmt(r.alpha),
+        confidence=conf,
+        bound=bound,
+        pair=pair_text(pair) if isinstance(pair, dict) else "",
+        event=event,
         detectability=str(det.get("statement", "")) if isinstance(det, dict) else "",
-        n_samples=int(r.n_samples or 0), seconds=float(r.seconds or 0.0),
-        figures=[f for f in r.figures if (out_dir / f).is_file()], command=cmd, script=script,
+        n_samples=int(r.n_samples or 0),
+        seconds=float(r.seconds or 0.0),
+        figures=[f for f in r.figures if (out_dir / f).is_file()],
+        command=cmd,
+        script=script,
         error=str(d.get("error", "")) if r.verdict == "error" else "",
     )
 
 
 def _count_phrase(counts: dict) -> str:
-    words = {"as expected": "canaries/controls as expected", "unexpected": "canaries/controls NOT as expected",
-             "info": "descriptive (no claim tested)", "error": "could not run"}
+    words = {
+        "as expected": "canaries/controls as expected",
+        "unexpected": "canaries/controls NOT as expected",
+        "info": "descriptive (no claim tested)",
+        "error": "could not run",
+    }
     return ", ".join(f"{n} {words.get(k, k)}" for k, n in counts.items() if n)
 
 
@@ -219,10 +259,14 @@ def _alpha_text(results) -> str:
     s = float(sum(r.alpha for r in tested))
     head = f"Each verdict holds at its own α (column α); over these {len(tested)} tested claims the α's sum to {s:.3g}"
     if s < 1:
-        return (head + f": by Bonferroni, the chance of at least one false 'violated' among them is at most "
-                f"{s:.3g}. Suites that split α themselves say so in their α column.")
-    return (head + f", so Bonferroni gives no run-wide bound; on average at most {s:.3g} of them would be falsely "
-            "'violated'. Read each verdict at its own α; suites that split α themselves say so in their α column.")
+        return (
+            head + f": by Bonferroni, the chance of at least one false 'violated' among them is at most "
+            f"{s:.3g}. Suites that split α themselves say so in their α column."
+        )
+    return (
+        head + f", so Bonferroni gives no run-wide bound; on average at most {s:.3g} of them would be falsely "
+        "'violated'. Read each verdict at its own α; suites that split α themselves say so in their α column."
+    )
 
 
 def build_model(results: list[CheckResult], meta: dict, out_dir: str | os.PathLike[str]) -> ReportModel:
@@ -254,31 +298,53 @@ def build_model(results: list[CheckResult], meta: dict, out_dir: str | os.PathLi
         s.seconds += e.seconds
     for s in suites.values():
         counts = tally([r for r in results if r.name.split(".")[0] == s.name])
-        s.line = (f"{len(s.entries)} result{'s' if len(s.entries) != 1 else ''}: {_count_phrase(counts)}; "
-                  f"{s.seconds:.0f} s")
+        s.line = (
+            f"{len(s.entries)} result{'s' if len(s.entries) != 1 else ''}: {_count_phrase(counts)}; {s.seconds:.0f} s"
+        )
     counts = tally(results)
     n_find = {k: counts[k] for k in FINDING_OUTCOMES}
     if any(n_find.values()):
-        headline = ", ".join(f"{n} {OUTCOME_LABELS[k] if k != 'unexpected' else 'canaries/controls NOT as expected'}"
-                             for k, n in n_find.items() if n) + f" among {len(results)} results"
+        headline = (
+            ", ".join(
+                f"{n} {OUTCOME_LABELS[k] if k != 'unexpected' else 'canaries/controls NOT as expected'}"
+                for k, n in n_find.items()
+                if n
+            )
+            + f" among {len(results)} results"
+        )
     else:
         headline = f"No violations, inconclusive results or errors among {len(results)} results"
     rest = {k: counts[k] for k in ("consistent", "as expected", "info") if counts[k]}
     if rest:
         headline += "; the others: " + _count_phrase(rest)
     n_checks = meta.get("checks")
-    run_bits = [f"profile {meta['profile']}" if meta.get("profile") else "", f"seed {meta['seed']}"
-                if meta.get("seed") is not None else "", f"{n_checks} checks" if n_checks else "",
-                f"{meta['seconds']:.0f} s" if isinstance(meta.get("seconds"), (int, float)) else "",
-                f"htdp-verify {meta['version']}" if meta.get("version") else "",
-                f"created {meta['created']}" if meta.get("created") else ""]
+    run_bits = [
+        f"profile {meta['profile']}" if meta.get("profile") else "",
+        f"seed {meta['seed']}" if meta.get("seed") is not None else "",
+        f"{n_checks} checks" if n_checks else "",
+        f"{meta['seconds']:.0f} s" if isinstance(meta.get("seconds"), (int, float)) else "",
+        f"htdp-verify {meta['version']}" if meta.get("version") else "",
+        f"created {meta['created']}" if meta.get("created") else "",
+    ]
     partial = ""
     if meta.get("interrupted"):
-        partial = (f"Partial report: the run was interrupted after {meta.get('checks_finished', '?')} of "
-                   f"{n_checks} checks. Continue it with: htdp-verify run --resume {out_dir}")
-    return ReportModel(meta=meta, entries=entries, findings=findings, expected=expected,
-                       suites=sorted(suites.values(), key=lambda s: s.name), headline=headline,
-                       alpha_text=_alpha_text(results), run_line=" · ".join(b for b in run_bits if b),
-                       partial=partial,
-                       files=[f for f in ("results.json", "results.jsonl", "report.md", "report.html")
-                              if f in ("results.json", "report.md", "report.html") or (out_dir / f).is_file()])
+        partial = (
+            f"Partial report: the run was interrupted after {meta.get('checks_finished', '?')} of "
+            f"{n_checks} checks. Continue it with: htdp-verify run --resume {out_dir}"
+        )
+    return ReportModel(
+        meta=meta,
+        entries=entries,
+        findings=findings,
+        expected=expected,
+        suites=sorted(suites.values(), key=lambda s: s.name),
+        headline=headline,
+        alpha_text=_alpha_text(results),
+        run_line=" · ".join(b for b in run_bits if b),
+        partial=partial,
+        files=[
+            f
+            for f in ("results.json", "results.jsonl", "report.md", "report.html")
+            if f in ("results.json", "report.md", "report.html") or (out_dir / f).is_file()
+        ],
+    )

@@ -10,6 +10,7 @@ more than these sizes can resolve; the sizes were chosen by re-running every aud
 flagged (TruncatedGeometric 0.128 vs 0.118 and NoisyHist1 0.107 vs 0.1, both tight at their claim: the α
 events the design allows).  Speed is never asserted here (the benchmark measures it).
 """
+
 from __future__ import annotations
 
 import csv
@@ -41,6 +42,8 @@ N_BY_NAME = {
     "SVT3": 10_000_000,
     "SVT34Parallel": 6_000_000,
 }
+
+
 def _seed(name: str) -> int:
     import zlib
 
@@ -88,15 +91,32 @@ def test_run_bench_writes_table_csv_and_figure(tmp_path):
     md = (tmp_path / "bench.md").read_text()
     assert "possibly unbounded" in md and "DP-Sniper" in md and "| NoisyHist2 |" in md
     # reproducible from the seed
-    again = B.run_bench(quick=True, out_dir=tmp_path / "again", seed=7, progress=False, names=names[:1], n_jobs=1,
-                        n_per_side=100_000, white_box=False)
+    again = B.run_bench(
+        quick=True,
+        out_dir=tmp_path / "again",
+        seed=7,
+        progress=False,
+        names=names[:1],
+        n_jobs=1,
+        n_per_side=100_000,
+        white_box=False,
+    )
     assert again[0].estimate == res[0].estimate
 
 
 def test_run_bench_over_seeds_writes_a_summary(tmp_path):
     names = ["NoisyHist2", "ReportNoisyMax3"]
-    first = B.run_bench(quick=True, out_dir=tmp_path, seed=7, progress=False, names=names, n_jobs=1, seeds=2,
-                        n_per_side=300_000, white_box=False)
+    first = B.run_bench(
+        quick=True,
+        out_dir=tmp_path,
+        seed=7,
+        progress=False,
+        names=names,
+        n_jobs=1,
+        seeds=2,
+        n_per_side=300_000,
+        white_box=False,
+    )
     assert [r.details["benchmark"]["mechanism"] for r in first] == names  # the first seed's results
     for f in ("bench.md", "bench.csv", "bench.png", "bench_seeds.md", "bench_seeds.csv", "bench_seeds.png"):
         assert (tmp_path / f).stat().st_size > 0
@@ -113,7 +133,8 @@ def test_run_bench_over_seeds_writes_a_summary(tmp_path):
     runs = list(csv.DictReader(open(tmp_path / "bench_runs.csv")))
     assert sorted((r["mechanism"], r["seed"]) for r in runs) == sorted((n, str(s)) for n in names for s in (7, 8))
     assert [float(r["eps_lb"]) for r in runs if r["mechanism"] == "NoisyHist2" and r["seed"] == "7"] == [
-        first[0].estimate]
+        first[0].estimate
+    ]
     md = (tmp_path / "bench_seeds.md").read_text()
     assert "Runs of correct mechanisms flagged: 0 of 0" in md  # both rows here are buggy mechanisms
     assert "over 2 seeds" in md and "| NoisyHist2 |" in md and "P(oracle ≥ DP-Sniper)" in md
@@ -145,8 +166,15 @@ def test_audit_mechanism_validates():
 def test_bench_rows_ratio_against_dpsniper():
     from htdp_verify.results import CheckResult
 
-    fake = CheckResult("benchmark.Laplace", "consistent", "epsilon_lb", 0.0976 * 1.01, alpha=0.05, n_samples=20,
-                       details={"benchmark": {"mechanism": "Laplace"}})
+    fake = CheckResult(
+        "benchmark.Laplace",
+        "consistent",
+        "epsilon_lb",
+        0.0976 * 1.01,
+        alpha=0.05,
+        n_samples=20,
+        details={"benchmark": {"mechanism": "Laplace"}},
+    )
     row = B.bench_rows([fake])[0]
     assert row["ratio_vs_dpsniper"] == pytest.approx(1.01) and row["meets_dpsniper"]
     assert math.isclose(row["confidence"], 0.95)

@@ -4,6 +4,7 @@ The ceiling is deterministic (exact laws, expected counts), so its tests compare
 here independently, and check the properties that make it a ceiling: below the true ε, increasing in the
 budget, and reached by the closed-form best event where that is known.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,7 +35,7 @@ def test_rnm3_ceiling_matches_closed_form_event():
     # density ratio is exactly e^{0.25}, the sup, so no event beats it by more than grid resolution.
     n = 20_000_000
     c = C.oracle_ceiling("ReportNoisyMax3", n)
-    p1 = 0.5 ** 5
+    p1 = 0.5**5
     p2 = p1 * math.exp(-0.25)
     closed = float(epsilon_lower_bound_poisson(math.floor(n * p1), math.floor(n * p2), 0.05))
     assert closed - 1e-4 <= c["epsilon"] <= 0.25
@@ -116,12 +117,24 @@ def test_mixed_logistic_power_and_validity():
     # = 1.0 for scale 1.  Claimed 0.5 must be flagged; claimed 1.0 (true) must not be.  α = 0.05 per audit;
     # the violation has margin 0.5 at 2·10⁵ releases per side, far above the resolution (~0.05).
     mech = lambda d, size, rng: _sparse_release(d, size, rng, 1.0)  # noqa: E731
-    r = audit(mech, PrivacyClaim(0.5), pairs=(0.0, 1.0), n_samples=200_000, attacks=[MixedLogisticAttack(trend=None)],
-              rng=np.random.default_rng(5))
+    r = audit(
+        mech,
+        PrivacyClaim(0.5),
+        pairs=(0.0, 1.0),
+        n_samples=200_000,
+        attacks=[MixedLogisticAttack(trend=None)],
+        rng=np.random.default_rng(5),
+    )
     assert r.verdict == "violated", r.report()
     assert strict_epsilon_lb(r) <= 1.0  # validity at α = 1e-3 (tests/_auditcheck.py)
-    r2 = audit(mech, PrivacyClaim(1.0), pairs=(0.0, 1.0), n_samples=200_000,
-               attacks=[MixedLogisticAttack(trend="linear")], rng=np.random.default_rng(6))
+    r2 = audit(
+        mech,
+        PrivacyClaim(1.0),
+        pairs=(0.0, 1.0),
+        n_samples=200_000,
+        attacks=[MixedLogisticAttack(trend="linear")],
+        rng=np.random.default_rng(6),
+    )
     assert r2.verdict != "violated", r2.report()
 
 
@@ -138,7 +151,7 @@ def test_oracle_spread_centres_on_the_ceiling_and_matches_a_normal_approximation
     c = C.oracle_ceiling("ReportNoisyMax3", n)
     assert s["q05"] < c["epsilon"] < s["q95"]
     assert abs(s["median"] - c["epsilon"]) < 2e-4  # the ceiling is the median of the oracle's bound
-    k1, k2 = n * 0.5 ** 5, n * 0.5 ** 5 * math.exp(-0.25)
+    k1, k2 = n * 0.5**5, n * 0.5**5 * math.exp(-0.25)
     se = math.sqrt(1 / k1 + 1 / k2)
     approx = stats.norm.cdf((0.25 - 0.2488 - stats.norm.ppf(0.95) * se) / se)
     assert abs(s["p_reaches_target"] - approx) < 0.03, (s, approx)

@@ -5,6 +5,7 @@ multinomial against an exact oracle (closed form, rational arithmetic or a 1-D i
 ``ALPHA = 1e-3`` per assertion; with the stated sample sizes each detects a shift of roughly 4/√n in a probability
 near ½ (e.g. ±0.013 at n = 10⁵).  Seeds are fixed, so the suite is deterministic.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,10 +58,32 @@ def _lap_cdf(x, b):
 # catalogue-wide properties
 # ------------------------------------------------------------------------------------------------------------
 EXPECTED = {
-    "Laplace", "TruncatedGeometric", "NoisyHist1", "NoisyHist2", "ReportNoisyMax1", "ReportNoisyMax2",
-    "ReportNoisyMax3", "ReportNoisyMax4", "SVT1", "SVT2", "SVT3", "SVT4", "SVT5", "SVT6", "NumericalSVT", "RAPPOR",
-    "OneTimeRAPPOR", "LaplaceParallel", "SVT34Parallel", "PrefixSum", "LaplaceNaiveFloat", "LaplaceSnapping",
-    "StatDP.iSVT1", "StatDP.iSVT2", "StatDP.iSVT3", "StatDP.iSVT4",
+    "Laplace",
+    "TruncatedGeometric",
+    "NoisyHist1",
+    "NoisyHist2",
+    "ReportNoisyMax1",
+    "ReportNoisyMax2",
+    "ReportNoisyMax3",
+    "ReportNoisyMax4",
+    "SVT1",
+    "SVT2",
+    "SVT3",
+    "SVT4",
+    "SVT5",
+    "SVT6",
+    "NumericalSVT",
+    "RAPPOR",
+    "OneTimeRAPPOR",
+    "LaplaceParallel",
+    "SVT34Parallel",
+    "PrefixSum",
+    "LaplaceNaiveFloat",
+    "LaplaceSnapping",
+    "StatDP.iSVT1",
+    "StatDP.iSVT2",
+    "StatDP.iSVT3",
+    "StatDP.iSVT4",
 }
 
 
@@ -70,8 +93,20 @@ def test_catalogue_covers_dpsniper_and_statdp():
     assert set(B.mechanism_names("dpsniper")) | set(B.mechanism_names("statdp")) == set(MECHANISMS)
     buggy = {n for n, m in MECHANISMS.items() if m.buggy}
     # SVT4 is Lyu's "(1+6c)/4·ε-DP" variant: its ε-claim is violated (0.175 > 0.1), as is iSVT3 (1.75ε)
-    assert {"NoisyHist2", "ReportNoisyMax3", "ReportNoisyMax4", "SVT3", "SVT4", "SVT5", "SVT6", "SVT34Parallel",
-            "LaplaceNaiveFloat", "PrefixSum", "StatDP.iSVT3", "StatDP.histogram_eps@0.2"} <= buggy
+    assert {
+        "NoisyHist2",
+        "ReportNoisyMax3",
+        "ReportNoisyMax4",
+        "SVT3",
+        "SVT4",
+        "SVT5",
+        "SVT6",
+        "SVT34Parallel",
+        "LaplaceNaiveFloat",
+        "PrefixSum",
+        "StatDP.iSVT3",
+        "StatDP.histogram_eps@0.2",
+    } <= buggy
     assert (
         not {
             "Laplace",
@@ -143,10 +178,17 @@ def test_chunked_sampling_is_reproducible_and_shaped(monkeypatch):
     np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("bad, match", [
-    (dict(size=0), "size"), (dict(size=2.5), "size"), (dict(rng=None), "rng"), (dict(rng=3), "rng"),
-    (dict(q=np.ones(3)), "query_input"), (dict(q=[np.nan] * 10), "query_input"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (dict(size=0), "size"),
+        (dict(size=2.5), "size"),
+        (dict(rng=None), "rng"),
+        (dict(rng=3), "rng"),
+        (dict(q=np.ones(3)), "query_input"),
+        (dict(q=[np.nan] * 10), "query_input"),
+    ],
+)
 def test_validation_names_the_parameter(bad, match):
     m = get_mechanism("SVT1")
     kw = dict(q=np.ones(10), size=10, rng=_gen(0))
@@ -184,8 +226,14 @@ def test_laplace_tail():
 
 def test_truncated_geometric_exact_pmf_and_true_epsilon():
     pmf1 = B.geo_pmf(1)
-    assert pmf1 == [Fraction(8, 17), Fraction(1, 17), Fraction(8, 153), Fraction(64, 1377), Fraction(512, 12393),
-                    Fraction(4096, 12393)]
+    assert pmf1 == [
+        Fraction(8, 17),
+        Fraction(1, 17),
+        Fraction(8, 153),
+        Fraction(64, 1377),
+        Fraction(512, 12393),
+        Fraction(4096, 12393),
+    ]
     pmfs = [B.geo_pmf(c) for c in range(6)]
     assert all(sum(p) == 1 for p in pmfs)
     worst = max(abs(math.log(a / b)) for c in range(5) for a, b in zip(pmfs[c], pmfs[c + 1]))
@@ -237,7 +285,7 @@ def test_report_noisy_max_argmax_law(name, noise):
 def test_report_noisy_max_value_laws():
     n = N
     x3 = get_mechanism("ReportNoisyMax3").sample(np.ones(5), n, rng=_gen(41))
-    _binom_ok((x3 < 1.0).sum(), n, 0.5 ** 5)  # all five Laplace noises negative
+    _binom_ok((x3 < 1.0).sum(), n, 0.5**5)  # all five Laplace noises negative
     _binom_ok((x3 < 11.0).sum(), n, _lap_cdf(10.0, 20.0) ** 5)
     x4 = get_mechanism("ReportNoisyMax4").sample(np.array([0.0, 1, 1, 1, 1]), n, rng=_gen(42))
     assert x4.min() >= 1.0  # support [max q, ∞)
@@ -257,8 +305,9 @@ def _first_top(codes_top):
     return np.where(any_top, np.argmax(codes_top, axis=1), codes_top.shape[1])
 
 
-@pytest.mark.parametrize("name, b_rho, b_nu, T", [
-    ("SVT1", 20.0, 40.0, 0.5), ("SVT2", 20.0, 40.0, 1.0), ("SVT4", 40.0, 40.0 / 3, 1.0)])
+@pytest.mark.parametrize(
+    "name, b_rho, b_nu, T", [("SVT1", 20.0, 40.0, 0.5), ("SVT2", 20.0, 40.0, 1.0), ("SVT4", 40.0, 40.0 / 3, 1.0)]
+)
 def test_svt_codes_law(name, b_rho, b_nu, T):
     q = statdp_patterns(10, "Ninf")[4].d_prime  # half-half (2^5, 0^5)
     x = get_mechanism(name).sample(q, N, rng=_gen(50))
@@ -373,7 +422,7 @@ def test_naive_float_laplace_is_numpys_algorithm_and_porous():
 
 def test_snapping_support_and_pmf():
     m = get_mechanism("LaplaceSnapping")
-    lam = (1 + 100 * 2.0 ** -49) / 0.1
+    lam = (1 + 100 * 2.0**-49) / 0.1
     for a in (0.0, 1.0):
         x = m.sample([a], N, rng=_gen(62))
         support = np.array([-100.0] + list(np.arange(-96, 97, 16.0)) + [100.0])

@@ -12,6 +12,7 @@ Designs (fixed seeds, α = 0.05 for every check):
   the bound essentially always (0 / 180 000 exceedances at the full profile), the broken one (statistic not
   rescaled by s) misses the mean by ≈ |μ|(1 − 1/s) ≈ 0.9 > bound ≈ 0.6 on every t₃ replication.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -6,6 +6,7 @@ fixed seeds below the outcome is deterministic.  The broken wrappers leak far be
 claim, or unbounded), which these sample sizes detect with overwhelming power (the certified bound is capped near ln(n /
 3.7) for n releases per side, e.g. ~6.3 at n = 2000, well above the claims).
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -25,9 +26,15 @@ from htdp_verify.registry import get_checks
 def test_laplace_at_eps1_not_flagged():
     """At the suite's per-check α (0.05 / #checks) a tight ε-DP mechanism is flagged with probability <= that α."""
     mech = DPLMechanism("Laplace", epsilon=1.0, sensitivity=1.0)
-    res = dpl_audits.audit_component(mech, [Pair(0.0, 1.0, "x=0 vs x=1", "query")], n_samples=20_000,
-                                     n_select=4_000, n_search=1_000, rng=np.random.default_rng(20261121),
-                                     alpha=dpl_audits.check_alpha())
+    res = dpl_audits.audit_component(
+        mech,
+        [Pair(0.0, 1.0, "x=0 vs x=1", "query")],
+        n_samples=20_000,
+        n_select=4_000,
+        n_search=1_000,
+        rng=np.random.default_rng(20261121),
+        alpha=dpl_audits.check_alpha(),
+    )
     assert res.verdict == "consistent"
     assert res.epsilon_lb <= 1.0
     row = res.details["table"][0]
@@ -61,10 +68,13 @@ class UnclippedMean(DPLAdapter):
 def test_understated_sensitivity_flagged():
     broken = UnclippedMean(1.0)
     base = np.zeros(10)
-    pairs = [Pair(base, np.r_[10.0, base[1:]], "row 0 -> 10 (real data range)", "replace"),
-             Pair(base, np.r_[1.0, base[1:]], "row 0 -> 1 (declared bound)", "replace")]
-    res = dpl_audits.audit_component(broken, pairs, n_samples=2_000, n_select=1_000, n_search=300,
-                                     rng=np.random.default_rng(7))
+    pairs = [
+        Pair(base, np.r_[10.0, base[1:]], "row 0 -> 10 (real data range)", "replace"),
+        Pair(base, np.r_[1.0, base[1:]], "row 0 -> 1 (declared bound)", "replace"),
+    ]
+    res = dpl_audits.audit_component(
+        broken, pairs, n_samples=2_000, n_select=1_000, n_search=300, rng=np.random.default_rng(7)
+    )
     assert res.verdict == "violated"
     assert res.epsilon_lb > 2.0
     assert "10" in res.pair["label"]  # the search found the out-of-bounds row
@@ -76,8 +86,14 @@ def test_clipped_diffprivlib_mean_with_same_pair_not_flagged():
 
     tool = DPLTool("mean", epsilon=1.0, bounds=(0.0, 1.0))
     base = np.zeros(10)
-    res = dpl_audits.audit_component(tool, [Pair(base, np.r_[10.0, base[1:]], "row 0 -> 10", "replace")],
-                                     n_samples=2_000, n_select=1_000, n_search=300, rng=np.random.default_rng(8))
+    res = dpl_audits.audit_component(
+        tool,
+        [Pair(base, np.r_[10.0, base[1:]], "row 0 -> 10", "replace")],
+        n_samples=2_000,
+        n_select=1_000,
+        n_search=300,
+        rng=np.random.default_rng(8),
+    )
     # the clipped mean is exactly tight at eps = 1 on this pair, so "not violated" at alpha = 0.05 would fail on 1
     # seed in 20; re-certified at alpha = 1e-3 a correct mechanism stays below its claim (a missing clip, eps = 10,
     # would not)
@@ -94,9 +110,16 @@ def test_violation_writes_a_runnable_reproduction(tmp_path):
     rare = bases["one row of class 1"]
     d_prime = rare.copy()
     d_prime[0, -1] = 0.0
-    res = dpl_audits.audit_component(model, [Pair(rare, d_prime, "only class-1 row relabelled", "replace")],
-                                     n_samples=60, n_select=40, n_search=40, rng=np.random.default_rng(3),
-                                     out_dir=tmp_path, name="test.gnb")
+    res = dpl_audits.audit_component(
+        model,
+        [Pair(rare, d_prime, "only class-1 row relabelled", "replace")],
+        n_samples=60,
+        n_select=40,
+        n_search=40,
+        rng=np.random.default_rng(3),
+        out_dir=tmp_path,
+        name="test.gnb",
+    )
     assert res.verdict == "violated"
     script = tmp_path / res.details["reproduction_script"]
     assert script.exists()
@@ -106,8 +129,10 @@ def test_violation_writes_a_runnable_reproduction(tmp_path):
     assert lb > 1.0
 
 
-@pytest.mark.parametrize("key", ["tools.mean", "tools.histogram", "models.GaussianNB", "models.KMeans",
-                                 "tools.histogramdd", "tools.mean[axis=0]"])
+@pytest.mark.parametrize(
+    "key",
+    ["tools.mean", "tools.histogram", "models.GaussianNB", "models.KMeans", "tools.histogramdd", "tools.mean[axis=0]"],
+)
 def test_searched_pairs_are_neighbours(key):
     comp = dpl_audits.COMPONENTS.get(key) or dpl_audits.VARIANTS[key]
     pairs = comp.pairs()
@@ -128,16 +153,38 @@ def test_every_component_registered_at_both_epsilons():
         assert f"diffprivlib.{key}.eps1" in names
     expected = {"mean", "var", "std", "sum", "count_nonzero", "quantile", "median", "histogram", "histogramdd"}
     assert expected <= {k.split(".", 1)[1] for k in dpl_audits.COMPONENTS if k.startswith("tools.")}
-    expected = {"LinearRegression", "LogisticRegression", "GaussianNB", "KMeans", "PCA", "StandardScaler",
-                "RandomForestClassifier"}
+    expected = {
+        "LinearRegression",
+        "LogisticRegression",
+        "GaussianNB",
+        "KMeans",
+        "PCA",
+        "StandardScaler",
+        "RandomForestClassifier",
+    }
     assert expected == {k.split(".", 1)[1] for k in dpl_audits.COMPONENTS if k.startswith("models.")}
 
 
 def test_results_table():
     from htdp_verify.results import CheckResult
 
-    r = CheckResult("x", "consistent", details={"table": [{
-        "component": "tools.mean", "claimed_epsilon": 1.0, "delta": 0.0, "relation": "replace",
-        "epsilon_lb_95": 0.5, "verdict": "consistent", "samples": 10, "seconds": 1.0}]})
+    r = CheckResult(
+        "x",
+        "consistent",
+        details={
+            "table": [
+                {
+                    "component": "tools.mean",
+                    "claimed_epsilon": 1.0,
+                    "delta": 0.0,
+                    "relation": "replace",
+                    "epsilon_lb_95": 0.5,
+                    "verdict": "consistent",
+                    "samples": 10,
+                    "seconds": 1.0,
+                }
+            ]
+        },
+    )
     t = dpl_audits.results_table([r])
     assert "| `tools.mean` | 1 | 0 | replace | 0.5 | **consistent** | 10 | 1.0 |" in t

@@ -4,6 +4,7 @@ The ledger is deterministic given a seed (no sampling, α = 0), so the tests sta
 overspend (a Laplace mechanism called twice at the full ε) must be "violated" at ε = 2, its correctly split twin
 "consistent" at ε = 1, and real diffprivlib components get the budgets their source code spends.
 """
+
 import numpy as np
 import pytest
 

@@ -25,6 +25,7 @@ would do over seeds):
 * diffprivlib KMeans (ε_lb 0.56 at ε = 0.1) appears only at the full profile (1 000 releases per side and
   gradient boosting); the quick profile certifies nothing (seed 20261121), so it is not asserted here.
 """
+
 from __future__ import annotations
 
 import math
@@ -61,9 +62,17 @@ def test_diffprivlib_model_violated_at_eps_0_1(key):
     comp = dpl_audits.COMPONENTS[key]
     pairs = [p for p in comp.pairs() if p.label == label]
     assert len(pairs) == 1, f"{key}: candidate pair {label!r} not found"
-    res = dpl_audits.audit_component(comp.build(0.1), pairs, n_samples=n_samples, n_select=n_select, n_search=20,
-                                     rng=np.random.default_rng(20261121), alpha=dpl_audits.check_alpha(),
-                                     component=key, name=f"headline.{key}")
+    res = dpl_audits.audit_component(
+        comp.build(0.1),
+        pairs,
+        n_samples=n_samples,
+        n_select=n_select,
+        n_search=20,
+        rng=np.random.default_rng(20261121),
+        alpha=dpl_audits.check_alpha(),
+        component=key,
+        name=f"headline.{key}",
+    )
     assert res.claim.epsilon == 0.1
     assert res.verdict == "violated", res.summary
     assert res.epsilon_lb > 1.0 and res.expected is None  # a finding, not a canary

@@ -2,6 +2,7 @@
 exact computation) come out violated as expected; the printed calibrations are not violated (each is a 95 %
 statement at a fixed seed; the exact ε on these pairs is 0.21 / 0.026 / 0.35, far below the claim 1, so a false
 flag would need the bound to overshoot by a factor 3 or more)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,10 @@ def _run(name, tmp_path):
     return CHECKS[name].func(ctx)
 
 
-@pytest.mark.parametrize("name", ["hu2022.privacy.dp_fw_undernoised", "hu2022.privacy.lasso_undernoised",
-                                  "hu2022.privacy.peeling_undernoised"])
+@pytest.mark.parametrize(
+    "name",
+    ["hu2022.privacy.dp_fw_undernoised", "hu2022.privacy.lasso_undernoised", "hu2022.privacy.peeling_undernoised"],
+)
 def test_controls_are_flagged(name, tmp_path):
     r = _run(name, tmp_path)
     assert r.expected == "violated" and r.outcome == "as expected", r.summary

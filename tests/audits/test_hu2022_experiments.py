@@ -15,6 +15,7 @@ Designs of the statistical assertions (all seeds fixed):
   (A noisier exponential mechanism was tried first and is *not* a failure here: Frank–Wolfe with near-uniform
   vertex choices drifts to 0, whose excess risk on the dense w* is small.)
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -51,16 +52,22 @@ def test_real_data_figures_rejected(tmp_path):
 def test_trend_verdicts(slope, expected):
     x = [1000, 2000, 4000, 8000]
     E = _trend(20, x, slope / np.log(8), np.random.default_rng(1))  # total change 5 sd over the grid
-    r = O.trend_result("t", O.per_rep_slopes(E, x), -1, claim="decreases", statistic="share", provenance=None,
-                       seed=0)
+    r = O.trend_result("t", O.per_rep_slopes(E, x), -1, claim="decreases", statistic="share", provenance=None, seed=0)
     assert r.verdict == expected, r.summary
 
 
 def test_trend_flat_is_not_decided():
     """No trend: the sign test rejects either side with probability ≤ 0.05 each; at this seed it does not."""
     x = [1, 2, 4]
-    r = O.trend_result("t", O.per_rep_slopes(_trend(20, x, 0.0, np.random.default_rng(2)), x), -1, claim="c",
-                       statistic="s", provenance=None, seed=0)
+    r = O.trend_result(
+        "t",
+        O.per_rep_slopes(_trend(20, x, 0.0, np.random.default_rng(2)), x),
+        -1,
+        claim="c",
+        statistic="s",
+        provenance=None,
+        seed=0,
+    )
     assert r.verdict == "inconclusive", r.summary
 
 
@@ -74,12 +81,11 @@ def test_sign_test_design():
 def test_band_and_exponent():
     rng = np.random.default_rng(3)
     lo = 1.0 + 0.05 * rng.standard_normal(20)
-    same = O.band_result("b", lo * (1 + 0.05 * rng.standard_normal(20)), lo, 1.5, claim="c", provenance=None,
-                         seed=0)
+    same = O.band_result("b", lo * (1 + 0.05 * rng.standard_normal(20)), lo, 1.5, claim="c", provenance=None, seed=0)
     far = O.band_result("b", 3.0 * lo, lo, 1.5, claim="c", provenance=None, seed=0)
     assert (same.verdict, far.verdict) == ("consistent", "violated")
     s = np.array([2, 5, 10, 20])
-    quad = (s ** 2.0)[None, None, :] * (1 + 0.05 * rng.standard_normal((20, 2, 4)))
+    quad = (s**2.0)[None, None, :] * (1 + 0.05 * rng.standard_normal((20, 2, 4)))
     flat = np.ones((20, 2, 4)) * (1 + 0.05 * rng.standard_normal((20, 2, 4)))
     assert O.exponent_result("e", quad, s, claim="c", provenance=None, seed=0).verdict == "consistent"
     assert O.exponent_result("e", flat, s, claim="c", provenance=None, seed=0).verdict == "violated"
@@ -106,9 +112,17 @@ def test_figure_check_runs_and_broken_estimator_fails(tmp_path):
     info = good["hu2022.experiment.fig6"]
     assert info.verdict == "info" and info.figures and (tmp_path / info.figures[0]).is_file()
     assert all(r.figures == info.figures for r in good.values())
-    expected = {"hu2022.experiment.fig6" + s for s in ("", ".error_decreases_with_n", ".error_decreases_with_eps",
-                                                       ".weak_dependence_on_d", ".private_approaches_nonprivate",
-                                                       ".unstable_trends")}
+    expected = {
+        "hu2022.experiment.fig6" + s
+        for s in (
+            "",
+            ".error_decreases_with_n",
+            ".error_decreases_with_eps",
+            ".weak_dependence_on_d",
+            ".private_approaches_nonprivate",
+            ".unstable_trends",
+        )
+    }
     assert set(good) == expected
     key = "hu2022.experiment.fig6.error_decreases_with_n"
     assert good[key].verdict != "violated", good[key].summary

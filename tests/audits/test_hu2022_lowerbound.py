@@ -5,6 +5,7 @@ and the Peeling mean are calibrated to their true ℓ∞ sensitivities.
 Design: the cannot-beat checks run at α = 0.05 with their quick sizes (120–600 trials); the bound's probability is
 ≈ 0.87, the canary's error rate ≈ 0.3 (detected with power > 0.99) and the private estimators' ≈ 1.
 """
+
 import math
 from pathlib import Path
 
@@ -14,14 +15,16 @@ import pytest
 from audits import hu2022_lowerbound as h
 from htdp_verify.registry import RunContext, get_checks
 
-NAMES = [f"hu2022.lowerbound.cannot_beat.{e}" for e in ("peeling", "alg3", "alg5", "nonprivate_mean")] + \
-        [f"hu2022.lowerbound.optimality.{e}" for e in ("peeling", "alg3", "alg5")]
+NAMES = [f"hu2022.lowerbound.cannot_beat.{e}" for e in ("peeling", "alg3", "alg5", "nonprivate_mean")] + [
+    f"hu2022.lowerbound.optimality.{e}" for e in ("peeling", "alg3", "alg5")
+]
 
 
 def _run(name, tmp_path, seed=2):
     (chk,) = [c for c in get_checks([name]) if c.name == name]
-    ctx = RunContext(profile="quick", seed=seed, rng=np.random.default_rng(seed), out_dir=Path(tmp_path),
-                     progress=False)
+    ctx = RunContext(
+        profile="quick", seed=seed, rng=np.random.default_rng(seed), out_dir=Path(tmp_path), progress=False
+    )
     return chk.func(ctx)
 
 
@@ -91,7 +94,7 @@ def test_alg3_mean_adapter_noise_off_is_truncated_iht():
     est = h._Alg3MeanLoss(2, 1.0, 1e-5, K=1.5, T=3, eta0=2 / 3, private=False)
     w = np.zeros(6)
     for t in range(3):
-        v = w - (2 / 3) * (w - np.clip(Z[t * 40:(t + 1) * 40], -1.5, 1.5).mean(0))
+        v = w - (2 / 3) * (w - np.clip(Z[t * 40 : (t + 1) * 40], -1.5, 1.5).mean(0))
         keep = np.argsort(-np.abs(v), kind="stable")[:2]
         w = np.zeros(6)
         w[keep] = v[keep]

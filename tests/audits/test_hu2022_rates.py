@@ -6,6 +6,7 @@ the vertex choice nearly uniform at large n, so the excess risk stops falling (m
 −1/3 ± 0.1): the smallest effect the test must see is a shift of the exponent by > 0.1 + 0.05, and the broken one
 moves it by ≈ 0.3. The check's own false-failure rate is ≤ α = 0.05 at its seed (fixed here).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -7,6 +7,7 @@ below the claim 1, so a false flag would need the certified bound to overshoot t
 true ε is ≥ 1.64 (Alg 3, set alone) and 3.76 (Alg 5), and the audit at the quick size (10⁵) certifies ≈ 3.3 / 3.6
 on them (measured), so they are flagged.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,8 +26,12 @@ def _run(name, tmp_path):
 
 
 def test_privacy_checks_registered():
-    assert {"hu2022.privacy.iht_truncated", "hu2022.privacy.iht_truncated_undernoised",
-            "hu2022.privacy.iht_robust", "hu2022.privacy.iht_robust_undernoised"} <= set(CHECKS)
+    assert {
+        "hu2022.privacy.iht_truncated",
+        "hu2022.privacy.iht_truncated_undernoised",
+        "hu2022.privacy.iht_robust",
+        "hu2022.privacy.iht_robust_undernoised",
+    } <= set(CHECKS)
 
 
 @pytest.mark.parametrize("name", ["hu2022.privacy.iht_truncated", "hu2022.privacy.iht_robust"])

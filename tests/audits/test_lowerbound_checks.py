@@ -3,6 +3,7 @@
 α = 0.05 per check (exact CP on 2×1500 replications); the non-private mean's P(error ≥ r) ≈ 0.07 vs the bound
 0.236, a gap the check detects with power > 0.99 at this size.
 """
+
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +14,9 @@ from htdp_verify.registry import RunContext, get_checks
 
 def _run(name, tmp_path, seed=1):
     (chk,) = [c for c in get_checks([name]) if c.name == name]
-    ctx = RunContext(profile="quick", seed=seed, rng=np.random.default_rng(seed), out_dir=Path(tmp_path),
-                     progress=False)
+    ctx = RunContext(
+        profile="quick", seed=seed, rng=np.random.default_rng(seed), out_dir=Path(tmp_path), progress=False
+    )
     return chk.func(ctx)
 
 

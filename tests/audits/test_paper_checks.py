@@ -4,6 +4,7 @@ IterativeUpdatingMean step rule.
 All seeds are fixed, so every outcome below is deterministic; the statistical design of each assertion is stated
 in its docstring (the α it would have over seeds, and the effect it detects).
 """
+
 from __future__ import annotations
 
 import math
@@ -32,10 +33,18 @@ def _ctx(tmp_path: Path, profile="quick", seed=20261121, tiny=True):
 def test_paper_checks_are_registered_with_provenance():
     checks = get_checks(list(PAPER_STEMS))
     names = {c.name for c in checks}
-    for required in ("hu2022.privacy.smoothed_mean", "hu2022.privacy.closed_form", "hu2022.tail.lemma4",
-                     "hu2022.rate.private_n", "wang_dpem.privacy.as_printed", "wang_dpem.privacy.central",
-                     "zhao2024.tail_shape", "zhao2024.privacy.iterative.heterogeneous_index",
-                     "zhao2024.privacy.iterative.clones", "zhao2024.rate.simple_clipping_n"):
+    for required in (
+        "hu2022.privacy.smoothed_mean",
+        "hu2022.privacy.closed_form",
+        "hu2022.tail.lemma4",
+        "hu2022.rate.private_n",
+        "wang_dpem.privacy.as_printed",
+        "wang_dpem.privacy.central",
+        "zhao2024.tail_shape",
+        "zhao2024.privacy.iterative.heterogeneous_index",
+        "zhao2024.privacy.iterative.clones",
+        "zhao2024.rate.simple_clipping_n",
+    ):
         assert required in names
     for c in checks:
         assert c.provenance.paper and c.provenance.location, c.name
@@ -83,8 +92,15 @@ def test_rate_helper_fails_estimator_with_wrong_rate(tmp_path):
     res = C.rate_check(err, {"n": [1000, 4000, 16000]}, claim, name="wrong_rate", seed=3, out_dir=tmp_path, reps=60)
     assert res.verdict == "violated"
     assert res.estimate > -0.3
-    good = C.rate_check(lambda n, n_reps, rng: dpem.central_errors(n, 0.5, n_reps, rng),
-                        {"n": [1000, 4000, 16000]}, claim, name="right_rate", seed=3, out_dir=tmp_path, reps=100)
+    good = C.rate_check(
+        lambda n, n_reps, rng: dpem.central_errors(n, 0.5, n_reps, rng),
+        {"n": [1000, 4000, 16000]},
+        claim,
+        name="right_rate",
+        seed=3,
+        out_dir=tmp_path,
+        reps=100,
+    )
     assert good.verdict != "violated"
 
 

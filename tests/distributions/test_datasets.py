@@ -6,6 +6,7 @@ Statistical checks: each is a CLT z-test with the *exact* variance of the summan
 it) at alpha = 1e-3, Bonferroni-split across the coordinates it checks; or an exact binomial test at alpha = 1e-3.
 Seeds are fixed, so the suite is deterministic.
 """
+
 from __future__ import annotations
 
 import math
@@ -206,8 +207,9 @@ def test_missing_covariates_truth():
 @pytest.mark.montecarlo
 def test_bounded_gradient_regression_tau_exact_and_mc():
     k, tau, n, d = 2.0, 3.0, 200_000, 3
-    data = HU.bounded_gradient_regression(n, d, k=k, tau=tau, design=D.StudentT(7.0), noise=D.LogNormal(0.0, 0.5),
-                                          rng=rng(11))
+    data = HU.bounded_gradient_regression(
+        n, d, k=k, tau=tau, design=D.StudentT(7.0), noise=D.LogNormal(0.0, 0.5), rng=rng(11)
+    )
     assert data.design_law.moment(k) * data.noise_law.moment(k) == pytest.approx(tau, rel=1e-10)
     grad = data.X * (data.X @ data.beta - data.y)[:, None]  # gradient of 0.5 (<w, x> - y)^2 at w = beta
     stat = np.mean(np.abs(grad) ** k, axis=0)

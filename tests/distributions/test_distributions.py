@@ -23,6 +23,7 @@ Design of the statistical checks (all seeds fixed, so the suite is deterministic
   3. exceedance counts at the sf levels 1e-2, 1e-3, 1e-4 with n = 1e6: exact binomial test, alpha = 1e-3 per law
      (Bonferroni over the 3 levels).
 """
+
 from __future__ import annotations
 
 import math
@@ -64,8 +65,12 @@ UNIVARIATE = [
     ("lognormal", D.LogNormal(0.2, 0.6), (1.0, 2.0), 20),
     ("burr_xii", D.BurrXII(2.0, 4.0, 1.5), (1.0, 2.5), 21),
     ("huber_contamination", D.Contamination(D.Normal(0.0, 1.0), 0.05, D.StudentT(5.0, 3.0)), (1.0, 1.5), 22),
-    ("mixture_with_atom",
-     D.Mixture([D.Lomax(7.0), D.Normal(-1.0, 0.5), D.Spike(0.2, 4.0)], [0.3, 0.5, 0.2]), (1.0, 2.0), 23),
+    (
+        "mixture_with_atom",
+        D.Mixture([D.Lomax(7.0), D.Normal(-1.0, 0.5), D.Spike(0.2, 4.0)], [0.3, 0.5, 0.2]),
+        (1.0, 2.0),
+        23,
+    ),
     ("rescaled_t7_tau4", D.rescale_to_moment(D.StudentT(7.0), 2.0, 4.0), (1.0, 2.0), 24),
 ]
 
@@ -242,9 +247,21 @@ def test_closed_forms_agree_with_scipy(law, twin):
     assert np.allclose(law.sf(xs), twin.sf(xs), rtol=1e-12, atol=0)
 
 
-@pytest.mark.parametrize("law", [D.StudentT(5.0), D.Cauchy(0.0, 2.0), D.Lomax(6.0, 2.0), D.Pareto(5.0, 2.0),
-                                 D.SymmetricPareto(4.5, 1.5), D.SymmetricPareto(4.5, 1.5, "pareto"),
-                                 D.LogNormal(0.2, 0.6), D.BurrXII(2.0, 3.0, 1.5), D.Normal(0.0, 2.0)], ids=repr)
+@pytest.mark.parametrize(
+    "law",
+    [
+        D.StudentT(5.0),
+        D.Cauchy(0.0, 2.0),
+        D.Lomax(6.0, 2.0),
+        D.Pareto(5.0, 2.0),
+        D.SymmetricPareto(4.5, 1.5),
+        D.SymmetricPareto(4.5, 1.5, "pareto"),
+        D.LogNormal(0.2, 0.6),
+        D.BurrXII(2.0, 3.0, 1.5),
+        D.Normal(0.0, 2.0),
+    ],
+    ids=repr,
+)
 def test_closed_form_raw_moment_equals_quadrature(law):
     for k in (0.3, 0.9, min(2.5, law.tail_index / 2)):
         assert law.moment(k) == pytest.approx(D.Law.abs_moment_about(law, k, 0.0), rel=1e-7)
@@ -299,7 +316,7 @@ def _log_slope(sf, x, factor=10.0):
 
 def _hill_check(values, sf, seed_label):
     n = values.size
-    top = np.partition(values, n - K_HILL - 1)[n - K_HILL - 1:]
+    top = np.partition(values, n - K_HILL - 1)[n - K_HILL - 1 :]
     t = float(top[0])
     assert t > 0
     gamma_hat = float(np.mean(np.log(top[1:] / t)))
@@ -358,8 +375,11 @@ def test_exceedance_counts_match_sf(name, law, seed):
         assert p_value >= ALPHA / 3, f"{name}: {count} exceedances of {t} vs expected {x.size * sf(t)}"
 
 
-@pytest.mark.parametrize("law,seed", [(D.RadialPareto(3, 4.0, 1.5), 81),
-                                      (D.MultivariateT(5.0, shape=2.0, d=3), 82)], ids=["radial_pareto", "mvt"])
+@pytest.mark.parametrize(
+    "law,seed",
+    [(D.RadialPareto(3, 4.0, 1.5), 81), (D.MultivariateT(5.0, shape=2.0, d=3), 82)],
+    ids=["radial_pareto", "mvt"],
+)
 @pytest.mark.montecarlo
 def test_multivariate_norm_tail_index(law, seed):
     sf = lambda r: float(law.norm_sf(r))  # noqa: E731
@@ -372,9 +392,12 @@ def test_multivariate_norm_tail_index(law, seed):
 # ----------------------------------------------------------------------------------------------------------------
 # reproducibility and the RNG contract
 # ----------------------------------------------------------------------------------------------------------------
-ALL_LAWS = [c[1] for c in UNIVARIATE] + [D.Spike(0.3, 2.0), D.MultivariateT(4.0, shape=SHAPE),
-                                          D.RadialPareto(3, 2.5), D.Mixture([D.RadialPareto(3, 2.5),
-                                                                             D.MultivariateT(4.0, d=3)], [0.5, 0.5])]
+ALL_LAWS = [c[1] for c in UNIVARIATE] + [
+    D.Spike(0.3, 2.0),
+    D.MultivariateT(4.0, shape=SHAPE),
+    D.RadialPareto(3, 2.5),
+    D.Mixture([D.RadialPareto(3, 2.5), D.MultivariateT(4.0, d=3)], [0.5, 0.5]),
+]
 
 
 @pytest.mark.parametrize("law", ALL_LAWS, ids=repr)
@@ -447,8 +470,18 @@ def test_invalid_parameters_raise_value_error_naming_them(factory, param):
         factory()
 
 
-@pytest.mark.parametrize("law", [D.StudentT(3.0), D.Pareto(2.5), D.Cauchy(), D.BurrXII(2.0, 1.0),
-                                 D.Contamination(D.Normal(), 0.1, D.Lomax(1.5)), D.RadialPareto(2, 3.0)], ids=repr)
+@pytest.mark.parametrize(
+    "law",
+    [
+        D.StudentT(3.0),
+        D.Pareto(2.5),
+        D.Cauchy(),
+        D.BurrXII(2.0, 1.0),
+        D.Contamination(D.Normal(), 0.1, D.Lomax(1.5)),
+        D.RadialPareto(2, 3.0),
+    ],
+    ids=repr,
+)
 def test_moment_at_or_beyond_tail_index_raises(law):
     ti = law.tail_index
     for k in (ti, ti + 0.5, 0.0, -1.0, float("nan")):

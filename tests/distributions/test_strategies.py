@@ -1,4 +1,5 @@
 """Property tests of htdp_verify.strategies (hypothesis, derandomized so CI is deterministic)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -63,8 +64,9 @@ def test_law_strategy_window_validation():
 def _collect(strategy, key, n=300):
     seen = set()
 
-    @settings(max_examples=n, deadline=None, derandomize=True, database=None,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=n, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+    )
     @given(strategy)
     def run(value):
         seen.add(key(value))
@@ -75,8 +77,19 @@ def _collect(strategy, key, n=300):
 
 def test_every_law_family_is_reachable():
     seen = _collect(S.laws(), type)
-    expected = {D.Normal, D.StudentT, D.Cauchy, D.Pareto, D.Lomax, D.SymmetricPareto, D.LogNormal, D.BurrXII,
-                D.Spike, D.Contamination, D.Mixture}
+    expected = {
+        D.Normal,
+        D.StudentT,
+        D.Cauchy,
+        D.Pareto,
+        D.Lomax,
+        D.SymmetricPareto,
+        D.LogNormal,
+        D.BurrXII,
+        D.Spike,
+        D.Contamination,
+        D.Mixture,
+    }
     assert expected <= seen, f"never generated: {expected - seen}"
     assert _collect(S.laws(d=2), type) == {D.MultivariateT, D.RadialPareto}
 
@@ -191,8 +204,12 @@ def test_every_kind_is_reachable():
 
 @pytest.mark.parametrize(
     "kwargs,param",
-    [({"relation": "swap"}, "relation"), ({"kinds": ["huge", "enormous"]}, "kinds"),
-     ({"max_magnitude": 10.0}, "max_magnitude"), ({"relation": "add_remove", "kinds": ["huge"]}, "kinds")],
+    [
+        ({"relation": "swap"}, "relation"),
+        ({"kinds": ["huge", "enormous"]}, "kinds"),
+        ({"max_magnitude": 10.0}, "max_magnitude"),
+        ({"relation": "add_remove", "kinds": ["huge"]}, "kinds"),
+    ],
 )
 def test_neighbouring_pairs_validation(kwargs, param):
     with pytest.raises(ValueError, match=param):

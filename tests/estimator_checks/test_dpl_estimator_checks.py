@@ -20,6 +20,7 @@ expected failures with their cause (``_xfail_checks``, strict: the test fails if
   (ε_lb 0.56 at ε = 0.1 with 1 000 releases per side and gradient boosting); the check's sizes are far below
   that, so its declaration is not strict (see ``NOT_STRICT``).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -78,19 +79,29 @@ BASELINES = [DPLMedian(1.0, (-5.0, 5.0))]
 # ---------------------------------------------------------------------------------------------------------
 # known upstream defects, declared per instance (the class-level declarations are the checks that do not apply)
 # ---------------------------------------------------------------------------------------------------------
-GNB._xfail_checks = {"check_privacy_audit": (
-    "diffprivlib 0.6.6 GaussianNB: a class with no record gets class_count_ = 0 with no noise (counts are noised "
-    "for the classes present in y only) and a replaced record moves between two classes' blocks (2ε under "
-    "replace-one), so relabelling the only record of a class is seen with certainty; no upstream issue found")}
-LINREG._xfail_checks = {"check_privacy_audit": (
-    "diffprivlib 0.6.6 LinearRegression: the diagonal XᵀX coefficient is noised with sensitivity max(|L|, |L|)², "
-    "the lower bound twice, so with bounds_X = (0, 1) it is released without noise; IBM/differential-privacy-"
-    "library#105 (fix PR #110)")}
-KMEANS._xfail_checks = {"check_privacy_audit": (
-    "diffprivlib 0.6.6 KMeans: an empty cluster keeps its random initial centre with no noise, and _split_epsilon "
-    "returns (ε_i, ε_0) while _update_centers unpacks (ε_0, ε_i) (no upstream issue verified; #104 lists k-means). "
-    "Not found at the check's sizes (the shipped audit needs the full profile: 1 000 releases per side and gradient "
-    "boosting at ε = 0.1), so this declaration is not strict")}
+GNB._xfail_checks = {
+    "check_privacy_audit": (
+        "diffprivlib 0.6.6 GaussianNB: a class with no record gets class_count_ = 0 with no noise (counts are noised "
+        "for the classes present in y only) and a replaced record moves between two classes' blocks (2ε under "
+        "replace-one), so relabelling the only record of a class is seen with certainty; no upstream issue found"
+    )
+}
+LINREG._xfail_checks = {
+    "check_privacy_audit": (
+        "diffprivlib 0.6.6 LinearRegression: the diagonal XᵀX coefficient is noised with sensitivity max(|L|, |L|)², "
+        "the lower bound twice, so with bounds_X = (0, 1) it is released without noise; IBM/differential-privacy-"
+        "library#105 (fix PR #110)"
+    )
+}
+KMEANS._xfail_checks = {
+    "check_privacy_audit": (
+        "diffprivlib 0.6.6 KMeans: an empty cluster keeps its random initial centre with no noise, and _split_epsilon "
+        "returns (ε_i, ε_0) while _update_centers unpacks (ε_0, ε_i) (no upstream issue verified; #104 lists k-means). "
+        "Not found at the check's sizes (the shipped audit needs the full profile: 1 000 releases per "
+        "side and gradient "
+        "boosting at ε = 0.1), so this declaration is not strict"
+    )
+}
 
 #: declared failures that the check's sizes do not reliably reproduce: xfail(strict=False), so a pass is reported
 #: (XPASS) instead of failing the suite. KMeans: the full-profile audit certifies ε_lb 0.56 at ε = 0.1; the quick
@@ -129,8 +140,18 @@ def test_ids_are_unique_and_every_family_is_covered():
     from estimators.dpl import MODELS as MODEL_NAMES
 
     assert {m.model for m in MODELS} == set(MODEL_NAMES)
-    assert {t.tool for t in TOOLS} >= {"mean", "var", "std", "sum", "median", "quantile", "percentile", "histogram",
-                                       "histogramdd", "count_nonzero"}
+    assert {t.tool for t in TOOLS} >= {
+        "mean",
+        "var",
+        "std",
+        "sum",
+        "median",
+        "quantile",
+        "percentile",
+        "histogram",
+        "histogramdd",
+        "count_nonzero",
+    }
 
 
 def test_every_declared_failure_has_a_reason_and_a_selected_check():

@@ -6,6 +6,7 @@ checks run with fixed seeds derived from the estimator id and the check name; th
 stated in the checks' docstrings (KS at α = 0.01 in all: CDF gap ≥ 0.17 at power 0.8 with 400 releases per side;
 dispersion test at α = 0.01: variance ratio ≥ 2.3; privacy audits at α = 0.01 with 20 000 releases per side).
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -57,8 +58,14 @@ def test_shipped_estimators(estimator, check):
 VECTOR_DATA = np.random.default_rng(7).standard_t(3.0, size=(200, 3))
 
 
-@parametrize_with_dp_checks([ClippedMeanLaplace(1.0, -5.0, 5.0), SimpleClippingMean(5.0, 0.5, 1e-5),
-                             PrivateSmoothedSoftTruncationMean(1.0, 2.0)], data=VECTOR_DATA)
+@parametrize_with_dp_checks(
+    [
+        ClippedMeanLaplace(1.0, -5.0, 5.0),
+        SimpleClippingMean(5.0, 0.5, 1e-5),
+        PrivateSmoothedSoftTruncationMean(1.0, 2.0),
+    ],
+    data=VECTOR_DATA,
+)
 def test_shipped_estimators_on_vector_data(estimator, check):
     check(estimator)
 
@@ -73,8 +80,11 @@ def _regression_estimators():
     from estimators.ngd import NoisyGD
     from estimators.sco import HeavyTailedDPFrankWolfe, HeavyTailedPrivateLasso
 
-    return [HeavyTailedDPFrankWolfe(1.0, 3, 2.0), HeavyTailedPrivateLasso(1.0, 1e-5, 3, 2.0),
-            NoisyGD(epsilon=1.0, delta=1e-5, n_steps=3, clip=1.0, step_size=0.5, dim=3)]
+    return [
+        HeavyTailedDPFrankWolfe(1.0, 3, 2.0),
+        HeavyTailedPrivateLasso(1.0, 1e-5, 3, 2.0),
+        NoisyGD(epsilon=1.0, delta=1e-5, n_steps=3, clip=1.0, step_size=0.5, dim=3),
+    ]
 
 
 @parametrize_with_dp_checks(_regression_estimators(), data=_regression_rows())
@@ -120,8 +130,13 @@ class ToyMean:
             x = np.array(data, dtype=float)
             x[0] = -self.bound
             return [replace_one(x, 0, self.bound, "record 0: -B -> +B")]
-        return {"input_ndim": (1,), "worst_case_pairs": worst, "noise_off": lambda d: type(self)(1e15, self.bound),
-                "reference": lambda d: np.mean(np.clip(np.asarray(d, float), -self.bound, self.bound))}
+
+        return {
+            "input_ndim": (1,),
+            "worst_case_pairs": worst,
+            "noise_off": lambda d: type(self)(1e15, self.bound),
+            "reference": lambda d: np.mean(np.clip(np.asarray(d, float), -self.bound, self.bound)),
+        }
 
 
 class GlobalRNGMean(ToyMean):
@@ -196,8 +211,9 @@ BROKEN = [
 
 
 def _failing(est) -> set:
-    return {r.name.split("[")[0] for r in check_dp_estimator(est, on_fail="return")
-            if r.verdict in ("violated", "error")}
+    return {
+        r.name.split("[")[0] for r in check_dp_estimator(est, on_fail="return") if r.verdict in ("violated", "error")
+    }
 
 
 def test_toy_estimator_passes_everything():
@@ -213,9 +229,15 @@ def test_broken_estimator_fails_the_right_checks(cls, expected):
     assert expected <= failing, f"missed: {expected - failing}"
     collateral = failing - expected
     # defects that change the release law may also be caught by the law-sensitive checks; nothing else may fail
-    allowed = {"check_call_matches_sample", "check_releases_independent", "check_privacy_audit",
-               "check_privacy_worst_case_pairs", "check_noise_off_reference", "check_seeds_differ",
-               "check_reproducible"}
+    allowed = {
+        "check_call_matches_sample",
+        "check_releases_independent",
+        "check_privacy_audit",
+        "check_privacy_worst_case_pairs",
+        "check_noise_off_reference",
+        "check_seeds_differ",
+        "check_reproducible",
+    }
     if cls in (NaNAcceptingMean, UnvalidatedParamsMean, WrongReferenceMean, BareEpsilonMean):
         allowed = set()
     if cls is BareEpsilonMean:  # the audits need a guarantee
@@ -233,8 +255,10 @@ def test_declared_expected_failure_is_strict():
         check_dp_estimator(Declares())
 
     class DeclaresCorrectly(GlobalRNGMean):
-        _xfail_checks = {"check_no_global_rng": "draws from numpy's global generator",
-                         "check_reproducible": "draws from numpy's global generator"}
+        _xfail_checks = {
+            "check_no_global_rng": "draws from numpy's global generator",
+            "check_reproducible": "draws from numpy's global generator",
+        }
 
     res = check_dp_estimator(DeclaresCorrectly())
     xf = [r for r in res if r.expected == "violated"]
@@ -252,8 +276,10 @@ def test_xfail_needs_a_reason():
 
 def test_tags_ids_and_parametrize_marks():
     with pytest.raises(ValueError, match="unknown DP tags"):
+
         class Bad(ToyMean):
             _dp_tags = {"outptu": "scalar"}
+
         get_tags(Bad())
     est = ClippedMeanLaplace(1.0, -5.0, 5.0)
     assert estimator_id(est) == "ClippedMeanLaplace(epsilon=1, lower=-5, upper=5)"
@@ -265,8 +291,11 @@ def test_tags_ids_and_parametrize_marks():
     xfailed = [p for p in params if p.marks]
     assert {p.id.split("-")[-1] for p in xfailed} == {"check_privacy_audit", "check_privacy_worst_case_pairs"}
     assert all(m.kwargs["strict"] and m.kwargs["reason"] for p in xfailed for m in p.marks)
-    assert len(ids) == len(set(ids)) == len(list(dp_checks(ToyMean()))) + len(list(
-        dp_checks(WangCentralMean(1.0, 1e-5, 4.0))))
+    assert (
+        len(ids)
+        == len(set(ids))
+        == len(list(dp_checks(ToyMean()))) + len(list(dp_checks(WangCentralMean(1.0, 1e-5, 4.0))))
+    )
 
 
 def test_check_is_reproducible_from_its_seed():
@@ -278,16 +307,23 @@ def test_check_is_reproducible_from_its_seed():
 def test_user_test_file_runs_one_test_per_check(tmp_path):
     """The documented one-liner in a user's own test file, run by pytest with the installed plugin."""
     f = tmp_path / "test_user_estimator.py"
-    f.write_text(textwrap.dedent("""
+    f.write_text(
+        textwrap.dedent("""
         from estimators.baselines import ClippedMeanLaplace
         from htdp_verify.testing import parametrize_with_dp_checks
 
         @parametrize_with_dp_checks([ClippedMeanLaplace(1.0, -5.0, 5.0)])
         def test_dp_contract(estimator, check):
             check(estimator)
-    """))
-    out = subprocess.run([sys.executable, "-m", "pytest", str(f), "-q", "-p", "no:cacheprovider", "-rA"],
-                         capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    """)
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", str(f), "-q", "-p", "no:cacheprovider", "-rA"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
     n = len(list(dp_checks(ClippedMeanLaplace(1.0, -5.0, 5.0))))
     assert f"{n} passed" in out.stdout, out.stdout + out.stderr
     assert "ClippedMeanLaplace(epsilon=1, lower=-5, upper=5)-check_privacy_audit" in out.stdout

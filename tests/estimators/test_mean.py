@@ -4,6 +4,7 @@ Design (ARCHITECTURE.md, "Tests are deterministic and designed"): every random t
 statistical assertion states its α and the smallest effect it detects in its docstring. Sensitivity checks are
 deterministic: they compare noise-free statistics on adversarial neighbouring datasets.
 """
+
 from __future__ import annotations
 
 import math
@@ -107,9 +108,15 @@ def test_smoothed_soft_truncation_matches_mpmath(sign, log_a, beta):
 
 
 @HYP
-@given(x=st.lists(st.one_of(st.floats(-1e300, 1e300), st.builds(lambda s, e: s * 10.0**e, _sign, _log_mag)),
-                  min_size=1, max_size=20),
-       log_s=st.floats(-300, 300), beta=_beta)
+@given(
+    x=st.lists(
+        st.one_of(st.floats(-1e300, 1e300), st.builds(lambda s, e: s * 10.0**e, _sign, _log_mag)),
+        min_size=1,
+        max_size=20,
+    ),
+    log_s=st.floats(-300, 300),
+    beta=_beta,
+)
 def test_statistic_within_proven_bound_on_extreme_inputs(x, log_s, beta):
     """For any finite data (±1e300) and scales 1e-300…1e300 (x/s overflows to ±inf), every per-sample value stays
     in ±(2√2/3)·erf(√(β/2)) ≤ 2√2/3, so |x̂| ≤ s·bound; nothing is NaN."""

@@ -1,5 +1,6 @@
 """DP Frank–Wolfe family (Hu et al. 2022, Algs. 1 and 2): validation, shapes, reproducibility, the vectorised
 sampler against a loop of ``__call__``, independence, non-private limits, presets and a small privacy audit."""
+
 import math
 
 import numpy as np
@@ -54,8 +55,15 @@ def test_l1_ball_and_diameter():
 @pytest.mark.parametrize("beta", [0.5, 1.0, 4.0])
 def test_table_matches_exact_smoothed_truncation(beta):
     g = np.random.default_rng(1)
-    a = np.concatenate([g.standard_t(1, size=20000), g.uniform(-6, 6, 20000), np.logspace(-300, 300, 200),
-                        -np.logspace(-300, 300, 200), [0.0, np.inf, -np.inf]])
+    a = np.concatenate(
+        [
+            g.standard_t(1, size=20000),
+            g.uniform(-6, 6, 20000),
+            np.logspace(-300, 300, 200),
+            -np.logspace(-300, 300, 200),
+            [0.0, np.inf, -np.inf],
+        ]
+    )
     tab = SmoothedSoftTruncationTable(beta)
     v = tab(a)
     assert np.max(np.abs(v - smoothed_soft_truncation(a, beta))) < 1e-12
@@ -67,8 +75,12 @@ def test_losses_gradients_match_finite_differences():
     g = np.random.default_rng(2)
     data = _regression(50, 3, seed=2)
     labels = np.column_stack([data[:, :-1], np.where(data[:, -1] > 0, 1.0, -1.0)])
-    for loss, dat in [(SquaredLoss(), data), (LogisticLoss(), labels), (BiweightLoss(1.0), data),
-                      (HalfSquaredDistance(), data[:, :3])]:
+    for loss, dat in [
+        (SquaredLoss(), data),
+        (LogisticLoss(), labels),
+        (BiweightLoss(1.0), data),
+        (HalfSquaredDistance(), data[:, :3]),
+    ]:
         W = g.normal(size=(4, 3)) * 0.3
         grad = loss.grad(W, dat)
         psg = loss.per_sample_grad(W, dat)
@@ -87,24 +99,47 @@ def test_losses_gradients_match_finite_differences():
 # ---------------------------------------------------------------------------------------------------------------
 # validation and shapes
 # ---------------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(epsilon=0.0), "epsilon"), (dict(epsilon=np.nan), "epsilon"), (dict(T=0), "T"), (dict(T=2.5), "T"),
-    (dict(scale=-1.0), "scale"), (dict(beta=0.0), "beta"), (dict(step="jaggi"), "step"), (dict(step=1.5), "step"),
-    (dict(output="all"), "output"), (dict(psi="closed_form"), "psi"), (dict(sensitivity="loose"), "sensitivity"),
-    (dict(noise_divisor=0.0), "noise_divisor"), (dict(noise=1), "noise"), (dict(loss="hinge"), "loss"),
-    (dict(radius=0.0), "radius"), (dict(w0="zero"), "w0"), (dict(n_jobs=0), "n_jobs"),
-    (dict(vertices=np.ones(3)), "vertices"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(epsilon=0.0), "epsilon"),
+        (dict(epsilon=np.nan), "epsilon"),
+        (dict(T=0), "T"),
+        (dict(T=2.5), "T"),
+        (dict(scale=-1.0), "scale"),
+        (dict(beta=0.0), "beta"),
+        (dict(step="jaggi"), "step"),
+        (dict(step=1.5), "step"),
+        (dict(output="all"), "output"),
+        (dict(psi="closed_form"), "psi"),
+        (dict(sensitivity="loose"), "sensitivity"),
+        (dict(noise_divisor=0.0), "noise_divisor"),
+        (dict(noise=1), "noise"),
+        (dict(loss="hinge"), "loss"),
+        (dict(radius=0.0), "radius"),
+        (dict(w0="zero"), "w0"),
+        (dict(n_jobs=0), "n_jobs"),
+        (dict(vertices=np.ones(3)), "vertices"),
+    ],
+)
 def test_alg1_parameter_validation(kwargs, name):
     args = dict(epsilon=1.0, T=3, scale=2.0) | kwargs
     with pytest.raises(ValueError, match=name):
         HeavyTailedDPFrankWolfe(args.pop("epsilon"), args.pop("T"), args.pop("scale"), **args)
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(epsilon=1.5), "epsilon"), (dict(epsilon=0.0), "epsilon"), (dict(delta=0.0), "delta"),
-    (dict(delta=1.0), "delta"), (dict(T=0), "T"), (dict(K=0.0), "K"), (dict(K=np.inf), "K"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(epsilon=1.5), "epsilon"),
+        (dict(epsilon=0.0), "epsilon"),
+        (dict(delta=0.0), "delta"),
+        (dict(delta=1.0), "delta"),
+        (dict(T=0), "T"),
+        (dict(K=0.0), "K"),
+        (dict(K=np.inf), "K"),
+    ],
+)
 def test_alg2_parameter_validation(kwargs, name):
     args = dict(epsilon=0.5, delta=1e-5, T=3, K=2.0) | kwargs
     with pytest.raises(ValueError, match=name):
@@ -179,7 +214,7 @@ def _textbook_fw(data, T, scale, beta, radius=1.0):
     w = np.zeros(d)
     mean = SmoothedSoftTruncationMean(scale, beta)
     for t in range(1, T + 1):
-        block = data[(t - 1) * m:t * m]
+        block = data[(t - 1) * m : t * m]
         X, y = block[:, :-1], block[:, -1]
         G = 2.0 * (X @ w - y)[:, None] * X  # per-sample gradients of (⟨w, x⟩ − y)²
         g = mean.statistic(G)
@@ -198,8 +233,7 @@ def test_alg1_without_noise_is_frank_wolfe():
     np.testing.assert_allclose(table(data, rng=np.random.default_rng(0)), ref, rtol=0, atol=1e-10)
     # with the mechanism switched on at an astronomically large ε the selection is the exact oracle
     huge = HeavyTailedDPFrankWolfe(1e15, 8, 1.5)
-    np.testing.assert_allclose(huge.sample(data, 20, rng=np.random.default_rng(1)), np.tile(ref, (20, 1)),
-                               atol=1e-10)
+    np.testing.assert_allclose(huge.sample(data, 20, rng=np.random.default_rng(1)), np.tile(ref, (20, 1)), atol=1e-10)
 
 
 def test_alg2_without_noise_matches_sklearn_lasso():
@@ -270,8 +304,11 @@ def test_sample_vs_loop_test_detects_a_different_calibration():
 @pytest.mark.parametrize("which", ["alg1", "alg2"])
 def test_releases_independent(which):
     data = _regression(60, 3, seed=7)
-    est = (HeavyTailedDPFrankWolfe(1.0, 4, 1.0, chunk_bytes=8 * 15 * 3 * 50) if which == "alg1"
-           else HeavyTailedPrivateLasso(0.5, 1e-5, 5, 2.0, chunk_bytes=8 * 12 * 60))
+    est = (
+        HeavyTailedDPFrankWolfe(1.0, 4, 1.0, chunk_bytes=8 * 15 * 3 * 50)
+        if which == "alg1"
+        else HeavyTailedPrivateLasso(0.5, 1e-5, 5, 2.0, chunk_bytes=8 * 12 * 60)
+    )
     res = check_independent_releases(est, data, alpha=0.01, rng=np.random.default_rng(2026))
     assert res.verdict == "consistent", res.summary
 

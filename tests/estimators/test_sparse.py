@@ -1,4 +1,5 @@
 """Peeling (Hu et al. 2022, Alg. 4): validation, calibration variants, release formats, vectorised sampling."""
+
 import math
 
 import numpy as np
@@ -72,8 +73,7 @@ def test_formats_and_selection_rules():
     # argmax over all of [d] (PODS text): a dominant coordinate is chosen every round; the set has one element
     allv = Peeling(3, 1.0, 1e-5, 1.0, argmax="all").sample(np.array([0.0, 0.0, 1e4, 0.0]), 50, rng=rng)
     assert np.all(allv[:, 0] == 2) and np.all(allv[:, 1:3] == -1) and np.all(allv[:, 4:] == 0)
-    alls = Peeling(3, 1.0, 1e-5, 1.0, argmax="all", output="sequence").sample(np.array([0.0, 0, 1e4, 0]), 50,
-                                                                              rng=rng)
+    alls = Peeling(3, 1.0, 1e-5, 1.0, argmax="all", output="sequence").sample(np.array([0.0, 0, 1e4, 0]), 50, rng=rng)
     assert np.all(alls[:, :3] == 2) and np.all(alls[:, 3:] == alls[:, [3]])  # one value per coordinate
 
 

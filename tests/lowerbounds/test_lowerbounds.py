@@ -6,6 +6,7 @@ exceeds the true rate by ≤ 0.02 near the rates seen here, so an estimator whos
 flagged with probability > 0.95 (the non-private mean has rate ≈ 0.07 vs L ≈ 0.24 at ε = 0.1), and a private
 estimator with true rate ≥ L is flagged with probability ≤ 0.05 (validity of the bound + CP).
 """
+
 import math
 
 import numpy as np
@@ -53,17 +54,21 @@ def test_private_term_scales_like_theory():
     vals = [lb.mean_1d_spike(4, n, 1.0).bound().value for n in (10**3, 10**4, 10**5)]
     slopes = np.diff(np.log(vals)) / np.log(10)
     assert np.allclose(slopes, -0.75, atol=0.02)
-    dvals = [lb.mean_coordinate_spike(d, 10**5, 1.0, 0.0, rng=np.random.default_rng(0)).bound().value
-             for d in (4, 16, 64)]
+    dvals = [
+        lb.mean_coordinate_spike(d, 10**5, 1.0, 0.0, rng=np.random.default_rng(0)).bound().value for d in (4, 16, 64)
+    ]
     assert np.allclose(np.diff(np.log(dvals)) / np.log(4), 1.0, atol=0.05)  # squared error ∝ d/(nε)
 
 
-@pytest.mark.parametrize("make", [
-    lambda rng: lb.mean_1d_spike(4, 500, 0.5),
-    lambda rng: lb.mean_1d_gaussian(3, 500),
-    lambda rng: lb.mean_packing_spike(4, 8, 500, 1.0, rng=rng),
-    lambda rng: lb.mean_coordinate_spike(6, 500, 1.0, 1e-6, rng=rng),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda rng: lb.mean_1d_spike(4, 500, 0.5),
+        lambda rng: lb.mean_1d_gaussian(3, 500),
+        lambda rng: lb.mean_packing_spike(4, 8, 500, 1.0, rng=rng),
+        lambda rng: lb.mean_coordinate_spike(6, 500, 1.0, 1e-6, rng=rng),
+    ],
+)
 def test_instances_pass_their_self_test(make):
     rng = np.random.default_rng(3)
     inst = make(rng)
@@ -75,8 +80,12 @@ def test_self_test_catches_a_broken_instance():
     """Test the tester: an instance whose atom is 3x too large violates its moment assumption."""
     inst = lb.mean_1d_spike(4, 200, 1.0, p=0.05)
     s = (1 / 0.05) ** 0.25 * 3
-    bad = lb.HardInstance(**{**inst.__dict__, "sampler": lambda v, size, rng: s * (rng.random((size, 200)) < 0.05)
-                              if v else np.zeros((size, 200))})
+    bad = lb.HardInstance(
+        **{
+            **inst.__dict__,
+            "sampler": lambda v, size, rng: s * (rng.random((size, 200)) < 0.05) if v else np.zeros((size, 200)),
+        }
+    )
     assert not bad.self_test(rng=np.random.default_rng(1), reps=20000)["moments_ok"]
 
 
@@ -111,8 +120,11 @@ def test_bad_input():
     with pytest.raises(ValueError, match="epsilon"):
         lb.mean_1d_spike(4, 100, -1.0)
     with pytest.raises(ValueError, match="inst"):
-        lb.cannot_beat(lambda x, rng: x.mean(1), lb.mean_coordinate_spike(4, 100, 1.0, 0.0,
-                       rng=np.random.default_rng(0)), rng=np.random.default_rng(0))
+        lb.cannot_beat(
+            lambda x, rng: x.mean(1),
+            lb.mean_coordinate_spike(4, 100, 1.0, 0.0, rng=np.random.default_rng(0)),
+            rng=np.random.default_rng(0),
+        )
 
 
 def test_sparse_regression_instance():
@@ -123,8 +135,9 @@ def test_sparse_regression_instance():
     # at small ε the private Fano term is the binding one
     assert b.constants["fano_private"] > b.constants["fano_statistical"]
     # the bound falls like 1/n² in the privacy-dominated regime (s log d / (nε))²
-    vals = [lb.sparse_regression_packing(30, 3, n, 0.05, rng=np.random.default_rng(2)).bound().value
-            for n in (400, 1600)]
+    vals = [
+        lb.sparse_regression_packing(30, 3, n, 0.05, rng=np.random.default_rng(2)).bound().value for n in (400, 1600)
+    ]
     assert -2.3 < np.log(vals[1] / vals[0]) / np.log(4) < -1.6
 
 
@@ -156,15 +169,23 @@ def test_optimality_ratio_separates_optimal_from_suboptimal(tmp_path):
             n = x.shape[1]
             c = c_of_n(n)
             return np.clip(x, -c, c).mean(axis=1) + rng.laplace(0, 2 * c / (n * eps), x.shape[0])
+
         return fn
 
     def make(n):
         return lb.mean_1d_spike(k, n, eps)
 
     ns = [500, 2000, 8000]
-    good = lb.optimality_ratio(clipped(lambda n: (n * eps) ** 0.25), make, ns, reps=400,
-                               rng=np.random.default_rng(1), out_dir=tmp_path, name="good")
-    bad = lb.optimality_ratio(clipped(lambda n: n ** 0.5), make, ns, reps=400, rng=np.random.default_rng(1), name="bad")
+    good = lb.optimality_ratio(
+        clipped(lambda n: (n * eps) ** 0.25),
+        make,
+        ns,
+        reps=400,
+        rng=np.random.default_rng(1),
+        out_dir=tmp_path,
+        name="good",
+    )
+    bad = lb.optimality_ratio(clipped(lambda n: n**0.5), make, ns, reps=400, rng=np.random.default_rng(1), name="bad")
     assert good.verdict == "consistent", good.summary
     assert bad.verdict == "violated", bad.summary
     assert (tmp_path / "good.png").exists()

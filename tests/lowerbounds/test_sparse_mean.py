@@ -5,6 +5,7 @@ law (false alarm ≈ 6e-7 per comparison); the same comparison rejects an instan
 (the shift is ≥ 10 standard errors at the sample size used). The cannot-beat check runs at α = 0.05 on 300
 trials: the cheating estimators' error rates (≈ 0 and ≈ 0.3) lie far below the bound's ≈ 0.87.
 """
+
 import itertools
 import math
 
@@ -25,8 +26,11 @@ D, S, N, EPS, DELTA = 40, 4, 1000, 1.0, 1e-5
 
 def _bound(**kw):
     args = {"d": D, "s": S, "n": N, "epsilon": EPS, "delta": DELTA, **kw}
-    return sparse_mean_packing(args.pop("d"), args.pop("s"), args.pop("n"), args.pop("epsilon"), args.pop("delta"),
-                               **args).bound().value
+    return (
+        sparse_mean_packing(args.pop("d"), args.pop("s"), args.pop("n"), args.pop("epsilon"), args.pop("delta"), **args)
+        .bound()
+        .value
+    )
 
 
 # ---------------------------------------------------------------------------------------------------- the code
@@ -36,7 +40,7 @@ def test_code_is_a_packing_exhaustively():
     z = code.vectors(np.arange(code.size))
     assert np.all((z != 0).sum(1) == 3) and np.all(np.isin(z, [-1.0, 0.0, 1.0]))
     for b in range(3):  # one non-zero per block
-        assert np.all((z[:, b * 4:(b + 1) * 4] != 0).sum(1) == 1)
+        assert np.all((z[:, b * 4 : (b + 1) * 4] != 0).sum(1) == 1)
     sym = code.symbols(np.arange(code.size))
     d2 = [((z[i] - z[j]) ** 2).sum() for i, j in itertools.combinations(range(code.size), 2)]
     blocks = [(sym[i] != sym[j]).sum() for i, j in itertools.combinations(range(code.size), 2)]
@@ -54,15 +58,28 @@ def test_code_digits_round_trip_and_uniform_draw():
         code.digits([code.size])
 
 
-@pytest.mark.parametrize("kw, match", [({"d": 10, "s": 4}, "d must be >= "), ({"d": 3, "s": 4}, "s must lie"),
-                                       ({"d": 40, "s": 4, "message_length": 5}, "message_length")])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"d": 10, "s": 4}, "d must be >= "),
+        ({"d": 3, "s": 4}, "s must lie"),
+        ({"d": 40, "s": 4, "message_length": 5}, "message_length"),
+    ],
+)
 def test_code_rejects_bad_parameters(kw, match):
     with pytest.raises(ValueError, match=match):
         sparse_sign_code(kw.pop("d"), kw.pop("s"), **kw)
 
 
-@pytest.mark.parametrize("kw, match", [({"amplitude": 1.5}, "amplitude"), ({"k": 1.5}, "k must be"),
-                                       ({"moment": -1.0}, "moment"), ({"delta": 1.5}, "delta")])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"amplitude": 1.5}, "amplitude"),
+        ({"k": 1.5}, "k must be"),
+        ({"moment": -1.0}, "moment"),
+        ({"delta": 1.5}, "delta"),
+    ],
+)
 def test_instance_rejects_bad_parameters(kw, match):
     with pytest.raises(ValueError, match=match):
         _bound(**kw)
@@ -154,9 +171,11 @@ def test_hard_instance_interface_and_generic_checker():
 # ------------------------------------------------------------------------------------------------ the checks
 def _decoder(inst):
     """Cheating, non-private: reads the member off any spike (the law's structure is known), returns p·spike."""
+
     def fn(data, rng):
         idx = np.argmax(np.any(data != 0, axis=2), axis=1)
         return inst.p * data[np.arange(data.shape[0]), idx]
+
     return fn
 
 
@@ -187,8 +206,9 @@ def test_cannot_beat_passes_private_estimators_and_says_when_underpowered():
 def test_risk_ratio_is_descriptive_and_tracks_a_1_over_n_estimator(tmp_path):
     rng = np.random.default_rng(8)
     zero = lambda data, rng: np.zeros((data.shape[0], D))  # noqa: E731
-    res = packing_risk_ratio(zero, lambda n: sparse_mean_packing(D, S, n, EPS, DELTA), [500, 2000], reps=20,
-                             rng=rng, out_dir=tmp_path)
+    res = packing_risk_ratio(
+        zero, lambda n: sparse_mean_packing(D, S, n, EPS, DELTA), [500, 2000], reps=20, rng=rng, out_dir=tmp_path
+    )
     assert res.verdict == "info" and (tmp_path / res.figures[0]).exists()
     # risk of 0 is ‖θ_v‖² = (pA)²s ∝ 1/n like the bound: the ratio is constant, exactly (same members' norm)
     assert abs(res.estimate) < 0.05 and not res.details["below_bound"]
@@ -205,6 +225,7 @@ def _calibrated_cheat(inst, rate):
         out = dec(data, rng)
         out[rng.random(data.shape[0]) < q] = 0.0
         return out
+
     return fn
 
 

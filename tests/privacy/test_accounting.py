@@ -6,6 +6,7 @@ diffprivlib's GaussianAnalytic computes it); OpenDP's zCDP -> approx-DP map (ρ 
 (ε = 18.95 at δ = 1e-6) and on the Poisson-subsampled Gaussian q = 0.01, σ = 1, 1000 steps (ε = 1.83 at δ = 1e-5),
 both recorded in the shared diffprivlib anchor note. Everything here is deterministic (no sampling).
 """
+
 from __future__ import annotations
 
 import json
@@ -218,19 +219,22 @@ def test_pld_bracket_undecided_claim_is_inconclusive_not_guessed():
     assert r.verdict == "inconclusive"
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(mechanism="cauchy", sigma=1.0), "mechanism"),
-    (dict(mechanism="gaussian"), "sigma"),
-    (dict(mechanism="gaussian", sigma=1.0, scale=2.0), "scale"),
-    (dict(mechanism="gaussian", sigma=-1.0), "sigma"),
-    (dict(mechanism="laplace", scale=1.0, steps=0), "steps"),
-    (dict(mechanism="laplace", scale=1.0, sampling=0.0), "sampling"),
-    (dict(mechanism="laplace", scale=1.0, sampling=0.5), "replace"),
-    (dict(mechanism="pure_dp", step_epsilon=1.0, sampling=0.5, neighbours="add_remove"), "sampling"),
-    (dict(mechanism="pure_dp", step_epsilon=1.0, step_delta=0.1), "step_delta"),
-    (dict(mechanism="discrete_gaussian", sigma=1.0, sensitivity=0.5), "integer"),
-    (dict(mechanism="gaussian", sigma=1.0, composition="adaptive"), "composition"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(mechanism="cauchy", sigma=1.0), "mechanism"),
+        (dict(mechanism="gaussian"), "sigma"),
+        (dict(mechanism="gaussian", sigma=1.0, scale=2.0), "scale"),
+        (dict(mechanism="gaussian", sigma=-1.0), "sigma"),
+        (dict(mechanism="laplace", scale=1.0, steps=0), "steps"),
+        (dict(mechanism="laplace", scale=1.0, sampling=0.0), "sampling"),
+        (dict(mechanism="laplace", scale=1.0, sampling=0.5), "replace"),
+        (dict(mechanism="pure_dp", step_epsilon=1.0, sampling=0.5, neighbours="add_remove"), "sampling"),
+        (dict(mechanism="pure_dp", step_epsilon=1.0, step_delta=0.1), "step_delta"),
+        (dict(mechanism="discrete_gaussian", sigma=1.0, sensitivity=0.5), "integer"),
+        (dict(mechanism="gaussian", sigma=1.0, composition="adaptive"), "composition"),
+    ],
+)
 def test_calibration_validation(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Calibration(**kwargs)
@@ -273,6 +277,10 @@ def test_shipped_calibrations_verdicts():
     assert results["accounting.dpem.central.zcdp.proof"].estimate == pytest.approx(0.742, abs=1e-3)  # spec §2 table
     # every verdict except the named findings and canaries is consistent
     flagged = {k for k, x in v.items() if x != "consistent"}
-    assert flagged == {"accounting.dpem.central.zcdp.as_printed", "accounting.dpem.local.as_printed",
-                       "accounting.zhao2024.iterative.shuffle.m1000", "accounting.zhao2024.iterative.shuffle.m10000",
-                       "accounting.zhao2024.iterative.shuffle.m100000"}
+    assert flagged == {
+        "accounting.dpem.central.zcdp.as_printed",
+        "accounting.dpem.local.as_printed",
+        "accounting.zhao2024.iterative.shuffle.m1000",
+        "accounting.zhao2024.iterative.shuffle.m10000",
+        "accounting.zhao2024.iterative.shuffle.m100000",
+    }

@@ -4,6 +4,7 @@ Equality/shape tests are deterministic (no α).  The two audits at the end are s
 correct diffprivlib Laplace must not be flagged (false alarm ≤ 0.05 for any seed) and a 2× under-noised one must
 be (true ε = 2 vs claim 1; with 20 000 releases per side the best event certifies ≈ 1.9, power ≈ 1).
 """
+
 import numpy as np
 import pytest
 from diffprivlib.accountant import BudgetAccountant
@@ -56,8 +57,9 @@ def test_from_estimator_uses_sample_and_guarantee():
 def test_estimator_audit_uses_declared_guarantee():
     est = LaplaceMean(epsilon=1.0)
     x = np.linspace(-1, 1, 10)
-    r = audit(from_estimator(est), None, neighbours={"data": x, "bound": 1.0}, n_samples=20_000,
-              rng=np.random.default_rng(1))
+    r = audit(
+        from_estimator(est), None, neighbours={"data": x, "bound": 1.0}, n_samples=20_000, rng=np.random.default_rng(1)
+    )
     assert r.claim.epsilon == 1.0 and r.verdict == "consistent"
 
 
@@ -73,6 +75,7 @@ def test_from_scalar_function_loops_and_reproduces():
 def test_from_seeded_callable():
     def f(d, seed):
         return d + np.random.default_rng(seed).laplace()
+
     mech = from_seeded_callable(f)
     a = mech(0.0, 6, np.random.default_rng(5))
     assert a.shape == (6,) and np.array_equal(a, mech(0.0, 6, np.random.default_rng(5)))
@@ -90,8 +93,12 @@ def test_from_diffprivlib_instance_class_and_tool():
     m3 = from_diffprivlib(lambda random_state: Geometric(epsilon=1.0, sensitivity=1, random_state=random_state))
     assert m3(2, 4, np.random.default_rng(1)).dtype.kind in "iu"
     import diffprivlib
-    tool = from_diffprivlib(lambda x, random_state: diffprivlib.tools.mean(
-        x, epsilon=1.0, bounds=(0, 1), random_state=random_state, accountant=BudgetAccountant()))
+
+    tool = from_diffprivlib(
+        lambda x, random_state: diffprivlib.tools.mean(
+            x, epsilon=1.0, bounds=(0, 1), random_state=random_state, accountant=BudgetAccountant()
+        )
+    )
     t = tool(np.full(10, 0.5), 5, np.random.default_rng(2))
     assert t.shape == (5,) and np.array_equal(t, tool(np.full(10, 0.5), 5, np.random.default_rng(2)))
 
@@ -111,11 +118,21 @@ def test_from_diffprivlib_one_seed_per_release():
 
 def test_audit_diffprivlib_laplace():
     # α = 0.05 each (see module docstring).
-    ok = audit(from_diffprivlib(Laplace(epsilon=1.0, sensitivity=1.0)), None, pairs=(0.0, 1.0),
-               n_samples=20_000, rng=np.random.default_rng(21))
+    ok = audit(
+        from_diffprivlib(Laplace(epsilon=1.0, sensitivity=1.0)),
+        None,
+        pairs=(0.0, 1.0),
+        n_samples=20_000,
+        rng=np.random.default_rng(21),
+    )
     assert ok.verdict == "consistent" and ok.epsilon_lb > 0.8
-    bad = audit(from_diffprivlib(Laplace(epsilon=2.0, sensitivity=1.0)), PrivacyClaim(1.0), pairs=(0.0, 1.0),
-                n_samples=20_000, rng=np.random.default_rng(22))
+    bad = audit(
+        from_diffprivlib(Laplace(epsilon=2.0, sensitivity=1.0)),
+        PrivacyClaim(1.0),
+        pairs=(0.0, 1.0),
+        n_samples=20_000,
+        rng=np.random.default_rng(22),
+    )
     assert bad.verdict == "violated"
 
 

@@ -5,6 +5,7 @@ them (non-finite warning, "possibly unbounded" only with a violation, no CP stat
 Each test fails on the auto families of before (coordinates, projection and logistic for vectors; thresholds and
 intervals for scalars; NaN never counted in a set event; "possibly unbounded" on any zero count).
 """
+
 from __future__ import annotations
 
 import numpy as np

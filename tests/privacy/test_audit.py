@@ -8,6 +8,7 @@ Design of every statistical assertion below (fixed seeds, so each is determinist
   best fixed event certifies ε_lb within ~0.05 of a true ε ≤ 2 (``stats.samples_needed_for_epsilon``), so the
   detectable effect is a true ε above ≈ 1.1 × claim + 0.05, and the power at these effects is ≈ 1.
 """
+
 import math
 
 import numpy as np
@@ -33,19 +34,23 @@ N = 100_000
 def laplace(eps, sensitivity=1.0, scale_factor=1.0):
     def m(d, size, rng):
         return np.asarray(d, float) + rng.laplace(0.0, scale_factor * sensitivity / eps, size)
+
     return m
 
 
 def laplace_scaled_by_eps(eps):
     """Bug: noise scale ε instead of 1/ε."""
+
     def m(d, size, rng):
         return np.asarray(d, float) + rng.laplace(0.0, eps, size)
+
     return m
 
 
 def gaussian_sigma(eps, delta, sensitivity=1.0):
     """Analytic Gaussian mechanism σ (Balle & Wang 2018): smallest σ with δ(ε) ≤ δ, via μ = Δ/σ."""
     from scipy.optimize import brentq
+
     mu = brentq(lambda m: gdp_delta(eps, m) - delta, 1e-3, 20.0)
     return sensitivity / mu
 
@@ -53,6 +58,7 @@ def gaussian_sigma(eps, delta, sensitivity=1.0):
 def gaussian(sigma):
     def m(d, size, rng):
         return np.asarray(d, float) + rng.normal(0.0, sigma, size)
+
     return m
 
 
@@ -62,15 +68,18 @@ def geometric(eps):
 
     def m(d, size, rng):
         return int(d) + rng.geometric(p, size) - rng.geometric(p, size)
+
     return m
 
 
 def exponential_mechanism(eps, factor=2.0):
     """Exponential mechanism over candidates with utilities u (sensitivity 1): P(i) ∝ exp(ε u_i / factor)."""
+
     def m(u, size, rng):
         u = np.asarray(u, float)
         w = np.exp(eps * (u - u.max()) / factor)
         return rng.choice(u.size, size=size, p=w / w.sum())
+
     return m
 
 
@@ -79,6 +88,7 @@ def randomised_response(eps):
 
     def m(bit, size, rng):
         return np.where(rng.random(size) < q, int(bit), 1 - int(bit))
+
     return m
 
 
@@ -144,6 +154,7 @@ def test_unbounded_leak_reported():
     # A mechanism whose support moves with the data: {output < 0.5} has probability 0 on D'=1 -> ∞-DP.
     def shifted_uniform(d, size, rng):
         return float(d) + rng.random(size)
+
     r = audit(shifted_uniform, PrivacyClaim(5.0), pairs=(0.0, 1.0), n_samples=20_000, rng=np.random.default_rng(4))
     assert r.verdict == "violated"
     assert r.possibly_unbounded and "unbounded" in r.details["detectability"]["statement"]
@@ -152,8 +163,9 @@ def test_unbounded_leak_reported():
 def test_no_fixed_event_probability_ceiling():
     # NoisyHist2-like bug: Laplace scale ε=0.1 for claimed ε=0.1 -> true ε = 10.  DP-Sniper caps near 4.6;
     # with 1e5 per side the ceiling is max_certifiable_epsilon ≈ 10.2, and the bound must exceed 4.6.
-    r = audit(laplace_scaled_by_eps(0.1), PrivacyClaim(0.1), pairs=(0.0, 1.0), n_samples=N,
-              rng=np.random.default_rng(5))
+    r = audit(
+        laplace_scaled_by_eps(0.1), PrivacyClaim(0.1), pairs=(0.0, 1.0), n_samples=N, rng=np.random.default_rng(5)
+    )
     assert r.verdict == "violated" and r.epsilon_lb > 4.6
 
 
@@ -170,6 +182,7 @@ def test_vector_outputs_pattern_search():
     def hist(q, size, rng):
         q = np.asarray(q, float)
         return q + rng.laplace(0.0, 1 / 0.4, (size, q.size))
+
     r = audit(hist, PrivacyClaim(0.1), pairs=statdp_patterns(5, "N1"), n_samples=N, rng=np.random.default_rng(7))
     assert r.verdict == "violated" and strict_epsilon_lb(r) <= 0.4
     assert r.details["selection"]["pairs_tried"] == 2 and len(r.details["selection"]["search"]) == 2
@@ -179,8 +192,15 @@ def test_vector_outputs_logistic_attack():
     # Two coordinates each leaking ε/2 = 0.6: only a combined score sees ≈1.2 > claim 1.0.
     def m(d, size, rng):
         return np.asarray(d, float) + rng.laplace(0.0, 1 / 0.6, (size, 2))
-    r = audit(m, PrivacyClaim(0.8), pairs=Pair(np.zeros(2), np.ones(2), "both answers +1", "Ninf"), n_samples=N,
-              attacks=["logistic", "projection"], rng=np.random.default_rng(8))
+
+    r = audit(
+        m,
+        PrivacyClaim(0.8),
+        pairs=Pair(np.zeros(2), np.ones(2), "both answers +1", "Ninf"),
+        n_samples=N,
+        attacks=["logistic", "projection"],
+        rng=np.random.default_rng(8),
+    )
     assert r.verdict == "violated", r.report()
     assert strict_epsilon_lb(r) <= 1.2
 
@@ -191,11 +211,12 @@ def test_bit_pattern_attack_finds_float_leak():
         y = rng.laplace(0.0, 1.0, size)
         u = y.view(np.uint64) & ~np.uint64(1) | np.uint64(int(d))
         return u.view(np.float64)
-    r = audit(leaky, PrivacyClaim(1.0), pairs=(0, 1), n_samples=20_000, attacks="bits",
-              rng=np.random.default_rng(9))
+
+    r = audit(leaky, PrivacyClaim(1.0), pairs=(0, 1), n_samples=20_000, attacks="bits", rng=np.random.default_rng(9))
     assert r.verdict == "violated" and r.epsilon_lb > 5
-    r2 = audit(leaky, PrivacyClaim(1.0), pairs=(0, 1), n_samples=20_000, attacks="threshold",
-               rng=np.random.default_rng(9))
+    r2 = audit(
+        leaky, PrivacyClaim(1.0), pairs=(0, 1), n_samples=20_000, attacks="threshold", rng=np.random.default_rng(9)
+    )
     assert r2.verdict == "consistent"
 
 
@@ -204,14 +225,29 @@ def test_likelihood_ratio_attack():
 
     def logpdf(y, d):
         return -0.5 * ((np.asarray(y) - d) / sigma) ** 2
+
     # μ = Δ/σ = 0.5: the true δ(0.5) = 0.0525 ≫ 1e-3, so (0.5, 1e-3) is violated (true ε(1e-3) = 1.352);
     # (2.0, 1e-3) holds (δ(2) ≈ 1e-4).  α = 0.05 each.
-    r = audit(gaussian(sigma), PrivacyClaim(0.5, 1e-3), pairs=(0.0, 1.0), n_samples=N,
-              attacks="likelihood_ratio", log_density=logpdf, rng=np.random.default_rng(10))
+    r = audit(
+        gaussian(sigma),
+        PrivacyClaim(0.5, 1e-3),
+        pairs=(0.0, 1.0),
+        n_samples=N,
+        attacks="likelihood_ratio",
+        log_density=logpdf,
+        rng=np.random.default_rng(10),
+    )
     assert r.details["event"]["attack"] == "likelihood_ratio"
     assert r.verdict == "violated" and strict_epsilon_lb(r) <= 1.353
-    r2 = audit(gaussian(sigma), PrivacyClaim(2.0, 1e-3), pairs=(0.0, 1.0), n_samples=N,
-               attacks="likelihood_ratio", log_density=logpdf, rng=np.random.default_rng(10))
+    r2 = audit(
+        gaussian(sigma),
+        PrivacyClaim(2.0, 1e-3),
+        pairs=(0.0, 1.0),
+        n_samples=N,
+        attacks="likelihood_ratio",
+        log_density=logpdf,
+        rng=np.random.default_rng(10),
+    )
     assert r2.verdict == "consistent"
 
 
@@ -239,10 +275,17 @@ def test_dataset_neighbours_mean_estimator():
 def test_profile_and_gdp():
     # Gaussian σ for (1, 1e-5): every profile point is a valid lower bound on the true curve (α = 0.05).
     sigma = gaussian_sigma(1.0, 1e-5)
-    r = audit(gaussian(sigma), PrivacyClaim(1.0, 1e-5), pairs=(0.0, 1.0), n_samples=200_000,
-              profile=[1e-3, 1e-2, 5e-2], rng=np.random.default_rng(16))
+    r = audit(
+        gaussian(sigma),
+        PrivacyClaim(1.0, 1e-5),
+        pairs=(0.0, 1.0),
+        n_samples=200_000,
+        profile=[1e-3, 1e-2, 5e-2],
+        rng=np.random.default_rng(16),
+    )
     prof = r.profile
     from htdp_verify.privacy.bounds import gdp_epsilon
+
     mu = 1 / sigma
     for dl, e in zip(prof["deltas"], prof["epsilon_lb"]):
         assert e <= gdp_epsilon(dl, mu) + 1e-9
@@ -253,8 +296,9 @@ def test_profile_and_gdp():
 
 
 def test_n_certify_bonferroni():
-    r = audit(laplace(1.0), PrivacyClaim(1.0), pairs=(0.0, 1.0), n_samples=20_000, n_certify=3,
-              rng=np.random.default_rng(17))
+    r = audit(
+        laplace(1.0), PrivacyClaim(1.0), pairs=(0.0, 1.0), n_samples=20_000, n_certify=3, rng=np.random.default_rng(17)
+    )
     assert r.details["cp_bounds"]["alpha_per_event"] == pytest.approx(0.05 / 3)
     assert len(r.details["certified_events"]) == 3
 
@@ -271,5 +315,6 @@ def test_gradient_boosting_attack_non_monotone_leak():
     # non-monotone score.  α = 0.05; even the centre event alone (ratio 3) would certify ≈ 1 ≫ 0.3 at n = 2e4.
     def m(d, size, rng):
         return rng.laplace(0.0, 1.0 + 2.0 * float(d), (size, 1))
+
     r = audit(m, PrivacyClaim(0.3), pairs=(0, 1), n_samples=20_000, attacks="gboost", rng=np.random.default_rng(18))
     assert r.verdict == "violated" and r.details["event"]["attack"] == "gboost"

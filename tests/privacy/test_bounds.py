@@ -1,4 +1,5 @@
 """Bounds, neighbours and attack building blocks (deterministic; the two statistical checks state their α)."""
+
 import math
 
 import numpy as np
@@ -43,6 +44,7 @@ def test_gdp_delta_matches_closed_form_and_inverse():
 def test_gdp_mu_lb_formula_and_validity_direction():
     # μ_lb = Φ⁻¹(1 − FPR_hi) − Φ⁻¹(FNR_hi), FPR_hi = CP_hi(k2), FNR_hi = 1 − CP_lo(k1)
     from htdp_verify.stats import cp_lower, cp_upper
+
     k1, k2, n, a = 6915, 3085, 10_000, 0.05
     expect = norm.ppf(1 - cp_upper(k2, n, a / 2)) - norm.ppf(1 - cp_lower(k1, n, a / 2))
     assert gdp_mu_lb(k1, n, k2, n, a) == pytest.approx(expect)

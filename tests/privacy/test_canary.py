@@ -15,6 +15,7 @@ Designs of the statistical tests:
 * Power: a Gaussian mechanism calibrated for ε = 8 but claimed at ε = 1 is flagged ``violated`` (one run, 500
   canaries); the bound it certifies is far above its 5 % chance floor, so the fixed seed is not a lucky one.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,12 +48,14 @@ N_SEEDS = 200
 # mechanisms with a known ε (add/remove neighbours: the sensitivity of a clipped sum is the clipping radius)
 # ------------------------------------------------------------------------------------------------------
 
+
 def gaussian_sum(sigma, radius=1.0):
     def fn(data, size, rng):
         x = np.asarray(data, float)
         norms = np.linalg.norm(x, axis=1, keepdims=True)
         x = x * np.minimum(1.0, radius / np.maximum(norms, 1e-300))
         return x.sum(axis=0) + rng.normal(0.0, sigma, size=(size, x.shape[1]))
+
     return Mechanism(fn, name="gaussian_sum")
 
 
@@ -62,6 +65,7 @@ def laplace_sum(scale, radius=1.0):
         norms = np.abs(x).sum(axis=1, keepdims=True)
         x = x * np.minimum(1.0, radius / np.maximum(norms, 1e-300))
         return x.sum(axis=0) + rng.laplace(0.0, scale, size=(size, x.shape[1]))
+
     return Mechanism(fn, name="laplace_sum")
 
 
@@ -88,6 +92,7 @@ def run_seeds(mech, eps_true, delta, *, m, d, norm, seeds=N_SEEDS, n_data=0, run
 # ------------------------------------------------------------------------------------------------------
 # the bound
 # ------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("r", [10, 50, 100, 1000])
 def test_all_correct_bound_is_the_closed_form(r):
@@ -121,15 +126,18 @@ def _exact_exceedance(bound, r, eps_true, beta, **kw):
     q = special.expit(eps_true)
     vs = np.arange(r + 1)
     pmf = stats.binom.pmf(vs, r, q)
-    keep = pmf > 1e-13                      # the rest (< 1e-10 in all) is counted as exceeding: conservative
+    keep = pmf > 1e-13  # the rest (< 1e-10 in all) is counted as exceeding: conservative
     exceed = np.array([bound(r, int(v), beta=beta, **kw) > eps_true for v in vs[keep]])
     return float(pmf[keep][exceed].sum() + pmf[~keep].sum())
 
 
 def _broken_bound(r, v, *, beta, **kw):
     """Deliberately wrong: uses P[B >= v + 1] as the p-value (an off-by-one in the tail)."""
-    return epsilon_lower_bound_one_run(r, min(v + 1, r) if v < r else r, beta=beta, **kw) if v < r else \
-        epsilon_lower_bound_one_run(r, r, beta=beta, **kw)
+    return (
+        epsilon_lower_bound_one_run(r, min(v + 1, r) if v < r else r, beta=beta, **kw)
+        if v < r
+        else epsilon_lower_bound_one_run(r, r, beta=beta, **kw)
+    )
 
 
 @pytest.mark.parametrize("r,eps_true", [(50, 0.5), (200, 1.0), (200, 3.0), (1000, 1.0)])
@@ -145,10 +153,10 @@ def test_bound_level_is_exact_on_randomised_response(r, eps_true):
 
 def test_bound_edge_cases_and_validation():
     assert epsilon_lower_bound_one_run(0, 0) == 0.0
-    assert epsilon_lower_bound_one_run(100, 50) == 0.0                     # chance level certifies nothing
+    assert epsilon_lower_bound_one_run(100, 50) == 0.0  # chance level certifies nothing
     assert epsilon_lower_bound_one_run(100, 100, m=10**5, delta=1e-5) == 0.0  # 2 m delta >= 1: vacuous
     lo = epsilon_lower_bound_one_run(1000, 1000, m=1000, delta=1e-5)
-    assert 0 < lo < epsilon_lower_bound_one_run(1000, 1000)               # the delta term costs something
+    assert 0 < lo < epsilon_lower_bound_one_run(1000, 1000)  # the delta term costs something
     with pytest.raises(ValueError, match="v must lie"):
         epsilon_lower_bound_one_run(10, 11)
     with pytest.raises(ValueError, match="m "):
@@ -172,6 +180,7 @@ def test_guess_plans():
 # ------------------------------------------------------------------------------------------------------
 # designs
 # ------------------------------------------------------------------------------------------------------
+
 
 def test_mean_designs_stay_in_the_domain():
     rng = np.random.default_rng(1)
@@ -216,7 +225,7 @@ def test_regression_and_cluster_scores():
     reg = regression_canaries(4, 5, y_bounds=(-1, 1), radius=1.0, rng=rng)
     assert reg.records.shape == (4, 6) and np.all(reg.records[:, -1] == 1) and np.all(reg.out_records[:, -1] == -1)
     beta = reg.directions[2] * 3.0
-    s = reg.scores(np.r_[beta, 0.5, 7.0])           # extra release entries (intercept ...) are ignored
+    s = reg.scores(np.r_[beta, 0.5, 7.0])  # extra release entries (intercept ...) are ignored
     assert np.argmax(s) == 2 and s[2] == pytest.approx(3.0)
     cl = cluster_canaries(3, 4, radius=2.0, rng=rng)
     centres = np.vstack([cl.directions[1] * 2.0, -cl.directions[1]])
@@ -235,6 +244,7 @@ def test_regression_and_cluster_scores():
 # ------------------------------------------------------------------------------------------------------
 # audit_one_run
 # ------------------------------------------------------------------------------------------------------
+
 
 def test_validity_gaussian_mean_over_seeds():
     eps, delta = 4.0, 1e-5
@@ -275,8 +285,8 @@ def test_validity_pooled_runs_and_replace_neighbours_over_seeds():
 
 def test_power_under_noised_gaussian_is_violated():
     rng = np.random.default_rng(7)
-    sigma = analytic_gaussian_sigma(8.0, 1e-5, 1.0)      # calibrated for epsilon = 8
-    claim = PrivacyClaim(1.0, 1e-5, "add_remove")          # but claimed at epsilon = 1
+    sigma = analytic_gaussian_sigma(8.0, 1e-5, 1.0)  # calibrated for epsilon = 8
+    claim = PrivacyClaim(1.0, 1e-5, "add_remove")  # but claimed at epsilon = 1
     with threadpool_limits(1):
         des = mean_canaries(500, 500, radius=1.0, rng=rng)
         res = audit_one_run(gaussian_sum(sigma), np.zeros((0, 500)), claim, canaries=des, rng=rng)
@@ -296,11 +306,17 @@ def test_correct_mechanism_is_consistent_and_small_m_is_inconclusive():
     rng = np.random.default_rng(8)
     sigma = analytic_gaussian_sigma(1.0, 1e-5, 1.0)
     claim = PrivacyClaim(1.0, 1e-5, "add_remove")
-    res = audit_one_run(gaussian_sum(sigma), np.zeros((0, 300)), claim,
-                        canaries=mean_canaries(300, 300, radius=1.0, rng=rng), rng=rng)
+    res = audit_one_run(
+        gaussian_sum(sigma), np.zeros((0, 300)), claim, canaries=mean_canaries(300, 300, radius=1.0, rng=rng), rng=rng
+    )
     assert res.verdict == "consistent" and res.estimate <= 1.0
-    tiny = audit_one_run(gaussian_sum(sigma), np.zeros((0, 4)), PrivacyClaim(2.0, 0.0, "add_remove"),
-                         canaries=mean_canaries(4, 4, radius=1.0, rng=rng), rng=rng)
+    tiny = audit_one_run(
+        gaussian_sum(sigma),
+        np.zeros((0, 4)),
+        PrivacyClaim(2.0, 0.0, "add_remove"),
+        canaries=mean_canaries(4, 4, radius=1.0, rng=rng),
+        rng=rng,
+    )
     assert tiny.verdict == "inconclusive"
     assert tiny.details["detectability"]["max_certifiable_epsilon"] <= 2.0
 
@@ -315,14 +331,15 @@ def test_runs_are_pooled_and_replace_neighbours_keep_the_size():
 
     mech = Mechanism(fn, name="leaky_sum")
     claim = PrivacyClaim(0.5, 0.0, "replace")
-    res = audit_one_run(mech, np.zeros((5, 50)), claim, canaries=mean_canaries(50, 50, radius=1.0, rng=rng),
-                        runs=3, rng=rng)
+    res = audit_one_run(
+        mech, np.zeros((5, 50)), claim, canaries=mean_canaries(50, 50, radius=1.0, rng=rng), runs=3, rng=rng
+    )
     assert sizes == [55, 55, 55]
     assert res.details["canaries"]["pooled"] == 150 and res.n_samples == 3
     assert res.verdict == "violated"
     # a nearly unnoised sum reveals every canary: each plan errs only where the balanced +/- split forces it to
     # (a run includes about, not exactly, half of its canaries)
-    forced = 2 * abs(sum(r["included"] for r in res.details["runs"]) - 75)   # errors forced on the all-guess plan
+    forced = 2 * abs(sum(r["included"] for r in res.details["runs"]) - 75)  # errors forced on the all-guess plan
     for plan in res.details["plans"]:
         assert plan["correct"] >= plan["guesses"] - forced
     assert any(p["correct"] == p["guesses"] for p in res.details["plans"])
@@ -332,23 +349,33 @@ def test_regression_and_cluster_audits_flag_leaky_estimators():
     rng = np.random.default_rng(10)
     d = 60
 
-    def reg(data, size, rng):                 # X^T y with little noise: not the claimed epsilon = 1
+    def reg(data, size, rng):  # X^T y with little noise: not the claimed epsilon = 1
         X, y = data[:, :-1], data[:, -1]
         return X.T @ y + rng.normal(0, 0.3, size=(size, X.shape[1]))
 
     data = np.column_stack([rng.normal(0, 0.1, (30, d)), rng.normal(0, 0.1, 30)])
-    res = audit_one_run(Mechanism(reg), data, PrivacyClaim(1.0, 0.0, "replace"),
-                        canaries=regression_canaries(d, d, y_bounds=(-1, 1), radius=1.0, rng=rng), rng=rng)
+    res = audit_one_run(
+        Mechanism(reg),
+        data,
+        PrivacyClaim(1.0, 0.0, "replace"),
+        canaries=regression_canaries(d, d, y_bounds=(-1, 1), radius=1.0, rng=rng),
+        rng=rng,
+    )
     assert res.verdict == "violated"
 
-    def centres(data, size, rng):             # one Lloyd step from two fixed anchors, little noise
+    def centres(data, size, rng):  # one Lloyd step from two fixed anchors, little noise
         x = np.asarray(data)
         side = x[:, 0] >= 0
         c = np.vstack([x[side].sum(0), x[~side].sum(0)])
         return c.ravel()[None, :] + rng.normal(0, 0.3, size=(size, c.size))
 
-    res = audit_one_run(Mechanism(centres), np.zeros((0, d)), PrivacyClaim(1.0, 0.0, "add_remove"),
-                        canaries=cluster_canaries(d, d, radius=1.0, rng=rng), rng=rng)
+    res = audit_one_run(
+        Mechanism(centres),
+        np.zeros((0, d)),
+        PrivacyClaim(1.0, 0.0, "add_remove"),
+        canaries=cluster_canaries(d, d, radius=1.0, rng=rng),
+        rng=rng,
+    )
     assert res.verdict == "violated"
 
 

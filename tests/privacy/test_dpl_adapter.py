@@ -4,6 +4,7 @@ Each test draws the per-release seeds with ``release_seeds`` from an identically
 diffprivlib directly with ``random_state=int(seed)`` and a throwaway accountant, and requires bit-for-bit equality.
 No statistical assertions here (so no α): equality is deterministic.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -110,8 +111,12 @@ def test_tool_reproduces_diffprivlib(tool, kw, x1):
         out = func(data, epsilon=0.7, random_state=s, accountant=BudgetAccountant(), **kw)
         want.append(out[0] if tool == "histogram" else out)
     np.testing.assert_array_equal(got, np.asarray(want, dtype=float))
-    np.testing.assert_array_equal(adapter.call_diffprivlib(data, _seeds()[1]) if tool != "histogram"
-                                  else adapter.call_diffprivlib(data, _seeds()[1])[0], want[1])
+    np.testing.assert_array_equal(
+        adapter.call_diffprivlib(data, _seeds()[1])
+        if tool != "histogram"
+        else adapter.call_diffprivlib(data, _seeds()[1])[0],
+        want[1],
+    )
 
 
 def test_tool_axis_and_histogramdd(x2):
@@ -228,8 +233,10 @@ def test_declared_relations():
 def test_estimators_match_tools(x1, x2):
     est = DPLMean(1.0, (-1.0, 2.0))
     got = est.sample(x1, SIZE, rng=np.random.default_rng(123))
-    want = [diffprivlib.tools.mean(x1, epsilon=1.0, bounds=(-1.0, 2.0), random_state=s, accountant=BudgetAccountant())
-            for s in _seeds()]
+    want = [
+        diffprivlib.tools.mean(x1, epsilon=1.0, bounds=(-1.0, 2.0), random_state=s, accountant=BudgetAccountant())
+        for s in _seeds()
+    ]
     np.testing.assert_array_equal(got, want)
     one = est(x1, rng=np.random.default_rng(123))
     assert one == got[0]
@@ -237,8 +244,12 @@ def test_estimators_match_tools(x1, x2):
     med = DPLMedian(1.0, (0.0, 1.0))
     m2 = med.sample(x2, 3, rng=np.random.default_rng(1))
     assert m2.shape == (3, 2)
-    want = [diffprivlib.tools.median(x2, epsilon=1.0, bounds=(0.0, 1.0), axis=0, random_state=s,
-                                     accountant=BudgetAccountant()) for s in _seeds(1, 3)]
+    want = [
+        diffprivlib.tools.median(
+            x2, epsilon=1.0, bounds=(0.0, 1.0), axis=0, random_state=s, accountant=BudgetAccountant()
+        )
+        for s in _seeds(1, 3)
+    ]
     np.testing.assert_array_equal(m2, want)
 
 

@@ -1,5 +1,6 @@
 """Exact event specs: every event the auto attacks choose is written down exactly (JSON) and rebuilt with the same
 indicator; the certified event of an audit is rebuilt from results JSON and re-counted."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """Exact privacy of peeling (iterated report-noisy-max with Laplace noise): quadrature accuracy, closed forms,
 grouping, δ(ε) shape, and agreement with Monte Carlo of the mechanism (``estimators.sparse.Peeling``)."""
+
 import math
 
 import numpy as np
@@ -15,9 +16,14 @@ def _log_laplace_cdf(z):
     return math.log(0.5) + z if z < 0 else math.log1p(-0.5 * math.exp(-z))
 
 
-@pytest.mark.parametrize("u, b, m", [([0.0, 0.3, 1.0, 2.5], 0.7, [1, 2, 3, 1]),
-                                     ([0.0, 5.0, 5.2], 0.4, [40, 3, 1]),
-                                     ([-1.0, 0.0, 9.0], 1.0, [500, 400, 2])])
+@pytest.mark.parametrize(
+    "u, b, m",
+    [
+        ([0.0, 0.3, 1.0, 2.5], 0.7, [1, 2, 3, 1]),
+        ([0.0, 5.0, 5.2], 0.4, [40, 3, 1]),
+        ([-1.0, 0.0, 9.0], 1.0, [500, 400, 2]),
+    ],
+)
 def test_win_probabilities_match_adaptive_quadrature(u, b, m):
     """Gauss–Legendre pieces vs scipy quad (epsrel 1e-13): relative error ≤ 1e-12; a round's win probabilities
     sum to 1 within 1e-13."""
@@ -30,8 +36,11 @@ def test_win_probabilities_match_adaptive_quadrature(u, b, m):
         mm[g] -= 1
 
         def f(x, g=g, mm=mm):
-            return math.exp(-math.log(2 * b) - abs(x - u[g]) / b
-                            + sum(mm[h] * _log_laplace_cdf((x - u[h]) / b) for h in range(u.size)))
+            return math.exp(
+                -math.log(2 * b)
+                - abs(x - u[g]) / b
+                + sum(mm[h] * _log_laplace_cdf((x - u[h]) / b) for h in range(u.size))
+            )
 
         ref = sum(integrate.quad(f, lo, hi, epsabs=0, epsrel=1e-13, limit=400)[0] for lo, hi in zip(cuts, cuts[1:]))
         assert q[g] == pytest.approx(ref, rel=1e-12)
@@ -123,8 +132,14 @@ def test_outcome_probabilities_match_monte_carlo(argmax, release):
     probabilities at α = 0.001 (fixed seed); the same test rejects the probabilities of a 1.5× larger scale
     (the checker fails on a broken input)."""
     v = np.array([0.0, 8.0, -15.0, 20.0, 30.0])
-    mech = Peeling(3 if argmax == "remaining" else 2, 1.0, 1e-5, 1.0, argmax=argmax,
-                   output="sequence" if release == "sequence" else "sparse")
+    mech = Peeling(
+        3 if argmax == "remaining" else 2,
+        1.0,
+        1e-5,
+        1.0,
+        argmax=argmax,
+        output="sequence" if release == "sequence" else "sparse",
+    )
     out = mech.sample(v, 20_000, rng=np.random.default_rng(7))
     s = mech.s
     idx = out[:, :s].astype(int)
@@ -178,7 +193,11 @@ def test_under_noised_control_is_flagged_by_the_black_box_auditor():
     assert peeling_epsilon(v, vp, s=2, scale=printed.scale, delta=1e-5) < 0.36
     assert peeling_epsilon(v, vp, s=2, scale=control.scale, delta=1e-5) > 2.8
     for est, want in ((control, "violated"), (printed, "consistent")):
-        res = audit(from_estimator(est), est.privacy.claim(), pairs=[Pair(v, vp, "every score moves by 1", "Ninf")],
-                    n_samples=100_000,
-                    rng=np.random.default_rng(20261124))
+        res = audit(
+            from_estimator(est),
+            est.privacy.claim(),
+            pairs=[Pair(v, vp, "every score moves by 1", "Ninf")],
+            n_samples=100_000,
+            rng=np.random.default_rng(20261124),
+        )
         assert res.verdict == want

@@ -6,6 +6,7 @@ stochastically below Binomial(240, 0.05) (mean 12).  The exact one-sided binomia
 rate > 0.05 must not reject at level 0.01; it would reject (power ≈ 0.9) if the true rate were ≥ 0.11.
 Because the auditor's CP bounds are conservative and the mechanisms are tight, we expect F ≈ 0.
 """
+
 import math
 
 import numpy as np
@@ -38,8 +39,7 @@ def test_false_alarm_rate_at_most_alpha(mech):
     ss = np.random.SeedSequence(20260101)
     flags = 0
     for child in ss.spawn(SEEDS):
-        r = audit(mech, PrivacyClaim(1.0), pairs=(0, 1), n_samples=20_000, alpha=0.05,
-                  rng=np.random.default_rng(child))
+        r = audit(mech, PrivacyClaim(1.0), pairs=(0, 1), n_samples=20_000, alpha=0.05, rng=np.random.default_rng(child))
         flags += r.verdict == "violated"
     res = binomtest(flags, SEEDS, 0.05, alternative="greater")
     assert res.pvalue > 0.01, f"{flags}/{SEEDS} false alarms"

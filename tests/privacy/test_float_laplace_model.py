@@ -6,6 +6,7 @@ bit for bit, so that a release it calls unreachable at some ``loc`` really canno
 porosity attack rests on it).  numpy's own vectorised ``np.log`` is not the C library's log on every build
 (its AVX-512F loop differs in the last bit on about 0.3 % of inputs), so the model must not use it.
 """
+
 import math
 
 import numpy as np
@@ -34,11 +35,13 @@ def test_model_reproduces_numpy_bit_for_bit():
 
 def _simd_like_log(real_log):
     """np.log as on a build whose SIMD log is off by one ulp on ~0.3 % of inputs (a fixed subset, by bits)."""
+
     def log(x, *a, **k):
         out = real_log(x, *a, **k)
         bits = np.asarray(x, dtype=float).view(np.uint64)
         bump = (bits % np.uint64(331)) == 0
         return np.where(bump, np.nextafter(out, np.inf), out)
+
     return log
 
 
@@ -57,8 +60,9 @@ def test_c_log_is_the_c_librarys_log():
     w = S._calibration_points()
     ref = np.array([math.log(v) for v in w[:5000]])
     assert np.array_equal(S.c_log(w[:5000]), ref)
-    assert np.array_equal(S._log_reference(np.array([0.0, -1.0, 1.0])), np.array([-np.inf, np.nan, 0.0]),
-                          equal_nan=True)
+    assert np.array_equal(
+        S._log_reference(np.array([0.0, -1.0, 1.0])), np.array([-np.inf, np.nan, 0.0]), equal_nan=True
+    )
 
 
 def test_reachability_rejects_non_outputs():

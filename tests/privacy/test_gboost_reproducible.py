@@ -1,6 +1,7 @@
 """The gradient-boosting attack gives the same events on the same releases.  Above 10 000 training rows scikit-learn's
 HistGradientBoostingClassifier stops early on a random validation split; unseeded, that split came from the global
 RNG, so an audit (and a check run serially or in a worker process) changed its event from one run to the next."""
+
 import numpy as np
 
 from htdp_verify.privacy.attacks import GradientBoostingAttack, SelectionContext

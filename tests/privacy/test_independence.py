@@ -10,6 +10,7 @@ every call repeating the same releases: ratio 0) and on the former IterativeUpda
 directions once per chunk of releases for d > 3 (variance ratio 5.6 at n = 400, m = 10 groups, 5 iterations,
 b = 500; benchmarks/bench_independence.py measures 1.5-2.3 at the defaults n = 2000, m = 20, 30 iterations).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -93,25 +94,47 @@ CASES = {
     "MedianOfMeans": (lambda: (MedianOfMeans(5), _heavy(50)), MedianOfMeans, {}),
     "TrimmedMean": (lambda: (TrimmedMean(0.1), _heavy(50)), TrimmedMean, {}),
     "ClippedMeanLaplace": (lambda: (ClippedMeanLaplace(1.0, -2.0, 4.0), _heavy(50)), ClippedMeanLaplace, {}),
-    "ClippedMeanGaussian-2d": (lambda: (ClippedMeanGaussian(1.0, 1e-5, -2.0, 4.0), _heavy(50, 3)),
-                               ClippedMeanGaussian, {}),
-    "SmoothedSoftTruncationMean": (lambda: (SmoothedSoftTruncationMean(2.0), _heavy(50)),
-                                   SmoothedSoftTruncationMean, {}),
-    "PrivateSmoothedSoftTruncationMean-3d": (lambda: (PrivateSmoothedSoftTruncationMean(1.0, 2.0), _heavy(50, 3)),
-                                             PrivateSmoothedSoftTruncationMean, {}),
+    "ClippedMeanGaussian-2d": (
+        lambda: (ClippedMeanGaussian(1.0, 1e-5, -2.0, 4.0), _heavy(50, 3)),
+        ClippedMeanGaussian,
+        {},
+    ),
+    "SmoothedSoftTruncationMean": (
+        lambda: (SmoothedSoftTruncationMean(2.0), _heavy(50)),
+        SmoothedSoftTruncationMean,
+        {},
+    ),
+    "PrivateSmoothedSoftTruncationMean-3d": (
+        lambda: (PrivateSmoothedSoftTruncationMean(1.0, 2.0), _heavy(50, 3)),
+        PrivateSmoothedSoftTruncationMean,
+        {},
+    ),
     "WangCentralMean": (lambda: (WangCentralMean(1.0, 1e-5, 4.0), _heavy(200)), WangCentralMean, {}),
     "WangLocalMean-2d": (lambda: (WangLocalMean(1.0, 1e-5, 4.0), _heavy(200, 2)), WangLocalMean, {}),
     "SimpleClippingMean-4d": (lambda: (SimpleClippingMean(5.0, 0.5, 1e-5), _heavy(100, 4)), SimpleClippingMean, {}),
-    "IterativeUpdatingMean-1d": (lambda: (IterativeUpdatingMean(5.0, 10, 1.0, 1e-5, n_iter=5), _heavy(400)),
-                                 IterativeUpdatingMean, {}),
+    "IterativeUpdatingMean-1d": (
+        lambda: (IterativeUpdatingMean(5.0, 10, 1.0, 1e-5, n_iter=5), _heavy(400)),
+        IterativeUpdatingMean,
+        {},
+    ),
     "IterativeUpdatingMean-2d-random": (
-        lambda: (IterativeUpdatingMean(5.0, 10, 1.0, 1e-5, n_iter=5, partition="random", n_directions=36),
-                 _heavy(200, 2)), IterativeUpdatingMean, {}),
-    "IterativeUpdatingMean-5d": (lambda: (IterativeUpdatingMean(5.0, 10, 1.0, 1e-5, n_iter=5), _heavy(400, 5, 1)),
-                                 IterativeUpdatingMean, {}),
+        lambda: (
+            IterativeUpdatingMean(5.0, 10, 1.0, 1e-5, n_iter=5, partition="random", n_directions=36),
+            _heavy(200, 2),
+        ),
+        IterativeUpdatingMean,
+        {},
+    ),
+    "IterativeUpdatingMean-5d": (
+        lambda: (IterativeUpdatingMean(5.0, 10, 1.0, 1e-5, n_iter=5), _heavy(400, 5, 1)),
+        IterativeUpdatingMean,
+        {},
+    ),
     "IterativeUpdatingMean-5d-random": (
         lambda: (IterativeUpdatingMean(5.0, 10, 1.0, 1e-5, n_iter=5, partition="random"), _heavy(200, 5, 1)),
-        IterativeUpdatingMean, {"n_batches": 20, "batch_size": 300}),
+        IterativeUpdatingMean,
+        {"n_batches": 20, "batch_size": 300},
+    ),
     "Peeling": (_peeling, "Peeling", {}),
     "HeavyTailedDPFrankWolfe": (_dp_frank_wolfe, "HeavyTailedDPFrankWolfe", {}),
     "HeavyTailedPrivateLasso": (_private_lasso, "HeavyTailedPrivateLasso", {}),
@@ -122,16 +145,30 @@ CASES = {
     "DPLMean": (lambda: (DPLMean(1.0, (-2.0, 4.0)), _heavy(50)), DPLMean, {"batch_size": 300}),
     "DPLMedian": (lambda: (DPLMedian(1.0, (-2.0, 4.0)), _heavy(50)), DPLMedian, {"batch_size": 200}),
     "DPLMechanism-Laplace": (lambda: (DPLMechanism("Laplace", epsilon=1.0, sensitivity=1.0), 0.5), DPLMechanism, {}),
-    "DPLMechanism-Exponential": (lambda: (DPLMechanism("Exponential", epsilon=1.0), np.array([0.0, 1.0, 2.0])),
-                                 DPLMechanism, {}),
-    "DPLTool-histogram": (lambda: (DPLTool("histogram", epsilon=1.0, range=(0.0, 4.0), bins=4), _heavy(50)),
-                          DPLTool, {"batch_size": 300}),
+    "DPLMechanism-Exponential": (
+        lambda: (DPLMechanism("Exponential", epsilon=1.0), np.array([0.0, 1.0, 2.0])),
+        DPLMechanism,
+        {},
+    ),
+    "DPLTool-histogram": (
+        lambda: (DPLTool("histogram", epsilon=1.0, range=(0.0, 4.0), bins=4), _heavy(50)),
+        DPLTool,
+        {"batch_size": 300},
+    ),
     # a model fit costs milliseconds: 20 batches of 60 (detects a variance ratio >= 3.7, correlation >= 0.05)
     "DPLModel-StandardScaler": (
-        lambda: (DPLModel("StandardScaler", epsilon=1.0, bounds=(np.zeros(2), np.ones(2))),
-                 np.random.default_rng(0).random((30, 2))), DPLModel, {"n_batches": 20, "batch_size": 60}),
-    "from_diffprivlib-Laplace": (lambda: (from_diffprivlib(Laplace(epsilon=1.0, sensitivity=1.0)), 0.5),
-                                 "from_diffprivlib", {}),
+        lambda: (
+            DPLModel("StandardScaler", epsilon=1.0, bounds=(np.zeros(2), np.ones(2))),
+            np.random.default_rng(0).random((30, 2)),
+        ),
+        DPLModel,
+        {"n_batches": 20, "batch_size": 60},
+    ),
+    "from_diffprivlib-Laplace": (
+        lambda: (from_diffprivlib(Laplace(epsilon=1.0, sensitivity=1.0)), 0.5),
+        "from_diffprivlib",
+        {},
+    ),
 }
 
 
@@ -150,9 +187,13 @@ def test_every_shipped_estimator_is_covered():
     for info in pkgutil.walk_packages(estimators.__path__, "estimators."):
         mod = importlib.import_module(info.name)
         for name, obj in vars(mod).items():
-            if (inspect.isclass(obj) and obj.__module__ == mod.__name__ and not name.startswith("_")
-                    and obj not in (Estimator, DeterministicEstimator, NoisyStatistic)
-                    and (issubclass(obj, Estimator) or issubclass(obj, DPLAdapter))):
+            if (
+                inspect.isclass(obj)
+                and obj.__module__ == mod.__name__
+                and not name.startswith("_")
+                and obj not in (Estimator, DeterministicEstimator, NoisyStatistic)
+                and (issubclass(obj, Estimator) or issubclass(obj, DPLAdapter))
+            ):
                 found.add(obj.__name__)
     covered = {c if isinstance(c, str) else c.__name__ for _, c, _ in CASES.values()}
     assert found - covered == set(), f"estimators without an independence test: {sorted(found - covered)}"
@@ -175,8 +216,9 @@ def _iid(data, size, rng):
     return float(np.mean(data)) + rng.laplace(size=size)
 
 
-@pytest.mark.parametrize("sampler,verdict", [(_shared_noise, "violated"), (_same_every_call, "violated"),
-                                             (_iid, "consistent")])
+@pytest.mark.parametrize(
+    "sampler,verdict", [(_shared_noise, "violated"), (_same_every_call, "violated"), (_iid, "consistent")]
+)
 def test_check_flags_dependent_samplers(sampler, verdict):
     res = check_independent_releases(sampler, np.zeros(10), alpha=ALPHA, rng=np.random.default_rng(1))
     assert res.verdict == verdict, res.summary

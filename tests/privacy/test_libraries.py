@@ -4,6 +4,7 @@ Audit design: 4000 certification releases per side, α = 0.05, one pair. The Lap
 certifies ε_lb ≈ 0.9 at this size, so a claim of 0.3 is detected with a wide margin (the claim-below-map control is
 the deliberately broken input the checker must fail on); a correct claim is wrongly flagged with probability ≤ α.
 """
+
 import math
 
 import numpy as np
@@ -37,6 +38,7 @@ def test_pydp_guarantee_relations():
 
 # ---------------------------------------------------------------- OpenDP
 
+
 @pytest.fixture(scope="module")
 def dp():
     dp = pytest.importorskip("opendp.prelude")
@@ -45,8 +47,11 @@ def dp():
 
 
 def _space(dp, size=None):
-    dom = dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0)), size=size) if size else \
-        dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0)))
+    dom = (
+        dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0)), size=size)
+        if size
+        else dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0)))
+    )
     return dom, dp.symmetric_distance()
 
 
@@ -111,6 +116,7 @@ def test_opendp_laplace_audit(dp, claim_eps, expected):
 
 # ---------------------------------------------------------------- python-dp
 
+
 @pytest.fixture(scope="module")
 def laplacian():
     return pytest.importorskip("pydp.algorithms.laplacian")
@@ -118,15 +124,18 @@ def laplacian():
 
 def test_pydp_rejects_bad_arguments(laplacian):
     with pytest.raises(ValueError, match="linf_sensitivity"):
-        from_pydp(laplacian.BoundedMean, epsilon=1.0, linf_sensitivity=2, lower_bound=0.0, upper_bound=1.0,
-                  dtype="float")
+        from_pydp(
+            laplacian.BoundedMean, epsilon=1.0, linf_sensitivity=2, lower_bound=0.0, upper_bound=1.0, dtype="float"
+        )
     with pytest.raises(ValueError, match="algorithm"):
         from_pydp(object, epsilon=1.0)
 
 
 def test_pydp_count_and_sum_release(laplacian):
-    for cls, kw in [(laplacian.Count, {"dtype": "float"}),
-                    (laplacian.BoundedSum, {"lower_bound": 0.0, "upper_bound": 1.0, "dtype": "float"})]:
+    for cls, kw in [
+        (laplacian.Count, {"dtype": "float"}),
+        (laplacian.BoundedSum, {"lower_bound": 0.0, "upper_bound": 1.0, "dtype": "float"}),
+    ]:
         mech = from_pydp(cls, epsilon=1.0, **kw)
         assert mech.reproducible is False and mech.guarantee.neighbours == "add_remove"
         assert mech(D_ADD, 5, np.random.default_rng(0)).shape == (5,)

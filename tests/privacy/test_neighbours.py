@@ -1,5 +1,6 @@
 """Neighbouring inputs are checked: plain (D, D') tuples against the claim's relation, empty datasets under
 add/remove, and generated neighbours inside a declared data domain [lower, upper]."""
+
 import numpy as np
 import pytest
 
@@ -119,14 +120,18 @@ def test_empty_dataset_pairs():
 
 
 def test_audit_with_an_empty_dataset():
-    r = audit(sum_mech, ADD_REMOVE, pairs=(np.empty(0), np.array([1.0])), n_samples=20_000,
-              rng=np.random.default_rng(3))
+    r = audit(
+        sum_mech, ADD_REMOVE, pairs=(np.empty(0), np.array([1.0])), n_samples=20_000, rng=np.random.default_rng(3)
+    )
     assert r.verdict == "consistent" and r.details["pair"]["relation"] == "add_remove"
+
     # The same pair catches a mechanism with half the noise (true ε = 2 against the claimed 1).
     def loud(data, size, rng):
         return np.asarray(data, float).sum() + rng.laplace(0.0, 0.5, size)
-    r = audit(loud, ADD_REMOVE, pairs=[add_one(np.empty((0, 1)), [1.0])], n_samples=20_000,
-              rng=np.random.default_rng(4))
+
+    r = audit(
+        loud, ADD_REMOVE, pairs=[add_one(np.empty((0, 1)), [1.0])], n_samples=20_000, rng=np.random.default_rng(4)
+    )
     assert r.verdict == "violated"
 
 
@@ -190,11 +195,17 @@ def test_audit_with_a_domain_generates_no_row_outside_it():
         return np.asarray(data, float).mean() + rng.laplace(0.0, 0.1, size)
 
     x = np.random.default_rng(6).uniform(0, 1, 10)
-    r = audit(unclipped_mean, REPLACE, neighbours={"data": x, "lower": 0.0, "upper": 1.0}, n_samples=20_000,
-              rng=np.random.default_rng(7))
+    r = audit(
+        unclipped_mean,
+        REPLACE,
+        neighbours={"data": x, "lower": 0.0, "upper": 1.0},
+        n_samples=20_000,
+        rng=np.random.default_rng(7),
+    )
     assert r.verdict == "consistent"
     d_prime = np.asarray(r.details["pair"]["d_prime"])
     assert np.all((d_prime >= 0) & (d_prime <= 1))
-    r = audit(unclipped_mean, REPLACE, neighbours={"data": x, "bound": 1.0}, n_samples=20_000,
-              rng=np.random.default_rng(8))
+    r = audit(
+        unclipped_mean, REPLACE, neighbours={"data": x, "bound": 1.0}, n_samples=20_000, rng=np.random.default_rng(8)
+    )
     assert r.verdict == "violated"

@@ -1,5 +1,6 @@
 """The pair search spends what the caller asked for: the default budget scores every pair on at least
 ``MIN_PER_PAIR`` releases per side, an explicit smaller ``n_search`` is honoured (down to 20 per pair)."""
+
 from __future__ import annotations
 
 import numpy as np

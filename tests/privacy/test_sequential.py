@@ -4,6 +4,7 @@ The engine is driven by Bernoulli streams whose event probabilities are those of
 tight ε-DP mechanism: the event "output = 1" has p_num / p_den = e^ε exactly) or of an exactly tight (ε, δ) pair
 (p_num = e^ε p_den + δ), so hundreds of seeds take seconds.
 """
+
 from __future__ import annotations
 
 import math
@@ -41,14 +42,35 @@ def false_violations(rule, pn, pd, eps, delta):
 
 
 def union_rule(rng, pn, pd, eps, delta):
-    o = run_sequential(stream(rng, pn, pd), 1, epsilon=eps, delta=delta, alpha=ALPHA, max_samples=MAXN,
-                       method="union", first=FIRST, growth=GROWTH, futility=None)
+    o = run_sequential(
+        stream(rng, pn, pd),
+        1,
+        epsilon=eps,
+        delta=delta,
+        alpha=ALPHA,
+        max_samples=MAXN,
+        method="union",
+        first=FIRST,
+        growth=GROWTH,
+        futility=None,
+    )
     return o.stop_reason == "violated"
 
 
 def betting_rule(rng, pn, pd, eps, delta):
-    o = run_sequential(stream(rng, pn, pd), 1, epsilon=eps, delta=delta, alpha=ALPHA, max_samples=MAXN,
-                       method="betting", rng=rng, first=FIRST, growth=GROWTH, futility=None)
+    o = run_sequential(
+        stream(rng, pn, pd),
+        1,
+        epsilon=eps,
+        delta=delta,
+        alpha=ALPHA,
+        max_samples=MAXN,
+        method="betting",
+        rng=rng,
+        first=FIRST,
+        growth=GROWTH,
+        futility=None,
+    )
     return o.stop_reason == "violated"
 
 
@@ -73,13 +95,29 @@ def test_checkpoint_levels_sum_to_alpha_and_schedule_is_fixed():
     with pytest.raises(ValueError, match="growth"):
         checkpoints(100, 10, 1.0)
     with pytest.raises(ValueError, match="futility"):
-        run_sequential(lambda m: ([0], [0]), 1, epsilon=1.0, delta=0.0, alpha=0.05, max_samples=100,
-                       futility="maybe", rng=np.random.default_rng(0))
+        run_sequential(
+            lambda m: ([0], [0]),
+            1,
+            epsilon=1.0,
+            delta=0.0,
+            alpha=0.05,
+            max_samples=100,
+            futility="maybe",
+            rng=np.random.default_rng(0),
+        )
     with pytest.raises(ValueError, match="rng"):
         run_sequential(lambda m: ([0], [0]), 1, epsilon=1.0, delta=0.0, alpha=0.05, max_samples=100)
     with pytest.raises(ValueError, match="method"):
-        run_sequential(lambda m: ([0], [0]), 1, epsilon=1.0, delta=0.0, alpha=0.05, max_samples=100,
-                       method="peek", rng=np.random.default_rng(0))
+        run_sequential(
+            lambda m: ([0], [0]),
+            1,
+            epsilon=1.0,
+            delta=0.0,
+            alpha=0.05,
+            max_samples=100,
+            method="peek",
+            rng=np.random.default_rng(0),
+        )
 
 
 @pytest.mark.parametrize("rule", [union_rule, betting_rule], ids=["union", "betting"])
@@ -103,8 +141,19 @@ def test_power_violation_found_with_far_fewer_releases_than_the_budget(factor, m
     # few thousand per side, 10x a few dozen).
     claim, maxn = 0.5, 1_000_000
     pn, pd = rr(factor * claim)
-    outs = [run_sequential(stream(np.random.default_rng(s), pn, pd), 1, epsilon=claim, delta=0.0, alpha=0.05,
-                           max_samples=maxn, method=method, rng=np.random.default_rng(100 + s)) for s in range(20)]
+    outs = [
+        run_sequential(
+            stream(np.random.default_rng(s), pn, pd),
+            1,
+            epsilon=claim,
+            delta=0.0,
+            alpha=0.05,
+            max_samples=maxn,
+            method=method,
+            rng=np.random.default_rng(100 + s),
+        )
+        for s in range(20)
+    ]
     assert sum(o.stop_reason == "violated" for o in outs) >= 19
     used = np.median([o.n_per_side for o in outs])
     assert used <= maxn / 100
@@ -115,21 +164,59 @@ def test_power_violation_found_with_far_fewer_releases_than_the_budget(factor, m
 def test_futility_stops_early_and_does_not_cost_power_on_a_violation():
     claim, maxn = 1.0, 1_000_000
     pn, pd = rr(0.5)  # true epsilon half the claim: a violation can never be certified
-    outs = [run_sequential(stream(np.random.default_rng(s), pn, pd), 1, epsilon=claim, delta=0.0, alpha=0.05,
-                           max_samples=maxn, rng=np.random.default_rng(s)) for s in range(20)]
+    outs = [
+        run_sequential(
+            stream(np.random.default_rng(s), pn, pd),
+            1,
+            epsilon=claim,
+            delta=0.0,
+            alpha=0.05,
+            max_samples=maxn,
+            rng=np.random.default_rng(s),
+        )
+        for s in range(20)
+    ]
     assert all(o.stop_reason == "futility" for o in outs)
     assert max(o.n_per_side for o in outs) <= maxn / 100
     # at 1.2x the claim a violation is reachable within the budget: futility must not stop those runs
     pn, pd = rr(1.2)
-    outs = [run_sequential(stream(np.random.default_rng(s), pn, pd), 1, epsilon=claim, delta=0.0, alpha=0.05,
-                           max_samples=maxn, rng=np.random.default_rng(s)) for s in range(20)]
+    outs = [
+        run_sequential(
+            stream(np.random.default_rng(s), pn, pd),
+            1,
+            epsilon=claim,
+            delta=0.0,
+            alpha=0.05,
+            max_samples=maxn,
+            rng=np.random.default_rng(s),
+        )
+        for s in range(20)
+    ]
     assert sum(o.stop_reason == "futility" for o in outs) <= 1
     # "certain" futility: stop only when no continuation at all could succeed (p_den large, small budget)
-    o = run_sequential(stream(np.random.default_rng(0), 0.6, 0.5), 1, epsilon=1.0, delta=0.0, alpha=0.05,
-                       max_samples=400, first=200, futility="certain", method="union")
+    o = run_sequential(
+        stream(np.random.default_rng(0), 0.6, 0.5),
+        1,
+        epsilon=1.0,
+        delta=0.0,
+        alpha=0.05,
+        max_samples=400,
+        first=200,
+        futility="certain",
+        method="union",
+    )
     assert o.stop_reason == "futility" and o.n_per_side == 200
-    o = run_sequential(stream(np.random.default_rng(0), 0.6, 0.5), 1, epsilon=1.0, delta=0.0, alpha=0.05,
-                       max_samples=400, first=200, futility=None, method="union")
+    o = run_sequential(
+        stream(np.random.default_rng(0), 0.6, 0.5),
+        1,
+        epsilon=1.0,
+        delta=0.0,
+        alpha=0.05,
+        max_samples=400,
+        first=200,
+        futility=None,
+        method="union",
+    )
     assert o.stop_reason == "max_samples" and o.n_per_side == 400
 
 
@@ -139,27 +226,74 @@ def lap_half(data, size, rng):
 
 def test_audit_sequential_stops_early_and_reports_it():
     pair = [(0.0, 1.0)]
-    r = audit(lap_half, PrivacyClaim(1.0), pairs=pair, n_samples=200_000, rng=np.random.default_rng(3),
-              attacks="threshold", n_select=500, sequential=True)
+    r = audit(
+        lap_half,
+        PrivacyClaim(1.0),
+        pairs=pair,
+        n_samples=200_000,
+        rng=np.random.default_rng(3),
+        attacks="threshold",
+        n_select=500,
+        sequential=True,
+    )
     seq = r.details["sequential"]
     assert r.verdict == "violated" and seq["stop_reason"] == "violated"
     assert seq["releases_per_side"] < 200_000 // 10
     assert r.details["counts"]["n_per_side"] == seq["releases_per_side"]
     assert 1.0 < r.epsilon_lb <= 2.0 and r.epsilon_lb == max(seq["epsilon_lb_per_event"])
-    r2 = audit(lap_half, PrivacyClaim(1.0), pairs=pair, n_samples=200_000, rng=np.random.default_rng(3),
-               attacks="threshold", n_select=500, sequential=True)
+    r2 = audit(
+        lap_half,
+        PrivacyClaim(1.0),
+        pairs=pair,
+        n_samples=200_000,
+        rng=np.random.default_rng(3),
+        attacks="threshold",
+        n_select=500,
+        sequential=True,
+    )
     assert r2.details["sequential"] == seq and r2.estimate == r.estimate
     # a claim the mechanism meets: futility or the budget, never "violated" here
-    r3 = audit(lap_half, PrivacyClaim(4.0), pairs=pair, n_samples=20_000, rng=np.random.default_rng(3),
-               attacks="threshold", n_select=500, sequential=True)
+    r3 = audit(
+        lap_half,
+        PrivacyClaim(4.0),
+        pairs=pair,
+        n_samples=20_000,
+        rng=np.random.default_rng(3),
+        attacks="threshold",
+        n_select=500,
+        sequential=True,
+    )
     assert r3.verdict != "violated" and r3.details["sequential"]["stop_reason"] in ("futility", "max_samples")
-    r4 = audit(lap_half, PrivacyClaim(1.0), pairs=pair, n_samples=200_000, rng=np.random.default_rng(3),
-               attacks="threshold", n_select=500, sequential="union")
+    r4 = audit(
+        lap_half,
+        PrivacyClaim(1.0),
+        pairs=pair,
+        n_samples=200_000,
+        rng=np.random.default_rng(3),
+        attacks="threshold",
+        n_select=500,
+        sequential="union",
+    )
     assert r4.verdict == "violated" and r4.details["sequential"]["method"].startswith("Clopper")
     assert r4.details["cp_bounds"]["numerator_lower"] is not None and seq["method"].startswith("betting")
     with pytest.raises(ValueError, match="method"):
-        audit(lap_half, PrivacyClaim(1.0), pairs=pair, n_samples=1000, rng=np.random.default_rng(3),
-              attacks="threshold", sequential="peek")
+        audit(
+            lap_half,
+            PrivacyClaim(1.0),
+            pairs=pair,
+            n_samples=1000,
+            rng=np.random.default_rng(3),
+            attacks="threshold",
+            sequential="peek",
+        )
     with pytest.raises(ValueError, match="profile"):
-        audit(lap_half, PrivacyClaim(1.0), pairs=pair, n_samples=1000, rng=np.random.default_rng(3),
-              attacks="threshold", sequential=True, profile=True)
+        audit(
+            lap_half,
+            PrivacyClaim(1.0),
+            pairs=pair,
+            n_samples=1000,
+            rng=np.random.default_rng(3),
+            attacks="threshold",
+            sequential=True,
+            profile=True,
+        )

@@ -7,6 +7,7 @@ then has μ = 0.85 (per-step ε ≈ 3.5 at δ_step); 3000 releases per side cert
 0.33, so the violation is detected with a wide margin. The run-level lower bound is checked against the exact ε
 of the under-noised run (which it must never exceed) and against the claimed ε = 1 (which it must exceed).
 """
+
 import math
 
 import numpy as np
@@ -44,6 +45,7 @@ def _est(cls=NoisyGD, **kw):
 
 # ------------------------------------------------------------ exact binary composition (deterministic)
 
+
 @pytest.mark.parametrize("k", [1, 4, 30])
 @pytest.mark.parametrize("delta", [0.0, 1e-5, 1e-2])
 def test_binary_composition_is_kairouz_oh_viswanath_for_randomised_response(k, delta):
@@ -69,6 +71,7 @@ def test_binary_composition_edge_cases():
 
 
 # ------------------------------------------------------------ the estimator
+
 
 def test_ngd_calibration_is_exact_and_protocol_holds():
     est = _est()
@@ -107,9 +110,11 @@ def test_ngd_clip_and_validation():
 
 # ------------------------------------------------------------ step audits
 
+
 def test_correct_calibration_steps_are_consistent():
-    res = audit_steps(_est(), _pair(), {0: np.zeros(2), 7: np.array([0.5, -0.5])}, n_samples=3000,
-                      rng=np.random.default_rng(21))
+    res = audit_steps(
+        _est(), _pair(), {0: np.zeros(2), 7: np.array([0.5, -0.5])}, n_samples=3000, rng=np.random.default_rng(21)
+    )
     assert res.verdict == "consistent"
     assert [s["verdict"] for s in res.steps] == ["consistent", "consistent"]
     assert res.details["accounting"]["verdict"] == "consistent"
@@ -137,13 +142,15 @@ def test_non_homogeneous_steps_compose_only_the_audited_ones():
         step_homogeneous = False
 
     est = _est(Inhomogeneous)
-    res = audit_steps(est, _pair(), [(0, np.zeros(2)), (4, np.zeros(2))], n_samples=3000,
-                      rng=np.random.default_rng(23))
+    res = audit_steps(est, _pair(), [(0, np.zeros(2)), (4, np.zeros(2))], n_samples=3000, rng=np.random.default_rng(23))
     assert res.verdict == "violated"
     lb = res.run_lower_bound
     assert lb["from_steps"] == (0, 4)
-    assert max(s["epsilon_lb"] for s in res.steps) < lb["epsilon_lb"] <= epsilon_of(
-        Calibration("gaussian", sensitivity=2.0, sigma=est.sigma / 10, steps=2), DELTA)
+    assert (
+        max(s["epsilon_lb"] for s in res.steps)
+        < lb["epsilon_lb"]
+        <= epsilon_of(Calibration("gaussian", sensitivity=2.0, sigma=est.sigma / 10, steps=2), DELTA)
+    )
 
 
 def test_a_step_audited_at_two_states_is_composed_once():
@@ -151,16 +158,23 @@ def test_a_step_audited_at_two_states_is_composed_once():
         step_homogeneous = False
 
     est = _est(Inhomogeneous)
-    res = audit_steps(est, _pair(), [(2, np.zeros(2)), (2, np.array([0.1, 0.0]))], n_samples=2000,
-                      rng=np.random.default_rng(25))
+    res = audit_steps(
+        est, _pair(), [(2, np.zeros(2)), (2, np.array([0.1, 0.0]))], n_samples=2000, rng=np.random.default_rng(25)
+    )
     assert res.verdict == "violated" and res.run_lower_bound["from_steps"] == (2,)
     one_step = epsilon_of(Calibration("gaussian", sensitivity=2.0, sigma=est.sigma / 10, steps=1), DELTA)
     assert res.run_lower_bound["epsilon_lb"] <= one_step
 
 
 def test_accounting_flags_a_claim_the_stated_noise_does_not_give():
-    res = audit_steps(_est(), _pair(), {0: np.zeros(2)}, n_samples=2000, rng=np.random.default_rng(24),
-                      claim=PrivacyClaim(0.5, DELTA, "replace"))
+    res = audit_steps(
+        _est(),
+        _pair(),
+        {0: np.zeros(2)},
+        n_samples=2000,
+        rng=np.random.default_rng(24),
+        claim=PrivacyClaim(0.5, DELTA, "replace"),
+    )
     assert res.details["accounting"]["verdict"] == "violated"
     assert res.verdict == "violated"
 
@@ -172,8 +186,10 @@ def test_audit_steps_validation():
     with pytest.raises(ValueError, match="at least one"):
         audit_steps(est, pair, {}, n_samples=100, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="step_mechanism"):
+
         class Bare:
             n_steps = 3
+
         audit_steps(Bare(), pair, {0: None}, n_samples=100, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="data_pair"):
         audit_steps(est, pair[0], {0: np.zeros(2)}, n_samples=100, rng=np.random.default_rng(0))

@@ -1,4 +1,5 @@
 """Certification counts in fixed blocks: identical for a seed whatever the memory budget or backend (serial, Dask)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -7,8 +8,13 @@ import pytest
 from htdp_verify import PrivacyClaim
 from htdp_verify.privacy import audit
 from htdp_verify.privacy.attacks import Event, Identity
-from htdp_verify.privacy.streaming import (block_size, count_streamed, held_releases_cap, parse_memory,
-                                          probe_release_nbytes)
+from htdp_verify.privacy.streaming import (
+    block_size,
+    count_streamed,
+    held_releases_cap,
+    parse_memory,
+    probe_release_nbytes,
+)
 
 
 def lap(data, size, rng):
@@ -19,8 +25,10 @@ EVENTS = [Event("threshold", Identity(), ">=", (0.5,), 1, "t"), Event("threshold
 
 
 def test_counts_do_not_depend_on_the_memory_budget():
-    out = [count_streamed(lap, np.zeros(3), 300_000, EVENTS, np.random.default_rng(4), release_nbytes=8,
-                          max_memory=m) for m in (2**12, "1MiB", "2GiB")]
+    out = [
+        count_streamed(lap, np.zeros(3), 300_000, EVENTS, np.random.default_rng(4), release_nbytes=8, max_memory=m)
+        for m in (2**12, "1MiB", "2GiB")
+    ]
     for o in out[1:]:
         np.testing.assert_array_equal(o, out[0])
     # and they are counts of Laplace(0, 1) releases: P(Y >= 0.5) = 0.303, P(Y <= -1) = 0.184
@@ -32,8 +40,15 @@ def test_audit_is_identical_across_memory_budgets():
     # 512 KiB holds the 2 x 2000 selection releases (x HELD_OVERHEAD) and exactly one certification
     # block (65 536 releases of 8 bytes), so certification counts one block per call instead of all four at once
     a = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, n_select=2000, rng=np.random.default_rng(9))
-    b = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, n_select=2000, rng=np.random.default_rng(9),
-              max_memory=2**19)
+    b = audit(
+        lap,
+        PrivacyClaim(1.0),
+        pairs=[pair],
+        n_samples=200_000,
+        n_select=2000,
+        rng=np.random.default_rng(9),
+        max_memory=2**19,
+    )
     assert a.counts == b.counts and a.estimate == b.estimate
 
 
@@ -43,19 +58,24 @@ def test_selection_holds_what_fits_in_the_memory_budget():
     pair = (np.zeros(3), np.r_[0.0, 0.0, 1.0])
     cap = held_releases_cap(8, 2**20)
     assert cap == 2**20 // (2 * 4 * 8) < 50_000
-    r = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
-              max_memory=2**20)
+    r = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9), max_memory=2**20)
     s = r.details["samples"]
     assert s["n_select_per_side"] == cap and s["n_select_lowered_to_fit_max_memory"] is True
     full = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9))
     assert full.details["samples"]["n_select_per_side"] == 50_000
     assert full.details["samples"]["n_select_lowered_to_fit_max_memory"] is False
     with pytest.raises(ValueError, match=r"n_select=50000 .*max_memory"):
-        audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, n_select=50_000,
-              rng=np.random.default_rng(9), max_memory=2**20)
+        audit(
+            lap,
+            PrivacyClaim(1.0),
+            pairs=[pair],
+            n_samples=200_000,
+            n_select=50_000,
+            rng=np.random.default_rng(9),
+            max_memory=2**20,
+        )
     with pytest.raises(ValueError, match=r"max_memory=8192 holds only"):
-        audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
-              max_memory=2**13)
+        audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9), max_memory=2**13)
 
 
 def test_probing_the_release_size_does_not_advance_the_stream():
@@ -70,17 +90,34 @@ def test_block_size_and_memory_parsing():
     with pytest.raises(ValueError, match="max_memory"):
         parse_memory("lots")
     with pytest.raises(ValueError, match="backend"):
-        audit(lap, PrivacyClaim(1.0), pairs=[(np.zeros(2), np.ones(2) * 0)], n_samples=100,
-              rng=np.random.default_rng(0), backend="spark")
+        audit(
+            lap,
+            PrivacyClaim(1.0),
+            pairs=[(np.zeros(2), np.ones(2) * 0)],
+            n_samples=100,
+            rng=np.random.default_rng(0),
+            backend="spark",
+        )
 
 
 def test_dask_local_cluster_gives_the_same_audit():
     distributed = pytest.importorskip("distributed")
     pair = (np.zeros(3), np.r_[0.0, 0.0, 1.0])
-    serial = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
-                   max_memory=2**20)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc, \
-            distributed.Client(lc) as client:
-        viadask = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9),
-                        max_memory=2**20, backend="dask", client=client)
+    serial = audit(
+        lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9), max_memory=2**20
+    )
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc,
+        distributed.Client(lc) as client,
+    ):
+        viadask = audit(
+            lap,
+            PrivacyClaim(1.0),
+            pairs=[pair],
+            n_samples=200_000,
+            rng=np.random.default_rng(9),
+            max_memory=2**20,
+            backend="dask",
+            client=client,
+        )
     assert viadask.counts == serial.counts and viadask.estimate == serial.estimate

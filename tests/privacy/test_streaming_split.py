@@ -1,6 +1,7 @@
 """With ``backend="dask"`` the certification's blocks are split into at least two calls per worker thread (with the
 default memory budget, scalar releases would otherwise fit one call: one task, no parallelism), and the counts do
 not change."""
+
 import numpy as np
 
 from htdp_verify.privacy.streaming import block_size, count_streamed
@@ -41,8 +42,9 @@ def test_dask_backend_splits_scalar_blocks_over_the_workers_with_the_same_counts
     serial = count_streamed(laplace, np.zeros(5), n, events, np.random.default_rng(3), release_nbytes=8)
     for threads, calls in ((2, 7), (1, 3), (8, 7)):  # 7 // (2 * threads) blocks per call, at least one
         client = _LocalClient(threads)
-        split = count_streamed(laplace, np.zeros(5), n, events, np.random.default_rng(3), release_nbytes=8,
-                               backend="dask", client=client)
+        split = count_streamed(
+            laplace, np.zeros(5), n, events, np.random.default_rng(3), release_nbytes=8, backend="dask", client=client
+        )
         assert client.calls == [calls], (threads, client.calls)
         np.testing.assert_array_equal(split, serial)
     assert 0 < serial[1] < serial[0] < n

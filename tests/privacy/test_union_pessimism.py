@@ -10,6 +10,7 @@ the fixed 3 s.e. it replaced, so one fixed-seed draw decides with margin; the ra
 rate test (see ``R_DRAWS``).  Each check is also run with the old rule patched back in and must fail there
 (test the tester).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -39,8 +40,9 @@ def test_union_pessimism_is_the_expected_top_fraction_bias():
 def _value(S, P_num, P_den):
     """Median bound the event S certifies with N_FINAL fresh releases per side (expected counts)."""
     k1, k2 = np.floor(N_FINAL * P_num[S].sum()), np.floor(N_FINAL * P_den[S].sum())
-    return max(float(epsilon_lower_bound_poisson(k1, k2, ALPHA)),
-               float(epsilon_lower_bound(k1, N_FINAL, k2, N_FINAL, ALPHA)))
+    return max(
+        float(epsilon_lower_bound_poisson(k1, k2, ALPHA)), float(epsilon_lower_bound(k1, N_FINAL, k2, N_FINAL, ALPHA))
+    )
 
 
 def _oracle(P1, P2):
@@ -128,6 +130,8 @@ def test_array_z_in_predicted_bound_matches_scalar_calls():
     p_num, p_den = np.array([0.03, 0.2, 0.5]), np.array([0.027, 0.19, 0.49])
     z = np.array([0.5, 2.0, 3.0])
     got = predicted_bound(p_num, p_den, 10**7, 0.05, 0.0, "epsilon", 10**5, 10**5, z)
-    want = [float(predicted_bound(a, b, 10**7, 0.05, 0.0, "epsilon", 10**5, 10**5, float(zz)))
-            for a, b, zz in zip(p_num, p_den, z)]
+    want = [
+        float(predicted_bound(a, b, 10**7, 0.05, 0.0, "epsilon", 10**5, 10**5, float(zz)))
+        for a, b, zz in zip(p_num, p_den, z)
+    ]
     assert got == pytest.approx(want, rel=1e-12)

@@ -1,4 +1,5 @@
 """Input validation of the auditor: bad input raises ValueError naming the parameter (no statistics, no α)."""
+
 import numpy as np
 import pytest
 

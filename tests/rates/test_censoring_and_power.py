@@ -6,6 +6,7 @@ fit runs into the upper end of the grid on every resample); U itself has quantil
 the fit runs into the lower end.  Before censoring existed, both were reported as a value (the grid end) and as
 "consistent" with a band that contains the grid end.
 """
+
 from __future__ import annotations
 
 import math

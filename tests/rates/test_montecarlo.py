@@ -3,6 +3,7 @@
 These tests are deterministic (no statistical assertion): they check that one integer seed gives bit-identical
 numbers on the serial, joblib-processes and dask.distributed backends and for any chunking.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -45,7 +46,12 @@ def test_table_layout_and_row_reproduction():
     assert len(t) == 6 * 4 and res.n_cells == 6 and res.outputs == ["error", "sd"]
     # row-major grid: the last variable varies fastest
     assert t.drop_duplicates("cell")[["n", "shift"]].values.tolist() == [
-        [10, 0.0], [10, 2.0], [100, 0.0], [100, 2.0], [1000, 0.0], [1000, 2.0]
+        [10, 0.0],
+        [10, 2.0],
+        [100, 0.0],
+        [100, 2.0],
+        [1000, 0.0],
+        [1000, 2.0],
     ]
     assert (t["seed"] == 11).all()
     row = t.iloc[13]
@@ -75,8 +81,9 @@ def test_serial_equals_processes():
 def test_serial_equals_processes_vectorised():
     grid = {"n": [10, 100, 1000]}
     serial = sweep(mean_error_vec, grid, 50, seed=9, vectorised=True, chunk_size=16, progress=False)
-    procs = sweep(mean_error_vec, grid, 50, seed=9, vectorised=True, chunk_size=16, backend="processes",
-                  n_jobs=2, progress=False)
+    procs = sweep(
+        mean_error_vec, grid, 50, seed=9, vectorised=True, chunk_size=16, backend="processes", n_jobs=2, progress=False
+    )
     assert np.array_equal(serial.values(), procs.values())
     # chunk j of cell c was drawn from spawn key (c, j)
     assert serial.table.loc[serial.table.rep == 20, "spawn_key"].tolist() == ["0/1", "1/1", "2/1"]
@@ -95,11 +102,22 @@ def test_dask_local_cluster_matches_serial():
     grid = {"n": [10, 100, 1000]}
     serial = sweep(mean_error, grid, 6, seed=21, progress=False)
     vec = sweep(mean_error_vec, grid, 40, seed=21, vectorised=True, chunk_size=10, progress=False)
-    with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None) as cl, \
-            distributed.Client(cl) as client:
+    with (
+        distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None) as cl,
+        distributed.Client(cl) as client,
+    ):
         on_dask = sweep(mean_error, grid, 6, seed=21, backend="dask", client=client, chunk_size=2, progress=False)
-        vec_dask = sweep(mean_error_vec, grid, 40, seed=21, vectorised=True, chunk_size=10, backend="dask",
-                         client=client, progress=False)
+        vec_dask = sweep(
+            mean_error_vec,
+            grid,
+            40,
+            seed=21,
+            vectorised=True,
+            chunk_size=10,
+            backend="dask",
+            client=client,
+            progress=False,
+        )
         assert len(client.scheduler_info()["workers"]) == 2
     assert np.array_equal(serial.values("error"), on_dask.values("error"))
     assert np.array_equal(vec.values(), vec_dask.values())

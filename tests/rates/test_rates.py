@@ -7,6 +7,7 @@ Common rate design (``_rate_run``): 8 geometric values of n in [10², 10⁴], 20
 The fitted exponent's 95% CI then has half-width ≈ 0.035 and the check detects (power 0.8) exponents lying more
 than ``min_detectable_deviation`` ≈ 0.05 outside the tolerance band; asserted in ``test_rate_design``.
 """
+
 from __future__ import annotations
 
 import math
@@ -144,8 +145,12 @@ def test_input_forms_agree(mean_run):
     x = np.array(NS, dtype=float)
     errs = mean_run.values("error")
     ref = fit_rate(mean_run)
-    for data, kw in [((x, errs), {}), (x, {"errors": errs}), (x, {"errors": list(errs)}),
-                     (mean_run.table, {"variable": "n"})]:
+    for data, kw in [
+        ((x, errs), {}),
+        (x, {"errors": errs}),
+        (x, {"errors": list(errs)}),
+        (mean_run.table, {"variable": "n"}),
+    ]:
         f = fit_rate(data, **kw)
         assert f.exponent == pytest.approx(ref.exponent, abs=1e-12)
         assert f.interval == pytest.approx(ref.interval, abs=1e-12)  # the default bootstrap rng hashes the data
@@ -201,8 +206,14 @@ def test_fit_rate_validation(data, kw, match):
 
 
 def test_fit_rate_rejects_two_swept_variables():
-    two = sweep(lambda n, m, *, n_reps, rng: rng.random(n_reps) / n, {"n": [10, 20, 40], "m": [1, 2]}, 5, seed=0,
-                vectorised=True, progress=False)
+    two = sweep(
+        lambda n, m, *, n_reps, rng: rng.random(n_reps) / n,
+        {"n": [10, 20, 40], "m": [1, 2]},
+        5,
+        seed=0,
+        vectorised=True,
+        progress=False,
+    )
     with pytest.raises(ValueError, match="one variable at a time"):
         fit_rate(two, variable="n")
     sub = two.table[two.table.m == 1]

@@ -6,6 +6,7 @@ test at level 1e-4 (Bonferroni over the points of one test) that the miss rate i
 test rejects a true miss rate of 0.06 with probability > 0.9 (checked by `test_coverage_test_has_power`), so a
 bound that under-covers by ≥ 1 percentage point would be caught.
 """
+
 import math
 
 import numpy as np

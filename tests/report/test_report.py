@@ -2,6 +2,7 @@
 expected outcomes apart, one section per suite, a sortable/filterable table without network access, links that
 resolve, results.json valid against the published schema, and (where Chromium is installed) a screenshot of the
 first screen at 1280 px that shows the findings."""
+
 import math
 import re
 import shutil
@@ -44,21 +45,81 @@ def _results(out: Path, n_consistent: int = 30) -> list[CheckResult]:
     d = [[0.2, 0.0]] * 20
     dp = [[0.2, 1.0]] + [[0.2, 0.0]] * 19
     rs = [
-        CheckResult("diffprivlib.models.GaussianNB.eps0_1", "violated", "epsilon_lb", 4.9, (4.9, math.inf), 0.002,
-                    PrivacyClaim(0.1, 0.0, "replace", PROV), 800, 30.0, 7, PROV, "certified ε ≥ 4.9 against 0.1",
-                    {"cause": CAUSE, "reproduction_script": "repro_gnb.py", "script_missing": "x",
-                     "pair": {"label": "one row of class 1", "relation": "replace", "d": d, "d_prime": dp},
-                     "event": {"event": "output[3] >= 0.5", "orientation": "D over D'"},
-                     "detectability": {"statement": "would detect ε ≥ 0.4"}}, [fig]),
-        CheckResult("wang_dpem.privacy.literal_eps", "violated", "epsilon_lb", 2.5, (2.5, math.inf), 0.05,
-                    PrivacyClaim(1.0), 1000, 3.0, 1, PROV, "the canary fired", {}, [], expected="violated"),
-        CheckResult("zhao2024.rate.iterative_n", "inconclusive", "exponent", -0.7, (-0.9, -0.5), 0.05,
-                    RateClaim("n", -0.75, 0.1), 100, 2.0, 1, PROV, "too few replications", {}, []),
+        CheckResult(
+            "diffprivlib.models.GaussianNB.eps0_1",
+            "violated",
+            "epsilon_lb",
+            4.9,
+            (4.9, math.inf),
+            0.002,
+            PrivacyClaim(0.1, 0.0, "replace", PROV),
+            800,
+            30.0,
+            7,
+            PROV,
+            "certified ε ≥ 4.9 against 0.1",
+            {
+                "cause": CAUSE,
+                "reproduction_script": "repro_gnb.py",
+                "script_missing": "x",
+                "pair": {"label": "one row of class 1", "relation": "replace", "d": d, "d_prime": dp},
+                "event": {"event": "output[3] >= 0.5", "orientation": "D over D'"},
+                "detectability": {"statement": "would detect ε ≥ 0.4"},
+            },
+            [fig],
+        ),
+        CheckResult(
+            "wang_dpem.privacy.literal_eps",
+            "violated",
+            "epsilon_lb",
+            2.5,
+            (2.5, math.inf),
+            0.05,
+            PrivacyClaim(1.0),
+            1000,
+            3.0,
+            1,
+            PROV,
+            "the canary fired",
+            {},
+            [],
+            expected="violated",
+        ),
+        CheckResult(
+            "zhao2024.rate.iterative_n",
+            "inconclusive",
+            "exponent",
+            -0.7,
+            (-0.9, -0.5),
+            0.05,
+            RateClaim("n", -0.75, 0.1),
+            100,
+            2.0,
+            1,
+            PROV,
+            "too few replications",
+            {},
+            [],
+        ),
         CheckResult("hu2022.compare_baselines", "info", summary="comparison table", alpha=0.0),
     ]
-    rs += [CheckResult(f"stats.check_{i:02d}", "consistent", "rate", 0.01 * i, (0.0, 0.05 + 0.01 * i), 0.05,
-                       None, 100 + i, 0.1 * i, i, Provenance("Clopper & Pearson 1934"), f"fine {i}")
-           for i in range(n_consistent)]
+    rs += [
+        CheckResult(
+            f"stats.check_{i:02d}",
+            "consistent",
+            "rate",
+            0.01 * i,
+            (0.0, 0.05 + 0.01 * i),
+            0.05,
+            None,
+            100 + i,
+            0.1 * i,
+            i,
+            Provenance("Clopper & Pearson 1934"),
+            f"fine {i}",
+        )
+        for i in range(n_consistent)
+    ]
     return rs
 
 
@@ -66,8 +127,9 @@ def _results(out: Path, n_consistent: int = 30) -> list[CheckResult]:
 def report(tmp_path):
     out = tmp_path / "rep"
     rs = _results(out)
-    write_report(rs, out, {"profile": "quick", "seed": 20261121, "version": "0.1.0", "seconds": 42.0,
-                           "checks": len(rs)})
+    write_report(
+        rs, out, {"profile": "quick", "seed": 20261121, "version": "0.1.0", "seconds": 42.0, "checks": len(rs)}
+    )
     yield out
     assert validate_tree(tmp_path) >= 1
 
@@ -76,11 +138,17 @@ def test_findings_come_first_with_cause_claim_pair_event_bound_figure_and_comman
     html = (report / "report.html").read_text()
     find = html.index('id="findings"')
     assert find < html.index('id="all"') < html.index('id="suite-diffprivlib"')
-    first_card = html[find:html.index("</article>", find)]
-    for needle in (CAUSE, "ε = 0.1-differential privacy for neighbouring datasets with one record replaced",
-                   "certified ε ≥ 4.9 at 99.8 % confidence (claim ε = 0.1)", "20 records each, 1 differing: record 0",
-                   "output[3] &gt;= 0.5", "htdp-verify run diffprivlib.models.GaussianNB.eps0_1 --seed 20261121",
-                   "data:image/png;base64,", 'href="repro_gnb.py"'):
+    first_card = html[find : html.index("</article>", find)]
+    for needle in (
+        CAUSE,
+        "ε = 0.1-differential privacy for neighbouring datasets with one record replaced",
+        "certified ε ≥ 4.9 at 99.8 % confidence (claim ε = 0.1)",
+        "20 records each, 1 differing: record 0",
+        "output[3] &gt;= 0.5",
+        "htdp-verify run diffprivlib.models.GaussianNB.eps0_1 --seed 20261121",
+        "data:image/png;base64,",
+        'href="repro_gnb.py"',
+    ):
         assert needle in first_card, needle
     assert "PrivacyClaim(" not in html and "[[0.2, 0.0]" not in html  # words, not reprs or whole datasets
     md = (report / "report.md").read_text()
@@ -90,9 +158,9 @@ def test_findings_come_first_with_cause_claim_pair_event_bound_figure_and_comman
 
 def test_expected_outcomes_are_not_findings(report):
     html = (report / "report.html").read_text()
-    findings = html[html.index('id="findings"'):html.index('id="expected"')]
+    findings = html[html.index('id="findings"') : html.index('id="expected"')]
     assert "wang_dpem.privacy.literal_eps" not in findings
-    expected = html[html.index('id="expected"'):html.index('id="all"')]
+    expected = html[html.index('id="expected"') : html.index('id="all"')]
     assert "wang_dpem.privacy.literal_eps" in expected and "violated, as expected" in expected
     assert "1 violated, 1 inconclusive among 34 results; the others: 30 consistent" in html
 
@@ -142,12 +210,13 @@ def test_table_is_sortable_and_filterable_in_plain_javascript(report):
     html = (report / "report.html").read_text()
     assert '<table id="results">' in html and 'id="q"' in html and 'id="outcome"' in html
     assert "addEventListener('click'" in html and "aria-sort" in html
-    assert html.count('<tr data-outcome=') == 34
+    assert html.count("<tr data-outcome=") == 34
 
 
 def test_claim_text_is_words():
     assert claim_text(PrivacyClaim(0.5, 1e-6, "add_remove")) == (
-        "(ε = 0.5, δ = 1e-06)-differential privacy for neighbouring datasets with one record added or removed")
+        "(ε = 0.5, δ = 1e-06)-differential privacy for neighbouring datasets with one record added or removed"
+    )
     assert "scales as n^-0.5" in claim_text(RateClaim("n", -0.5, 0.1))
 
 
@@ -172,10 +241,22 @@ def _chromium() -> str | None:
 def screenshot(page: Path, png: Path, width: int = 1280, height: int = 800) -> np.ndarray:
     """The first screen of ``page`` at ``width`` × ``height`` as an RGB array (headless Chromium)."""
     exe = _chromium()
-    r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                        "--force-device-scale-factor=1", f"--window-size={width},{height}",
-                        f"--screenshot={png}", page.resolve().as_uri()],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            exe,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+            f"--window-size={width},{height}",
+            f"--screenshot={png}",
+            page.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert png.is_file(), r.stderr[-2000:]
     import matplotlib.image
 
@@ -195,8 +276,11 @@ def test_first_screen_at_1280px_shows_the_findings(report, tmp_path):
     assert img.shape[1] == 1280
     assert first_screen_shows_a_violation(img)
     # the checker fails on a page whose findings are pushed below the first screen
-    html = (report / "report.html").read_text().replace('<section id="findings">',
-                                                         '<div style="height:2000px"></div><section id="findings">')
+    html = (
+        (report / "report.html")
+        .read_text()
+        .replace('<section id="findings">', '<div style="height:2000px"></div><section id="findings">')
+    )
     moved = report / "moved.html"
     moved.write_text(html)
     assert not first_screen_shows_a_violation(screenshot(moved, tmp_path / "moved.png"))

@@ -18,9 +18,22 @@ PROV = Provenance("Hu et al. 2022", "Theorem 3", "(7)", "reconstructed")
     ],
 )
 def test_check_result_json_roundtrip(claim):
-    r = CheckResult(name="x.y", verdict="violated", statistic="epsilon_lb", estimate=1.25,
-                    interval=(1.25, math.inf), alpha=0.05, claim=claim, n_samples=10, seconds=0.5, seed=3,
-                    provenance=PROV, summary="s", details={"a": [1, 2], "b": math.inf}, figures=["f.png"])
+    r = CheckResult(
+        name="x.y",
+        verdict="violated",
+        statistic="epsilon_lb",
+        estimate=1.25,
+        interval=(1.25, math.inf),
+        alpha=0.05,
+        claim=claim,
+        n_samples=10,
+        seconds=0.5,
+        seed=3,
+        provenance=PROV,
+        summary="s",
+        details={"a": [1, 2], "b": math.inf},
+        figures=["f.png"],
+    )
     back = CheckResult.from_json(r.to_json())
     assert back == CheckResult.from_dict(r.to_dict())
     assert back.claim == claim
@@ -86,9 +99,13 @@ def test_outcome_semantics(verdict, expected, outcome, unexpected_violation, ok)
 def test_tally_counts_info_and_expectations_apart():
     from htdp_verify.results import OUTCOMES, tally
 
-    rs = [CheckResult(name="a", verdict="consistent"), CheckResult(name="b", verdict="info"),
-          CheckResult(name="c", verdict="info"), CheckResult(name="d", verdict="violated", expected="violated"),
-          CheckResult(name="e", verdict="violated")]
+    rs = [
+        CheckResult(name="a", verdict="consistent"),
+        CheckResult(name="b", verdict="info"),
+        CheckResult(name="c", verdict="info"),
+        CheckResult(name="d", verdict="violated", expected="violated"),
+        CheckResult(name="e", verdict="violated"),
+    ]
     t = tally(rs)
     assert set(t) == set(OUTCOMES) and sum(t.values()) == len(rs)
     assert t["consistent"] == 1 and t["info"] == 2 and t["as expected"] == 1 and t["violated"] == 1
@@ -97,14 +114,23 @@ def test_tally_counts_info_and_expectations_apart():
 def test_json_has_numbers_or_null_and_restores_non_finite_values():
     import json
 
-    r = CheckResult(name="x.y", verdict="consistent", estimate=math.nan, interval=(1.0, math.inf),
-                    details={"a/b": [1.0, -math.inf], "c": {"d": math.nan}, "e": 2.5})
+    r = CheckResult(
+        name="x.y",
+        verdict="consistent",
+        estimate=math.nan,
+        interval=(1.0, math.inf),
+        details={"a/b": [1.0, -math.inf], "c": {"d": math.nan}, "e": 2.5},
+    )
     text = r.to_json(allow_nan=False)  # would raise on a bare NaN / Infinity
     assert '"inf"' not in text.replace('"/interval/1": "inf"', "") or True
     d = json.loads(text)
     assert d["estimate"] is None and d["interval"] == [1.0, None] and d["details"]["a/b"] == [1.0, None]
-    assert d["nonfinite"] == {"/estimate": "nan", "/interval/1": "inf", "/details/a~1b/1": "-inf",
-                              "/details/c/d": "nan"}
+    assert d["nonfinite"] == {
+        "/estimate": "nan",
+        "/interval/1": "inf",
+        "/details/a~1b/1": "-inf",
+        "/details/c/d": "nan",
+    }
     for key, v in d.items():  # every non-finite value is null in place, never a string
         assert v not in ("inf", "-inf", "nan"), key
     back = CheckResult.from_json(text)
@@ -123,9 +149,21 @@ def test_results_document_has_a_version_and_old_files_still_load():
     doc = json.loads(results_to_json([r]))
     assert doc["format_version"] == FORMAT_VERSION == 2 and doc["tally"]["violated"] == 1
     assert results_document([r], {"seed": 1})["meta"] == {"seed": 1}
-    old_entry = {"name": "x", "verdict": "violated", "estimate": "inf", "interval": [1.5, "inf"],
-                 "alpha": 0.05, "claim": None, "n_samples": 0, "seconds": 0.0, "seed": None, "provenance": {},
-                 "summary": "", "details": {}, "figures": []}
+    old_entry = {
+        "name": "x",
+        "verdict": "violated",
+        "estimate": "inf",
+        "interval": [1.5, "inf"],
+        "alpha": 0.05,
+        "claim": None,
+        "n_samples": 0,
+        "seconds": 0.0,
+        "seed": None,
+        "provenance": {},
+        "summary": "",
+        "details": {},
+        "figures": [],
+    }
     for old in ({"meta": {}, "tally": {}, "results": [old_entry]}, [old_entry]):  # version 1: strings, no version
         back = results_from_json(json.dumps(old))[0]
         assert back.estimate == math.inf and back.interval == (1.5, math.inf)
@@ -137,9 +175,17 @@ def test_printed_result_names_the_pair_without_the_datasets():
     big = [[float(i), 0.0] for i in range(500)]
     changed = [row[:] for row in big]
     changed[7] = [99.0, 1.0]
-    r = CheckResult(name="a", verdict="violated", statistic="epsilon_lb", estimate=1.2,
-                    details={"pair": {"label": "row 7 moved", "relation": "replace", "d": big, "d_prime": changed},
-                             "detectability": {"statement": "would detect eps >= 0.3 at 95%"}, "gdp_mu_lb": 0.8})
+    r = CheckResult(
+        name="a",
+        verdict="violated",
+        statistic="epsilon_lb",
+        estimate=1.2,
+        details={
+            "pair": {"label": "row 7 moved", "relation": "replace", "d": big, "d_prime": changed},
+            "detectability": {"statement": "would detect eps >= 0.3 at 95%"},
+            "gdp_mu_lb": 0.8,
+        },
+    )
     text = str(r)
     assert "500 records each, 1 differing: record 7: (7, 0) vs (99, 1)" in text
     assert "would detect eps >= 0.3" in text and "mu >= 0.8" in text
@@ -150,8 +196,12 @@ def test_one_line_summary_replaces_printed_datasets_by_the_differing_record():
     d = [[float(i)] for i in range(100)]
     dp = [[5.0]] + d[1:]
     text = "row 0: D=[[0.], [1.], ..., [99.]] vs D'=[[5.], [1.], ..., [99.]] [replace]"
-    r = CheckResult(name="a", verdict="violated", summary=f"certified eps >= 2 on {text}; counts 5/5",
-                    details={"pair": {"label": "row 0", "relation": "replace", "d": d, "d_prime": dp, "text": text}})
+    r = CheckResult(
+        name="a",
+        verdict="violated",
+        summary=f"certified eps >= 2 on {text}; counts 5/5",
+        details={"pair": {"label": "row 0", "relation": "replace", "d": d, "d_prime": dp, "text": text}},
+    )
     assert "D=[[" not in r.line() and "record 0: (0) vs (5)" in r.line() and "counts 5/5" in r.line()
     assert r.summary.startswith("certified eps >= 2 on row 0: D=")  # the stored summary is unchanged
 
@@ -159,6 +209,12 @@ def test_one_line_summary_replaces_printed_datasets_by_the_differing_record():
 def test_pair_text_of_a_large_pair_gives_sizes():
     from htdp_verify.results import pair_text
 
-    text = pair_text({"label": "p", "relation": "replace", "d": {"shape": [5000, 2], "summary": "[[...]]"},
-                      "d_prime": {"shape": [5000, 2], "summary": "[[...]]"}})
+    text = pair_text(
+        {
+            "label": "p",
+            "relation": "replace",
+            "d": {"shape": [5000, 2], "summary": "[[...]]"},
+            "d_prime": {"shape": [5000, 2], "summary": "[[...]]"},
+        }
+    )
     assert text.startswith("p [replace]; 5000 records each") and "[[" not in text

@@ -1,4 +1,5 @@
 """Resolving ``attacks=`` (names, objects, ``"auto"``) into the event families an audit runs."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -101,8 +102,14 @@ def auto_attacks(
     elif scalar:
         out = [ThresholdAttack(), IntervalAttack(), AtomAttack()]
     else:
-        out = [CoordinateAttack(), ProjectionAttack(), MaxStatisticAttack(), LogisticAttack(),
-               GradientBoostingAttack(), MixedLogisticAttack(trend=None, label="signs")]
+        out = [
+            CoordinateAttack(),
+            ProjectionAttack(),
+            MaxStatisticAttack(),
+            LogisticAttack(),
+            GradientBoostingAttack(),
+            MixedLogisticAttack(trend=None, label="signs"),
+        ]
         if _has_atoms(Y_example):
             out += [PatternAttack(), StratifiedAttack(), MixedLogisticAttack(trend="linear", label="atoms")]
     if log_density is not None:
@@ -155,4 +162,3 @@ def make_attacks(
             f"attacks: none of {[a.name for a in out]} applies to releases of shape {np.shape(Y_example)[1:]}"
         )
     return kept
-

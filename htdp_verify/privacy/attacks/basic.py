@@ -1,5 +1,6 @@
 """Event families that need no model: thresholds and intervals on scalar releases, unions of outcomes, coordinates
 and projections of vector releases."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,8 +9,7 @@ from .events import Coordinate, Event, Identity, Projection, RowKey, SelectionCo
 from .scan import scan_intervals, scan_thresholds
 from .scoring import predicted_bound, union_pessimism
 
-__all__ = ["Attack", "ThresholdAttack", "IntervalAttack", "DiscreteAttack", "CoordinateAttack",
-           "ProjectionAttack"]
+__all__ = ["Attack", "ThresholdAttack", "IntervalAttack", "DiscreteAttack", "CoordinateAttack", "ProjectionAttack"]
 
 
 class Attack:
@@ -96,8 +96,18 @@ class DiscreteAttack(Attack):
             zj = union_pessimism(np.arange(1, cats.size + 1), cats.size)
             pred = predicted_bound(cn, cd, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective, nn, nd, zj)
             j = int(np.argmax(pred))
-            events.append(Event("set", key, "in", (cats[order[: j + 1]],), orient, self.name,
-                                float(pred[j]), (float(cn[j]), float(cd[j]))))
+            events.append(
+                Event(
+                    "set",
+                    key,
+                    "in",
+                    (cats[order[: j + 1]],),
+                    orient,
+                    self.name,
+                    float(pred[j]),
+                    (float(cn[j]), float(cd[j])),
+                )
+            )
         return events
 
     def applicable(self, Y: np.ndarray) -> bool:
@@ -159,5 +169,3 @@ class ProjectionAttack(Attack):
                 f = Projection(w, centre, scale)
             events += scan_thresholds(f(X1), f(X2), ctx, f, self.name)
         return events
-
-

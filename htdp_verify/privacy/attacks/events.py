@@ -4,6 +4,7 @@ Features map releases ``(n, ...)`` to a real score (the output itself, a coordin
 classifier score, a likelihood ratio) or to exact keys (:class:`RowKey`) for set events.  :class:`SelectionContext`
 carries what the selection objective needs.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -13,8 +14,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["Feature", "Identity", "Coordinate", "Projection", "LearnedScore", "LikelihoodRatio", "RowKey",
-           "bit_features", "Event", "SelectionContext", "isin_nan"]
+__all__ = [
+    "Feature",
+    "Identity",
+    "Coordinate",
+    "Projection",
+    "LearnedScore",
+    "LikelihoodRatio",
+    "RowKey",
+    "bit_features",
+    "Event",
+    "SelectionContext",
+    "isin_nan",
+]
 
 
 def _as_2d(Y: np.ndarray) -> np.ndarray:
@@ -381,5 +393,3 @@ class SelectionContext:
     objective: str = "epsilon"
     z: float = 3.0  # selection pessimism (s.e.) of threshold / interval / score scans; unions of outcomes
     # (DiscreteAttack) use union_pessimism(j, K) instead
-
-

@@ -1,6 +1,7 @@
 """Learned scores: classifiers trained D-vs-D' on part of the selection split (logistic regression, gradient
 boosting, logistic regression on mixed atom / continuous features or on float bit patterns) and the user's
 likelihood ratio; events threshold the score."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -12,8 +13,14 @@ from .basic import Attack
 from .events import LearnedScore, LikelihoodRatio, _as_2d, _threads, bit_features
 from .scan import scan_thresholds
 
-__all__ = ["LogisticAttack", "GradientBoostingAttack", "MixedFeatures", "MixedLogisticAttack", "BitPatternAttack",
-           "LikelihoodRatioAttack"]
+__all__ = [
+    "LogisticAttack",
+    "GradientBoostingAttack",
+    "MixedFeatures",
+    "MixedLogisticAttack",
+    "BitPatternAttack",
+    "LikelihoodRatioAttack",
+]
 
 
 class _ClassifierAttack(Attack):
@@ -134,12 +141,19 @@ class MixedFeatures:
         Most training rows used.
     """
 
-    def __init__(self, X_train: Any, *, trend: str | None = "linear", atom_share: float = 0.01, max_levels: int = 16,
-                 max_rows: int = 50_000):
+    def __init__(
+        self,
+        X_train: Any,
+        *,
+        trend: str | None = "linear",
+        atom_share: float = 0.01,
+        max_levels: int = 16,
+        max_rows: int = 50_000,
+    ):
         _check_trend(trend)
         self.trend = trend
         X = _as_2d(np.asarray(X_train)).astype(float)
-        Xs = X[: max_rows]
+        Xs = X[:max_rows]
         self.atoms, self.centre, self.scale, self.median = [], [], [], []
         for j in range(X.shape[1]):
             vals, cnt = np.unique(Xs[:, j], return_counts=True)
@@ -159,7 +173,8 @@ class MixedFeatures:
                 self.scale.append(None)
                 self.median.append(None)
         self.n_features = sum(a.size for a in self.atoms) + (1 + (trend is not None)) * sum(
-            c is not None for c in self.centre)
+            c is not None for c in self.centre
+        )
 
     def __call__(self, Y) -> np.ndarray:
         X = _as_2d(np.asarray(Y)).astype(float)
@@ -175,20 +190,26 @@ class MixedFeatures:
                 if self.trend == "linear":
                     cols.append(np.where(is_atom, 0.0, (x - self.centre[j]) / self.scale[j]).astype(np.float32))
                 elif self.trend == "tanh":
-                    cols.append(np.where(is_atom, 0.0, np.tanh((x - self.median[j]) / self.scale[j]))
-                                .astype(np.float32))
+                    cols.append(
+                        np.where(is_atom, 0.0, np.tanh((x - self.median[j]) / self.scale[j])).astype(np.float32)
+                    )
                 cols.append(np.where(is_atom, 0.0, np.sign(x - self.median[j])).astype(np.float32))
         return np.stack(cols, axis=1) if cols else np.zeros((X.shape[0], 0), np.float32)
 
     def spec(self) -> dict:
         """Exact description (floats as ``repr`` strings), rebuilt by :meth:`from_spec`."""
+
         def r(v):
             return None if v is None else repr(float(v))
 
-        return {"type": "mixed_features", "trend": self.trend,
-                "atoms": [[repr(float(a)) for a in at] for at in self.atoms],
-                "centre": [r(v) for v in self.centre], "scale": [r(v) for v in self.scale],
-                "median": [r(v) for v in self.median]}
+        return {
+            "type": "mixed_features",
+            "trend": self.trend,
+            "atoms": [[repr(float(a)) for a in at] for at in self.atoms],
+            "centre": [r(v) for v in self.centre],
+            "scale": [r(v) for v in self.scale],
+            "median": [r(v) for v in self.median],
+        }
 
     @classmethod
     def from_spec(cls, d: dict) -> MixedFeatures:
@@ -205,6 +226,7 @@ class MixedFeatures:
             The features.
         """
         mf = cls.__new__(cls)
+
         def u(v):
             return None if v is None else float(v)
 
@@ -212,7 +234,8 @@ class MixedFeatures:
         mf.atoms = [np.array([float(a) for a in at], dtype=float) for at in d["atoms"]]
         mf.centre, mf.scale, mf.median = ([u(v) for v in d[k]] for k in ("centre", "scale", "median"))
         mf.n_features = sum(a.size for a in mf.atoms) + (1 + (mf.trend is not None)) * sum(
-            c is not None for c in mf.centre)
+            c is not None for c in mf.centre
+        )
         return mf
 
 
@@ -240,8 +263,15 @@ class MixedLogisticAttack(Attack):
 
     name = "mixed_logistic"
 
-    def __init__(self, pre: Callable | None = None, *, trend: str | None = "linear", label: str | None = None,
-                 n_threads: int | None = 1, **model_kwargs: Any):
+    def __init__(
+        self,
+        pre: Callable | None = None,
+        *,
+        trend: str | None = "linear",
+        label: str | None = None,
+        n_threads: int | None = 1,
+        **model_kwargs: Any,
+    ):
         _check_trend(trend)
         self.pre = pre
         self.trend = trend
@@ -265,6 +295,7 @@ class MixedLogisticAttack(Attack):
         if self.pre is None:
             tf = mf  # a plain feature map: its events are written down exactly (MixedFeatures.spec)
         else:
+
             def tf(Y, mf=mf, pre=pre):
                 return mf(pre(Y))
 
@@ -307,9 +338,9 @@ class LikelihoodRatioAttack(Attack):
     def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> Any:
         ld = self.log_density or ctx.log_density
         if ld is None or ctx.pair is None:
-            raise ValueError("log_density must be supplied (log_density(Y, data) -> log density per release) "
-                             "for the likelihood_ratio attack")
+            raise ValueError(
+                "log_density must be supplied (log_density(Y, data) -> log density per release) "
+                "for the likelihood_ratio attack"
+            )
         f = LikelihoodRatio(ld, *ctx.pair)
         return scan_thresholds(f(Y1), f(Y2), ctx, f, self.name)
-
-

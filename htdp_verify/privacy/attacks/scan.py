@@ -1,4 +1,5 @@
 """Threshold and interval scans (the workhorse): every candidate counted at once with ``searchsorted``."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -77,8 +78,18 @@ def scan_thresholds(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, a
     events = []
     for i, (side, orient, _, _) in enumerate(combos):
         j = int(np.argmax(pred[i]))
-        events.append(Event("threshold", feature, side, (float(cand[j]),), orient, attack,
-                            float(pred[i, j]), (float(num[i, j]), float(den[i, j]))))
+        events.append(
+            Event(
+                "threshold",
+                feature,
+                side,
+                (float(cand[j]),),
+                orient,
+                attack,
+                float(pred[i, j]),
+                (float(num[i, j]), float(den[i, j])),
+            )
+        )
     return events
 
 
@@ -115,11 +126,20 @@ def scan_intervals(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, at
     valid = np.triu(np.ones((cand.size, cand.size), bool))
     events = []
     for orient, num, den, nn, nd in ((1, p1, p2, n1, n2), (-1, p2, p1, n2, n1)):
-        pred = np.where(valid, predicted_bound(num, den, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective,
-                                               nn, nd, ctx.z), -1.0)
+        pred = np.where(
+            valid, predicted_bound(num, den, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective, nn, nd, ctx.z), -1.0
+        )
         i, j = np.unravel_index(int(np.argmax(pred)), pred.shape)
-        events.append(Event("interval", feature, "[]", (float(cand[i]), float(cand[j])), orient, attack,
-                            float(pred[i, j]), (float(num[i, j]), float(den[i, j]))))
+        events.append(
+            Event(
+                "interval",
+                feature,
+                "[]",
+                (float(cand[i]), float(cand[j])),
+                orient,
+                attack,
+                float(pred[i, j]),
+                (float(num[i, j]), float(den[i, j])),
+            )
+        )
     return events
-
-

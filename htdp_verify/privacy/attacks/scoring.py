@@ -1,5 +1,6 @@
 """The selection objective: the bound an event would certify at the final size, predicted from selection
 proportions (never reported as a bound), and the winner's-curse pessimism of unions of outcomes."""
+
 from __future__ import annotations
 
 import math
@@ -141,5 +142,3 @@ def union_pessimism(j: Any, n_outcomes: int) -> np.ndarray:
     phi = np.exp(-0.5 * zq * zq) / math.sqrt(2 * math.pi)
     rest = np.clip(1.0 - q, 1e-300, 1.0)
     return np.where(q < 1.0, np.sqrt(j) * phi / q / np.sqrt(rest), 0.0)
-
-

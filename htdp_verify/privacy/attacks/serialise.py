@@ -8,6 +8,7 @@ releases.  Features that cannot be written down (a gradient-boosting model, a us
 post-processing given as code) give ``{"exact": false, ...}`` with what is known; their events are rebuilt only
 in-process.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -96,24 +97,47 @@ def feature_spec(f: Any) -> dict:
     if isinstance(f, Coordinate):
         return {"exact": True, "type": "coordinate", "j": f.j, "name": f.name}
     if isinstance(f, Projection):
-        return {"exact": True, "type": "projection", "w": _fs(f.w), "centre": _fs(f.centre), "scale": _fs(f.scale),
-                "name": f.name}
+        return {
+            "exact": True,
+            "type": "projection",
+            "w": _fs(f.w),
+            "centre": _fs(f.centre),
+            "scale": _fs(f.scale),
+            "name": f.name,
+        }
     if isinstance(f, RowKey):
         return {"exact": True, "type": "row_key", "shape_tail": list(f.shape_tail), "dtype": f.dtype.str}
     if isinstance(f, LinearScore):
         tfs = _transform_spec(f.transform)
-        return {"exact": tfs is not None, "type": "linear_score", "coef": _fs(f.coef), "intercept": _f(f.intercept),
-                "centre": _fs(f.centre), "scale": _fs(f.scale), "dtype": f.centre.dtype.name, "transform": tfs,
-                "name": f.name}
+        return {
+            "exact": tfs is not None,
+            "type": "linear_score",
+            "coef": _fs(f.coef),
+            "intercept": _f(f.intercept),
+            "centre": _fs(f.centre),
+            "scale": _fs(f.scale),
+            "dtype": f.centre.dtype.name,
+            "transform": tfs,
+            "name": f.name,
+        }
     if isinstance(f, LearnedScore):
         m = f.model
         coef, icpt = getattr(m, "coef_", None), getattr(m, "intercept_", None)
         tfs = _transform_spec(f.transform)
         if coef is None or np.asarray(coef).shape[0] != 1 or tfs is None:
             return {"exact": False, "type": "learned_score", "model": type(m).__name__, "name": f.name}
-        return {"exact": True, "type": "linear_score", "coef": _fs(coef), "intercept": _f(np.ravel(icpt)[0]),
-                "centre": _fs(f.centre), "scale": _fs(f.scale), "dtype": np.asarray(f.centre).dtype.name,
-                "transform": tfs, "name": f.name, "model": type(m).__name__}
+        return {
+            "exact": True,
+            "type": "linear_score",
+            "coef": _fs(coef),
+            "intercept": _f(np.ravel(icpt)[0]),
+            "centre": _fs(f.centre),
+            "scale": _fs(f.scale),
+            "dtype": np.asarray(f.centre).dtype.name,
+            "transform": tfs,
+            "name": f.name,
+            "model": type(m).__name__,
+        }
     spec = getattr(f, "spec", None)
     if callable(spec):
         return {"exact": True, **spec(), "name": getattr(f, "name", "")}
@@ -134,8 +158,10 @@ def feature_from_spec(d: dict) -> Feature:
         The feature.
     """
     if not d.get("exact", False):
-        raise ValueError(f"feature {d.get('type')!r} ({d.get('name', '')}) was not recorded exactly; it can only be "
-                         "re-counted in the process that chose it")
+        raise ValueError(
+            f"feature {d.get('type')!r} ({d.get('name', '')}) was not recorded exactly; it can only be "
+            "re-counted in the process that chose it"
+        )
     t = d["type"]
     if t == "identity":
         return Identity()
@@ -146,8 +172,15 @@ def feature_from_spec(d: dict) -> Feature:
     if t == "row_key":
         return RowKey(tuple(d["shape_tail"]), np.dtype(d["dtype"]))
     if t == "linear_score":
-        return LinearScore(_un(d["coef"]), float(d["intercept"]), _un(d["centre"]), _un(d["scale"]),
-                           _transform_from_spec(d["transform"]), d.get("name", "score"), d.get("dtype", "float64"))
+        return LinearScore(
+            _un(d["coef"]),
+            float(d["intercept"]),
+            _un(d["centre"]),
+            _un(d["scale"]),
+            _transform_from_spec(d["transform"]),
+            d.get("name", "score"),
+            d.get("dtype", "float64"),
+        )
     from . import structured as S
 
     if t == "atom_key":

@@ -16,6 +16,7 @@ Atoms are found per column on the pooled selection releases (:func:`column_atoms
 ``max_levels`` distinct values is all atoms; otherwise a value is an atom when it takes at least ``atom_share`` of
 the rows or repeats (``min_repeats`` times) in a column whose other values are all distinct.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,12 +28,23 @@ from .basic import Attack, DiscreteAttack, _is_scalar
 from .events import Event, Feature, RowKey, _as_2d, isin_nan
 from .scan import scan_thresholds
 
-__all__ = ["column_atoms", "isin_nan", "AtomKey", "PatternKey", "ExtremeCoordinate", "StratifiedValue",
-           "AtomAttack", "MaxStatisticAttack", "PatternAttack", "StratifiedAttack"]
+__all__ = [
+    "column_atoms",
+    "isin_nan",
+    "AtomKey",
+    "PatternKey",
+    "ExtremeCoordinate",
+    "StratifiedValue",
+    "AtomAttack",
+    "MaxStatisticAttack",
+    "PatternAttack",
+    "StratifiedAttack",
+]
 
 
-def column_atoms(X: Any, *, atom_share: float = 0.01, max_levels: int = 16, min_repeats: int = 3,
-                 max_rows: int = 200_000) -> list[np.ndarray]:
+def column_atoms(
+    X: Any, *, atom_share: float = 0.01, max_levels: int = 16, min_repeats: int = 3, max_rows: int = 200_000
+) -> list[np.ndarray]:
     """Atoms of each column of ``X`` (rows = releases): see the module docstring.  Non-finite values are atoms.
 
     Parameters
@@ -107,8 +119,11 @@ class PatternKey(Feature):
         cols = range(len(self.all_atoms)) if self.columns is None else self.columns
         self.atoms = [self.all_atoms[j] for j in cols]
         self.keys = [AtomKey(a) for a in self.atoms]
-        self.name = ("pattern of atoms (x = real value)" if self.columns is None
-                     else f"pattern of the discrete columns {self.columns}")
+        self.name = (
+            "pattern of atoms (x = real value)"
+            if self.columns is None
+            else f"pattern of the discrete columns {self.columns}"
+        )
         self._rows = RowKey((len(self.atoms),), np.int16)
 
     def codes(self, Y: np.ndarray) -> np.ndarray:
@@ -117,7 +132,7 @@ class PatternKey(Feature):
             X = X[:, self.columns]
         C = np.empty(X.shape, dtype=np.int16)
         for j, k in enumerate(self.keys):
-            c = k(X[:, j:j + 1])
+            c = k(X[:, j : j + 1])
             C[:, j] = np.where(c < 0, self.atoms[j].size, c)
         return C
 
@@ -132,8 +147,11 @@ class PatternKey(Feature):
         return out
 
     def spec(self) -> dict:
-        return {"type": "pattern_key", "atoms": [[repr(float(a)) for a in at] for at in self.all_atoms],
-                "columns": self.columns}
+        return {
+            "type": "pattern_key",
+            "atoms": [[repr(float(a)) for a in at] for at in self.all_atoms],
+            "columns": self.columns,
+        }
 
 
 class ExtremeCoordinate(Feature):
@@ -143,8 +161,11 @@ class ExtremeCoordinate(Feature):
         if kind not in ("max", "min", "absmax"):
             raise ValueError(f"kind must be 'max', 'min' or 'absmax', got {kind!r}")
         self.kind, self.centre, self.scale = kind, np.asarray(centre, float), np.asarray(scale, float)
-        self.name = {"max": "largest standardised coordinate", "min": "smallest standardised coordinate",
-                     "absmax": "largest |standardised coordinate|"}[kind]
+        self.name = {
+            "max": "largest standardised coordinate",
+            "min": "smallest standardised coordinate",
+            "absmax": "largest |standardised coordinate|",
+        }[kind]
 
     def __call__(self, Y):
         Z = (_as_2d(np.asarray(Y)).astype(float) - self.centre) / self.scale
@@ -155,8 +176,12 @@ class ExtremeCoordinate(Feature):
         return np.abs(Z).max(axis=1)
 
     def spec(self) -> dict:
-        return {"type": "extreme_coordinate", "kind": self.kind, "centre": [repr(float(v)) for v in self.centre],
-                "scale": [repr(float(v)) for v in self.scale]}
+        return {
+            "type": "extreme_coordinate",
+            "kind": self.kind,
+            "centre": [repr(float(v)) for v in self.centre],
+            "scale": [repr(float(v)) for v in self.scale],
+        }
 
 
 class StratifiedValue(Feature):
@@ -182,8 +207,12 @@ class StratifiedValue(Feature):
 
     def spec(self) -> dict:
         kind, a, b = self.group
-        return {"type": "stratified_value", "pattern": self.pattern.spec(), "group": kind,
-                "value": list(map(int, a)) if kind == "pattern" else [int(a), int(b)]}
+        return {
+            "type": "stratified_value",
+            "pattern": self.pattern.spec(),
+            "group": kind,
+            "value": list(map(int, a)) if kind == "pattern" else [int(a), int(b)],
+        }
 
 
 def _pooled(Y1, Y2, ctx):
@@ -298,15 +327,19 @@ class StratifiedAttack(Attack):
             X = _as_2d(np.asarray(Y)).astype(float)
             C = pk.codes(X)
             real = C >= n_atoms
-            parts.append((C, np.where(real, X, 0.0).sum(axis=1),
-                          np.where(real.any(axis=1), np.argmax(real, axis=1), X.shape[1])))
+            parts.append(
+                (C, np.where(real, X, 0.0).sum(axis=1), np.where(real.any(axis=1), np.argmax(real, axis=1), X.shape[1]))
+            )
         C_all = np.concatenate([parts[0][0], parts[1][0]])
         real_all = C_all >= n_atoms
         if not real_all.any() or real_all.all():
             return []  # no discrete part or no real part: other families cover it
         rows, cnt = np.unique(C_all, axis=0, return_counts=True)
-        groups = [(("pattern", tuple(int(v) for v in r), None), "pattern = " + str(pk.decode(pk._rows(r[None, :]))[0]))
-                  for r in rows[np.argsort(-cnt)][: self.max_patterns] if (r >= n_atoms).any()]
+        groups = [
+            (("pattern", tuple(int(v) for v in r), None), "pattern = " + str(pk.decode(pk._rows(r[None, :]))[0]))
+            for r in rows[np.argsort(-cnt)][: self.max_patterns]
+            if (r >= n_atoms).any()
+        ]
         m = C_all.shape[1]
         firsts = np.unique(np.concatenate([parts[0][2], parts[1][2]]))
         if firsts.size > 2:
