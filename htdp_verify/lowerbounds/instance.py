@@ -128,15 +128,50 @@ class BoundValue:
 class HardInstance:
     """A family of data laws for a minimax lower bound.
 
-    Attributes
+    Parameters
     ----------
-    name, assumption (MomentAssumption), n (sample size), epsilon, delta (privacy level the bound is for; ε = inf
-    for non-private bounds), thetas (array (M, d) or (M,) of member parameters), sampler (``sampler(v, size, rng)``
-    -> ``size`` datasets of member v, shape (size, n) or (size, n, d)), radius (half the minimum separation in the
-    loss metric), coupling_q (per-sample probability that coupled records differ, so H ~ Bin(n, q); None when the
-    bound is not coupling-based), tv_n (TV between the n-sample laws used by a non-private bound, if any),
-    method ("private_two_point", "private_multipoint", "two_point_tv", "assouad_private", "assouad_tv"),
-    risk ("abs" = |θ̂-θ| / ‖θ̂-θ‖, or "sq" = squared ℓ2), provenance, and ``moment_check(rng)`` hooks.
+    name : str
+        Label of the instance in reports.
+    assumption : MomentAssumption
+        The moment assumption every member satisfies (the class of laws the bound is proved for).
+    n : int
+        Sample size of one dataset.
+    epsilon : float
+        Privacy level ε the bound is for (``inf`` for a non-private bound).
+    delta : float
+        Privacy level δ the bound is for.
+    thetas : numpy.ndarray
+        Parameters θ_v of the M members, shape (M, d) or (M,).
+    sampler : callable
+        ``sampler(v, size, rng)`` returns ``size`` datasets of member ``v``, shape (size, n) or (size, n, d).
+    radius : float
+        Half the minimum separation of the members in the loss metric.
+    method : str
+        The argument giving the bound: ``"private_two_point"``, ``"private_multipoint"``, ``"two_point_tv"``,
+        ``"assouad_private"``, ``"assouad_tv"`` or ``"private_fano_reference"``.
+    risk : str, default "abs"
+        The loss: ``"abs"`` (ℓ2 distance), ``"sq"`` (squared ℓ2) or ``"excess"`` (excess population risk).
+    coupling_q : float, optional
+        Per-record probability that coupled records differ, so that H ~ Bin(n, q); ``None`` when the bound is not
+        coupling-based.
+    tv_n : float, optional
+        Total-variation distance between the n-sample laws, used by the non-private bounds.
+    coupling_sampler : callable, optional
+        ``coupling_sampler(reps, rng)`` draws ``reps`` Hamming distances of the coupling (used by
+        :meth:`HardInstance.self_test`).
+    provenance : Provenance, default PROV_ASZ
+        Where the construction comes from.
+    notes : str, default ""
+        Free text carried into check details.
+    loss : callable, optional
+        ``loss(estimates, v)`` maps estimates of shape (reps, d) to losses of shape (reps,); ``None``: the ℓ2
+        distance to θ_v.
+    fano_q : dict, optional
+        For ``"private_fano_reference"``: ``"q"`` holds the per-member coupling probabilities q_v and the optional
+        ``"kl_n"`` the n-sample KL term of the non-private Fano bound.
+    moment_stat : callable, optional
+        ``moment_stat(records, v)`` returns the quantity whose k-th absolute moment the assumption bounds;
+        ``None``: derived from the assumption's geometry.
     """
 
     name: str

@@ -222,6 +222,32 @@ def mean_packing_spike(
     norm moment.  Coupling with the all-zeros dataset: H ~ Bin(n, p).  Bound (module docstring, private
     multi-point): avg_v P(‖θ̂-θ_v‖ ≥ r) ≥ 1 - (1-p+p e^ε)^n / M_code, r = p·s·(min code distance)/2.
     ``rng`` draws the code (the instance is then fixed); the code's minimum distance is computed exactly.
+
+    Parameters
+    ----------
+    k : float
+        Moment order (≥ 2) of the directional moment assumption.
+    d : int
+        Dimension.
+    n : int
+        Sample size.
+    epsilon : float
+        Privacy level ε.
+    M_moment : float, default 1.0
+        Bound on the central directional k-th moment.
+    delta : float, default 0.0
+        Privacy level δ.
+    code_size : int, optional
+        Number of sign vectors drawn for the code (≥ 2; default ``min(2^(d//2), 512)``); duplicates are dropped.
+    p : float, optional
+        Probability of the spike; ``None``: the value on a grid that maximises the bound.
+    rng : numpy.random.Generator
+        The generator of the sign code.
+
+    Returns
+    -------
+    HardInstance
+        The packing instance (method ``"private_multipoint"``, absolute ℓ2 risk).
     """
     k = check_positive("k", k)
     if k < 2:
@@ -302,6 +328,28 @@ def mean_coordinate_spike(
     Singhal 2022 prove the matching Ω(d/(α²ε)) sample complexity).  The hypercube has 2^d members; ``thetas`` holds
     8 cube corners drawn with ``rng`` for the self-test and the risk estimate (the bound itself averages over the
     whole cube, so :func:`cannot_beat` refuses Assouad instances).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    n : int
+        Sample size.
+    epsilon : float
+        Privacy level ε.
+    delta : float
+        Privacy level δ.
+    M_moment : float, default 1.0
+        Bound on the central second directional moment.
+    p : float, optional
+        Probability that a record carries the spike; ``None``: the value on a grid that maximises the bound.
+    rng : numpy.random.Generator
+        The generator of the 8 cube corners kept in ``thetas``.
+
+    Returns
+    -------
+    HardInstance
+        The Assouad instance (method ``"assouad_private"``, squared ℓ2 risk).
     """
     d = check_int("d", d, minimum=1)
     n = check_int("n", n, minimum=1)

@@ -59,6 +59,32 @@ def sparse_regression_packing(
     larger of non-private Fano (KL(P_v^n‖P_0^n) = nγ²s/(2σ²)) and the private reference-Fano bound
     (:func:`private_fano_reference_error`); it reproduces σ²(s log d/n + (s log d)²/(nε)²) up to constants
     (Cai, Wang & Zhang 2021).  Risk: squared ℓ2.  ``gamma=None`` maximises the bound.
+
+    Parameters
+    ----------
+    d : int
+        Number of covariates (≥ 2).
+    s : int
+        Sparsity of the members' coefficient vectors (1 ≤ s ≤ d).
+    n : int
+        Sample size.
+    epsilon : float
+        Privacy level ε.
+    sigma : float, default 1.0
+        Standard deviation σ of the Gaussian noise.
+    delta : float, default 0.0
+        Privacy level δ.
+    gamma : float, optional
+        Magnitude γ of the non-zero coefficients; ``None``: the value on a grid that maximises the bound.
+    code_size : int, default 256
+        Number of s-sparse sign patterns drawn for the code (duplicates are dropped).
+    rng : numpy.random.Generator
+        The generator of the code.
+
+    Returns
+    -------
+    HardInstance
+        The instance; a record is the row ``(x, y)`` of length d + 1.
     """
     d = check_int("d", d, minimum=2)
     s = check_int("s", s, minimum=1)
@@ -142,6 +168,30 @@ def sco_linear_packing(
     R p s (1 - <ŵ/R, u_v>).  If the excess is < R p s d_min²/8 then ‖ŵ/R - u_v‖ < d_min/2 and ŵ identifies v; so
     avg_v P_v(excess ≥ R p s d_min²/8) is bounded below by the private multi-point bound of the mean instance.
     The estimator under test returns ŵ (it is projected on the ball before the loss is evaluated).
+
+    Parameters
+    ----------
+    k : float
+        Moment order (≥ 2) of the directional moment assumption on the gradients.
+    d : int
+        Dimension.
+    n : int
+        Sample size.
+    epsilon : float
+        Privacy level ε.
+    R : float, default 1.0
+        Radius of the ℓ2 ball of parameters.
+    M_moment : float, default 1.0
+        Bound on the central directional k-th moment of the gradients.
+    delta : float, default 0.0
+        Privacy level δ.
+    rng : numpy.random.Generator
+        The generator of the sign code of the underlying mean instance (:func:`mean_packing_spike`).
+
+    Returns
+    -------
+    HardInstance
+        The instance, with the excess population risk as its loss.
     """
     base = mean_packing_spike(k, d, n, epsilon, M_moment=M_moment, delta=delta, rng=rng)
     R = check_positive("R", R)

@@ -99,6 +99,17 @@ class SparseSignCode:
     q ≤ 2B). Two distinct codewords differ in ≥ s - k + 1 blocks (a non-zero polynomial of degree < k has < k
     roots); in a differing block the two vectors differ by two unit entries or by one entry of size 2, so
     ‖z - z'‖₂² ≥ 2(s - k + 1) (:attr:`min_sq_distance`). Members are indexed 0..q^k - 1 (base-q digits).
+
+    Parameters
+    ----------
+    d : int
+        Dimension of the sign vectors.
+    s : int
+        Number of non-zero entries of every vector (one per block).
+    q : int
+        The prime size of the field F_q, with s ≤ q ≤ 2⌊d/s⌋.
+    k : int
+        Message length: the number of F_q symbols of a message (the code has q^k members).
     """
 
     d: int
@@ -124,21 +135,54 @@ class SparseSignCode:
         return 2.0 * self.min_block_distance
 
     def digits(self, members: ArrayLike) -> np.ndarray:
-        """Base-q digits (N, k) of member indices (N,)."""
+        """Base-q digits of member indices.
+
+        Parameters
+        ----------
+        members : array_like of int
+            Member indices in [0, q^k - 1], flattened to shape (N,).
+
+        Returns
+        -------
+        numpy.ndarray
+            The messages, int64 of shape (N, k), least significant digit first.
+        """
         m = np.asarray(members, dtype=np.int64).reshape(-1)
         if m.size and (m.min() < 0 or m.max() >= self.size):
             raise ValueError(f"members must lie in [0, {self.size - 1}]")
         return (m[:, None] // (self.q ** np.arange(self.k, dtype=np.int64))[None, :]) % self.q
 
     def symbols(self, members: ArrayLike) -> np.ndarray:
-        """Codeword symbols (N, s) in F_q."""
+        """Codeword symbols in F_q of the members.
+
+        Parameters
+        ----------
+        members : array_like of int
+            Member indices in [0, q^k - 1], flattened to shape (N,).
+
+        Returns
+        -------
+        numpy.ndarray
+            The symbols c_b, int64 of shape (N, s).
+        """
         dig = self.digits(members)
         pts = np.arange(self.s, dtype=np.int64)
         vander = (pts[None, :] ** np.arange(self.k, dtype=object)[:, None]) % self.q  # exact powers mod q
         return (dig @ vander.astype(np.int64)) % self.q
 
     def vectors(self, members: ArrayLike) -> np.ndarray:
-        """The sparse sign vectors z_v, shape (N, d)."""
+        """The sparse sign vectors z_v of the members.
+
+        Parameters
+        ----------
+        members : array_like of int
+            Member indices in [0, q^k - 1], flattened to shape (N,).
+
+        Returns
+        -------
+        numpy.ndarray
+            Vectors in {0, ±1}^d, float of shape (N, d).
+        """
         sym = self.symbols(members)
         n = sym.shape[0]
         z = np.zeros((n, self.d))
@@ -147,7 +191,20 @@ class SparseSignCode:
         return z
 
     def draw(self, size: int, *, rng: np.random.Generator) -> np.ndarray:
-        """``size`` member indices drawn uniformly (int64)."""
+        """Member indices drawn uniformly.
+
+        Parameters
+        ----------
+        size : int
+            Number of indices (≥ 1).
+        rng : numpy.random.Generator
+            The generator.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``size`` independent indices in [0, q^k - 1], int64.
+        """
         check_rng(rng)
         return rng.integers(0, self.size, size=check_int("size", size, minimum=1), dtype=np.int64)
 
@@ -155,7 +212,22 @@ class SparseSignCode:
 def sparse_sign_code(d: int, s: int, *, message_length: int | None = None) -> SparseSignCode:
     """The code used by :func:`sparse_mean_packing`: q = the largest prime ≤ 2⌊d/s⌋ (must be ≥ max(s, 2)) and
     k = ⌊s/2⌋ + 1 message symbols (block distance ⌈s/2⌉ ≥ s/2, as in the sparse packing lemma), lowered if needed
-    so that q^k ≤ 2^62. ``message_length`` overrides k (1 ≤ k ≤ s)."""
+    so that q^k ≤ 2^62.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    s : int
+        Sparsity (1 ≤ s ≤ d).
+    message_length : int, optional
+        Overrides the message length k (1 ≤ k ≤ s and q^k ≤ 2^62).
+
+    Returns
+    -------
+    SparseSignCode
+        The code.
+    """
     d = check_int("d", d, minimum=1)
     s = check_int("s", s, minimum=1)
     if s > d:
@@ -229,10 +301,60 @@ def _optimal_p(n: int, epsilon: float, delta: float, M: int, k: float) -> float:
 class SparseMeanPacking(HardInstance):
     """A :class:`HardInstance` whose members are the spike mixtures over a :class:`SparseSignCode`.
 
-    Extra attributes: ``code``, ``p`` (spike probability), ``atom`` (height A of the spike), ``amplitude`` (a),
-    ``moment_k``, ``moment_bound`` (M_k). ``thetas[v]`` decodes member v's mean (the family has q^k members);
-    ``loss(estimates, v)`` is the ℓ2 error to θ_v; the bound is :meth:`HardInstance.bound` (method
-    ``private_multipoint``, squared-ℓ2 risk ``radius² · prob``).
+    ``thetas[v]`` decodes member v's mean (the family has q^k members); ``loss(estimates, v)`` is the ℓ2 error to
+    θ_v; the bound is :meth:`HardInstance.bound` (method ``private_multipoint``, squared-ℓ2 risk
+    ``radius² · prob``). Built by :func:`sparse_mean_packing`.
+
+    Parameters
+    ----------
+    name : str
+        Label of the instance in reports.
+    assumption : MomentAssumption
+        The coordinate-wise raw moment assumption.
+    n : int
+        Sample size of one dataset.
+    epsilon : float
+        Privacy level ε.
+    delta : float
+        Privacy level δ.
+    thetas : array_like
+        Member means θ_v, shape (q^k, d); decoded lazily on indexing.
+    sampler : callable
+        ``sampler(v, size, rng)`` returns ``size`` datasets of member ``v``, shape (size, n, d).
+    radius : float
+        Test radius r: half the guaranteed separation of the member means.
+    method : str
+        The argument giving the bound (``"private_multipoint"``).
+    risk : str, default "abs"
+        The loss of the bound's value (``"sq"``: squared ℓ2).
+    coupling_q : float, optional
+        Per-record probability that a record differs from the all-zero dataset (the spike probability p).
+    tv_n : float, optional
+        Unused here (no total-variation bound).
+    coupling_sampler : callable, optional
+        ``coupling_sampler(reps, rng)`` draws ``reps`` Hamming distances to the all-zero dataset, Bin(n, p).
+    provenance : Provenance, default PROV_ASZ
+        Where the construction comes from.
+    notes : str, default ""
+        Description of the code and of p, A and a, carried into check details.
+    loss : callable, optional
+        ``loss(estimates, v)``: ℓ2 distance of estimates (reps, d) to θ_v.
+    fano_q : dict, optional
+        Unused here (no reference-Fano bound).
+    moment_stat : callable, optional
+        Unused here (the moments are exact, :meth:`exact_moments`).
+    code : SparseSignCode, optional
+        The code whose sign vectors z_v give the members.
+    p : float, default 0.0
+        Spike probability.
+    atom : float, default 0.0
+        Height A of the spike: a record is 0 or A·z_v.
+    amplitude : float, default 1.0
+        Scale a ∈ (0, 1] of the atoms relative to the moment budget.
+    moment_k : float, default 2.0
+        Order k of the moment assumption.
+    moment_bound : float, default 1.0
+        The bound M_k on every coordinate's raw k-th moment.
     """
 
     code: SparseSignCode | None = None
@@ -243,11 +365,35 @@ class SparseMeanPacking(HardInstance):
     moment_bound: float = 1.0
 
     def member_means(self, members: ArrayLike) -> np.ndarray:
-        """θ_v for an array of member indices, shape (N, d)."""
+        """Means θ_v of members.
+
+        Parameters
+        ----------
+        members : array_like of int
+            Member indices, flattened to shape (N,).
+
+        Returns
+        -------
+        numpy.ndarray
+            θ_v = p·A·z_v, shape (N, d).
+        """
         return self.p * self.atom * self.code.vectors(members)
 
     def sample_members(self, members: ArrayLike, *, rng: np.random.Generator) -> np.ndarray:
-        """One n-sample dataset per member index (vectorised): shape (N, n, d)."""
+        """One n-sample dataset per member index (vectorised).
+
+        Parameters
+        ----------
+        members : array_like of int
+            Member indices, flattened to shape (N,).
+        rng : numpy.random.Generator
+            The generator of the spikes.
+
+        Returns
+        -------
+        numpy.ndarray
+            Datasets of shape (N, n, d); each record is 0 or A·z_v.
+        """
         check_rng(rng)
         z = self.code.vectors(members)
         on = rng.random((z.shape[0], self.n)) < self.p
@@ -255,7 +401,14 @@ class SparseMeanPacking(HardInstance):
 
     def exact_moments(self) -> dict:
         """The laws' exact moments: on the support E X_j = pA·z_j, E|X_j|^k = a^k M_k, central k-th moment
-        (1-p)(pA)^k + p((1-p)A)^k; off the support X_j = 0."""
+        (1-p)(pA)^k + p((1-p)A)^k; off the support X_j = 0.
+
+        Returns
+        -------
+        dict
+            ``mean_abs`` (pA), ``raw_k``, ``central_k``, ``second`` (E X_j²), ``k`` and ``bound`` (M_k), on the
+            support.
+        """
         A, p, k = self.atom, self.p, self.moment_k
         return {
             "mean_abs": p * A,
@@ -268,7 +421,23 @@ class SparseMeanPacking(HardInstance):
 
     def self_test(self, *, rng: np.random.Generator, reps: int = 200, alpha: float = 1e-3) -> dict:
         """Structural exactness (every record is 0 or A·z_v, means p·A·z_v), the spike frequency against p (exact
-        two-sided binomial test at ``alpha``) and the separation of ``reps`` random member pairs ≥ 2·radius."""
+        two-sided binomial test at ``alpha``) and the separation of ``reps`` random member pairs ≥ 2·radius.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The generator of the members and datasets.
+        reps : int, default 200
+            Number of members drawn (one dataset each) and of random member pairs.
+        alpha : float, default 1e-3
+            Level of the spike-frequency test.
+
+        Returns
+        -------
+        dict
+            ``records_exact``, ``spike_rate``, ``spike_p_value``, ``spike_ok``, ``separation_ok``,
+            ``min_sampled_separation``, and ``ok`` (their conjunction).
+        """
         check_rng(rng)
         members = self.code.draw(reps, rng=rng)
         data = self.sample_members(members, rng=rng)
@@ -315,6 +484,34 @@ def sparse_mean_packing(
     ``amplitude`` a ∈ (0, 1] (1: the atoms use the whole moment budget; 1/√(2s): the printed proof's v = z/√(2s)).
     ``moment`` is τ for k = 2. The moment assumption is recorded as raw coordinate moments
     (``MomentAssumption("coordinate", k, moment, central=False)``); central moments are ≤ the raw ones here.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    s : int
+        Sparsity of the means (1 ≤ s ≤ d).
+    n : int
+        Sample size.
+    epsilon : float
+        Privacy level ε.
+    delta : float
+        Privacy level δ.
+    moment : float, default 1.0
+        The bound M_k on every coordinate's k-th moment.
+    k : float, default 2.0
+        Moment order (≥ 2).
+    amplitude : float, default 1.0
+        Scale a ∈ (0, 1] of the atoms.
+    p : float, optional
+        Spike probability; ``None``: the value maximising the bound.
+    message_length : int, optional
+        Message length of the code (see :func:`sparse_sign_code`).
+
+    Returns
+    -------
+    SparseMeanPacking
+        The instance.
     """
     d = check_int("d", d, minimum=1)
     s = check_int("s", s, minimum=1)
@@ -396,6 +593,31 @@ def sparse_mean_closed_form(
     δ u e^u/(e^ε - 1) ≤ δ e^{2u}/(e^ε - 1) ≤ 1/4; so L(p) ≥ 1/2 and r²L ≥ (pA)² D/8 = a² τ p D/8.  ∎
     It is ≤ the exact value of :func:`sparse_mean_packing` (which maximises over p). Returns the value and parts;
     ``value`` is 0 when u ≤ 0 (δ too large or the code too small) or p > 1.
+
+    Parameters
+    ----------
+    n : int
+        Sample size.
+    d : int
+        Dimension.
+    s : int
+        Sparsity of the means.
+    epsilon : float
+        Privacy level ε.
+    delta : float
+        Privacy level δ (> 0).
+    moment : float, default 1.0
+        The bound τ on every coordinate's second moment.
+    amplitude : float, default 1.0
+        Scale a of the atoms.
+    message_length : int, optional
+        Message length of the code (see :func:`sparse_sign_code`).
+
+    Returns
+    -------
+    dict
+        ``value``, ``u``, ``u_code``, ``u_privacy``, ``p``, ``code_size``, ``min_sq_distance`` and ``binding``
+        (``"code"`` or ``"delta"``: which term of the minimum defines u).
     """
     n = check_int("n", n, minimum=1)
     epsilon = check_positive("epsilon", epsilon)
@@ -470,6 +692,36 @@ def packing_cannot_beat(
     otherwise ``consistent`` when the design detects π = ``effect``·L with probability ≥ ``power`` (the smallest
     effect detected is stated in ``details``), else ``inconclusive``.  With ``out_dir``, a figure of the errors'
     empirical survival function against the radius r and the bound L is written there (named after ``name``).
+
+    Parameters
+    ----------
+    estimate_fn : callable
+        The estimator under test, ``estimate_fn(datasets, rng=...)``.
+    inst : SparseMeanPacking
+        The hard instance.
+    trials : int
+        Number of members drawn (one dataset each).
+    rng : numpy.random.Generator
+        The generator of the members, the datasets and the estimator's noise.
+    alpha : float, default 0.05
+        Level of the test.
+    effect : float, default 0.5
+        The power design's alternative, as a fraction of L.
+    power : float, default 0.8
+        Power the design must reach at ``effect``·L for a ``consistent`` verdict.
+    chunk : int, default 64
+        Datasets per call of ``estimate_fn`` (fewer when they would exceed 64 MiB).
+    name : str, default "lowerbound.cannot_beat.sparse_mean"
+        Name of the check (and of the figure file).
+    out_dir : str or os.PathLike, optional
+        Directory of the figure; ``None``: no figure.
+    label : str, default "estimator"
+        Name of the estimator in the figure's legend.
+
+    Returns
+    -------
+    CheckResult
+        The verdict, with the count, the bound and the power design in ``details``.
     """
     check_rng(rng)
     trials = check_int("trials", trials, minimum=1)
@@ -575,6 +827,36 @@ def packing_risk_ratio(
     Descriptive (verdict ``info``): the log-log slope of the ratio (bootstrap 95% interval over replications)
     says how the estimator's risk scales relative to the bound; a ratio < 1 would contradict the bound (use
     :func:`packing_cannot_beat` for the certified version).
+
+    Parameters
+    ----------
+    estimate_fn : callable
+        The estimator, ``estimate_fn(datasets, rng=...)`` mapping a stack (N, n, d) to estimates (N, d).
+    make_instance : callable
+        ``make_instance(value)`` builds the :class:`SparseMeanPacking` at one value of the swept variable.
+    values : array_like of int
+        The values of the swept variable (each ≥ 1).
+    reps : int
+        Members drawn per value (one dataset each, ≥ 2).
+    rng : numpy.random.Generator
+        The generator of the members, datasets, estimator noise and bootstrap.
+    variable : str, default "n"
+        Name of the swept variable.
+    chunk : int, default 64
+        Datasets per call of ``estimate_fn``.
+    out_dir : str or os.PathLike, optional
+        Directory of a log-log figure of risk and bound; ``None``: no figure.
+    label : str, default ""
+        Name of the estimator in the figure's legend.
+    name : str, default "lowerbound.optimality.sparse_mean"
+        Name of the check (and of the figure file).
+    n_boot : int, default 300
+        Bootstrap resamples for the slope's interval.
+
+    Returns
+    -------
+    CheckResult
+        Verdict ``info``: the slope and its interval, with one row per value in ``details``.
     """
     check_rng(rng)
     reps = check_int("reps", reps, minimum=2)
