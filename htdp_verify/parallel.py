@@ -66,12 +66,29 @@ def _cpus() -> int:
 
 
 def max_workers() -> int:
-    """The largest accepted ``workers``: :data:`MAX_WORKERS_PER_CPU` per CPU this process may use."""
+    """The largest accepted ``workers``: :data:`MAX_WORKERS_PER_CPU` per CPU this process may use.
+
+    Returns
+    -------
+    int
+        ``MAX_WORKERS_PER_CPU`` times the number of CPUs in this process's affinity mask.
+    """
     return MAX_WORKERS_PER_CPU * _cpus()
 
 
 def check_workers(workers: int) -> int:
-    """``workers`` as an int; ``ValueError`` naming it unless it is an integer in ``[1, max_workers()]``."""
+    """``workers`` as an int; ``ValueError`` naming it unless it is an integer in ``[1, max_workers()]``.
+
+    Parameters
+    ----------
+    workers : int
+        The requested number of workers (a ``bool`` is refused).
+
+    Returns
+    -------
+    int
+        ``workers`` unchanged.
+    """
     cap = max_workers()
     if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cap:
         raise ValueError(
@@ -290,35 +307,44 @@ def iter_checks(
 ) -> Any:
     """Run ``checks`` in parallel; yield ``(check, check seed, results)`` in the order they finish.
 
-    Parameters
-    ----------
-    checks
-        registered :class:`~htdp_verify.registry.Check` objects.
-    profile, seed
-        the run's profile and seed; check ``c`` gets ``derive_seed(seed, c.name)`` as in a serial run.
-    out_dir
-        the report folder: files the checks write (figures) are copied there as each check finishes.
-    workers
-        ``"processes"``: pool size; ``"dask"``: size of the ``LocalCluster`` started when neither
-        ``scheduler`` nor ``client`` is given.  An integer in ``[1, max_workers()]``.
-    backend
-        one of :data:`BACKENDS`.
-    scheduler
-        address of a running Dask scheduler (``"tcp://host:8786"``; with ``backend="dask"``).
-    client
-        an existing ``distributed.Client`` (``backend="dask"``; not closed here).
-    start_method
-        ``multiprocessing`` start method of the process pool (default ``"forkserver"`` where available,
-        else ``"spawn"``).
-    status
-        called as ``status(running_names, seconds_of_the_oldest)`` about once a second (progress display).
-
     At most as many checks as there are workers (Dask: worker threads) are in flight, submitted in the order
     given.  A check that raises gives an ``"error"`` result, as in a serial run.  A worker process that dies (a crash,
     ``os._exit``, the out-of-memory killer) breaks the pool: a new pool reruns the checks that were in flight one at
     a time, so the check that kills its worker again gets an ``"error"`` result and the others their own results
     (a Dask cluster retries such tasks itself).  Closing the generator early (or Ctrl-C while it waits) terminates
     the checks in flight.
+
+    Parameters
+    ----------
+    checks : sequence of Check
+        registered :class:`~htdp_verify.registry.Check` objects.
+    profile : str
+        the run's profile, passed to every check.
+    seed : int
+        the run's seed; check ``c`` gets ``derive_seed(seed, c.name)`` as in a serial run.
+    out_dir : str or os.PathLike
+        the report folder: files the checks write (figures) are copied there as each check finishes.
+    workers : int, optional
+        ``"processes"``: pool size; ``"dask"``: size of the ``LocalCluster`` started when neither
+        ``scheduler`` nor ``client`` is given.  An integer in ``[1, max_workers()]``; default: the number of CPUs
+        (must be left out with ``scheduler`` or ``client``).
+    backend : str, default "processes"
+        one of :data:`BACKENDS`.
+    scheduler : str, optional
+        address of a running Dask scheduler (``"tcp://host:8786"``; with ``backend="dask"``).
+    client : distributed.Client, optional
+        an existing ``distributed.Client`` (``backend="dask"``; not closed here).
+    start_method : str, optional
+        ``multiprocessing`` start method of the process pool (default ``"forkserver"`` where available,
+        else ``"spawn"``).
+    status : callable, optional
+        called as ``status(running_names, seconds_of_the_oldest)`` about once a second (progress display).
+
+    Yields
+    ------
+    tuple
+        ``(check, seed, results)``: the check, the seed it ran with and its list of
+        :class:`~htdp_verify.results.CheckResult`.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
