@@ -76,7 +76,18 @@ _MAX_ENUMERATED = 16  # heterogeneous steps: the product of at most 2**16 outcom
 
 @runtime_checkable
 class SteppedEstimator(Protocol):
-    """An iterative estimator that exposes its one-iteration mechanism (see the module docstring)."""
+    """An iterative estimator that exposes its one-iteration mechanism (see the module docstring).
+
+    A structural type: an estimator takes part by defining ``n_steps`` (the number T of iterations of a run) and
+    ``step_mechanism(state, t)`` (iteration ``t`` at ``state`` as a batched mechanism of the data); the optional
+    members are listed in the module docstring. The protocol itself is never instantiated.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Not used: the constructor is the placeholder ``typing.Protocol`` gives every protocol class, which refuses
+        to instantiate it. An implementing estimator defines its own constructor.
+    """
 
     n_steps: int
 

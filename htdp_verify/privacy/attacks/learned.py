@@ -197,7 +197,14 @@ class MixedFeatures:
         return np.stack(cols, axis=1) if cols else np.zeros((X.shape[0], 0), np.float32)
 
     def spec(self) -> dict:
-        """Exact description (floats as ``repr`` strings), rebuilt by :meth:`from_spec`."""
+        """Exact description (floats as ``repr`` strings), rebuilt by :meth:`from_spec`.
+
+        Returns
+        -------
+        dict
+            JSON-ready: ``type`` (``"mixed_features"``), ``trend``, and the per-coordinate ``atoms``, ``centre``,
+            ``scale`` and ``median`` (``None`` where not set).
+        """
 
         def r(v):
             return None if v is None else repr(float(v))
