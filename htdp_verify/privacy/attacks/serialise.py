@@ -34,7 +34,27 @@ def _un(a) -> np.ndarray:
 
 
 class LinearScore(Feature):
-    """``(transform(Y) - centre) / scale @ coef + intercept``: a logistic regression's decision function, rebuilt."""
+    """``(transform(Y) - centre) / scale @ coef + intercept``: a logistic regression's decision function, rebuilt.
+
+    Parameters
+    ----------
+    coef : array_like
+        The regression's coefficients, one per feature column (flattened).
+    intercept : float
+        The regression's intercept.
+    centre : array_like
+        Per-column mean subtracted before scaling (the fitted standardisation).
+    scale : array_like
+        Per-column divisor of the standardisation.
+    transform : callable, optional
+        Feature map applied to the releases first (e.g. :func:`bit_features` or a :class:`MixedFeatures`);
+        ``None``: the releases themselves, as a 2-d float array.
+    label : str, default "score"
+        Name of the feature.
+    dtype : str, default "float64"
+        Dtype of ``centre`` and ``scale``: the standardisation runs in the dtype it was fitted in, so that the
+        rebuilt scores equal the fitted ones bit for bit.
+    """
 
     def __init__(
         self,

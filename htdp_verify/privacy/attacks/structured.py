@@ -81,7 +81,13 @@ def column_atoms(
 
 
 class AtomKey(Feature):
-    """Index of the release's atom (``0..K-1``) or ``-1`` for a non-atom; scalar releases.  Decodes to the atoms."""
+    """Index of the release's atom (``0..K-1``) or ``-1`` for a non-atom; scalar releases.  Decodes to the atoms.
+
+    Parameters
+    ----------
+    atoms : array_like of float
+        The K atoms (point masses; NaN matches a NaN release), e.g. one entry of :func:`column_atoms`.
+    """
 
     def __init__(self, atoms: Any):
         self.atoms = np.asarray(atoms, dtype=float)
@@ -111,7 +117,15 @@ class AtomKey(Feature):
 
 class PatternKey(Feature):
     """The pattern of a vector release: each column's atom index, or ``len(atoms_j)`` for a real value.  Keys are
-    the raw bytes of the int16 code row (exact set events); decodes to the atom values (``"x"`` for real)."""
+    the raw bytes of the int16 code row (exact set events); decodes to the atom values (``"x"`` for real).
+
+    Parameters
+    ----------
+    atoms : list of array_like
+        The atoms of every column of the release (as :func:`column_atoms` returns them).
+    columns : sequence of int, optional
+        The columns the pattern is taken over; ``None``: all of them.
+    """
 
     def __init__(self, atoms: list, columns: Any = None):
         self.all_atoms = [np.asarray(a, dtype=float) for a in atoms]
@@ -155,7 +169,17 @@ class PatternKey(Feature):
 
 
 class ExtremeCoordinate(Feature):
-    """``max_j z_j`` / ``min_j z_j`` / ``max_j |z_j|`` of the standardised release ``z = (y - centre) / scale``."""
+    """``max_j z_j`` / ``min_j z_j`` / ``max_j |z_j|`` of the standardised release ``z = (y - centre) / scale``.
+
+    Parameters
+    ----------
+    kind : {"max", "min", "absmax"}
+        Which extreme of the standardised coordinates.
+    centre : array_like
+        Per-coordinate location subtracted from the release.
+    scale : array_like
+        Per-coordinate divisor.
+    """
 
     def __init__(self, kind: str, centre: Any, scale: ArrayLike):
         if kind not in ("max", "min", "absmax"):
@@ -186,7 +210,19 @@ class ExtremeCoordinate(Feature):
 
 class StratifiedValue(Feature):
     """Sum of the release's real (non-atom) entries where its pattern lies in a group, NaN elsewhere (NaN is never
-    in a threshold event).  A group is one pattern code row, or a range ``[lo, hi]`` of the first real column."""
+    in a threshold event).  A group is one pattern code row, or a range ``[lo, hi]`` of the first real column.
+
+    Parameters
+    ----------
+    pattern : PatternKey
+        The pattern map that tells atoms from real entries.
+    group : tuple
+        ``("pattern", code_row, None)``: the releases whose pattern codes equal ``code_row``; or
+        ``(kind, lo, hi)`` with any other ``kind`` (``"first"``): the releases whose first real entry lies in column
+        ``lo..hi`` (inclusive; ``d`` when there is none).
+    label : str
+        Description of the group, used in the feature's name.
+    """
 
     def __init__(self, pattern: PatternKey, group: tuple, label: str):
         self.pattern, self.group = pattern, group
