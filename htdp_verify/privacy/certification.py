@@ -32,7 +32,31 @@ __all__ = ["Counts", "Bounds", "certification_stage", "bounds_stage"]
 @dataclass
 class Counts:
     """Counts of every certified event (main events first, then profile events) on ``N_d`` / ``N_dp`` releases,
-    oriented so that the numerator is the side the event favours."""
+    oriented so that the numerator is the side the event favours.
+
+    Parameters
+    ----------
+    events : list of Event
+        The counted events: the selection's main events, then its profile events.
+    k_d : numpy.ndarray
+        Per event, the number of releases on D (the pair's first dataset) that fall in it.
+    k_dp : numpy.ndarray
+        Per event, the number of releases on D' that fall in it.
+    N_d : int
+        Number of releases drawn on D (Poisson around the plan's ``n_samples``).
+    N_dp : int
+        Number of releases drawn on D'.
+    k_num : numpy.ndarray
+        Per event, the count on the side the event favours (its orientation).
+    k_den : numpy.ndarray
+        Per event, the count on the other side.
+    n_num : numpy.ndarray
+        Per event, the number of releases on the favoured side (at least 1).
+    n_den : numpy.ndarray
+        Per event, the number of releases on the other side (at least 1).
+    seconds : float
+        Wall time of the counting.
+    """
 
     events: list[Event]
     k_d: np.ndarray
@@ -93,7 +117,34 @@ def certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.ran
 @dataclass
 class Bounds:
     """Certified statements: the best main event (``index``), its ε lower bound at the claim's δ and the other
-    statements derived from its counts, every main event's bound, and the profile (``None`` without one)."""
+    statements derived from its counts, every main event's bound, and the profile (``None`` without one).
+
+    Parameters
+    ----------
+    index : int
+        Position of the best main event (largest ε lower bound) among the selection's main events.
+    eps_main : numpy.ndarray
+        The ε lower bound at the claim's δ of every main event, each by its selected method.
+    eps_lb : float
+        The best of them: the audit's certified ε lower bound.
+    pure : float
+        The best event's ε lower bound at δ = 0 (equal to ``eps_lb`` when the claim's δ is 0).
+    cp_lo : float or None
+        Clopper–Pearson lower confidence bound on the best event's probability on its favoured side; ``None`` when
+        the event was certified by the conditional Poisson test.
+    cp_hi : float or None
+        Clopper–Pearson upper confidence bound on its probability on the other side; ``None`` likewise.
+    delta_at_claim : float or None
+        Certified lower bound on δ at the claimed ε from the best event's counts; ``None`` likewise.
+    mu_lb : float or None
+        Lower bound on the Gaussian-DP μ (from the event's counts, or the profile when there is one); ``None`` when
+        neither applies.
+    point : float
+        Point estimate of the best event's log probability ratio (``inf`` when only the favoured side hit it, 0 when
+        a side has no hit).
+    profile : dict or None
+        The certified privacy profile (ε(δ) and δ(ε) curves) of the profile events; ``None`` without one.
+    """
 
     index: int
     eps_main: np.ndarray

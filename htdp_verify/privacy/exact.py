@@ -388,7 +388,33 @@ class PeelingProfile:
     ``plds[(direction, bound)] = (first grid index, masses)`` with direction ``"v|v'"`` (P = law under v) or
     ``"v'|v"`` and bound ``"upper"`` / ``"lower"`` (losses rounded up / down to the grid). ``outcomes`` holds the
     enumerated outcome classes of each direction (``label``: group sequence for a sequence release, chosen counts
-    per group for a set release; ``groups[j]`` is coordinate j's group)."""
+    per group for a set release; ``groups[j]`` is coordinate j's group).
+
+    Parameters
+    ----------
+    s : int
+        Number of peeling rounds.
+    scale : float
+        Laplace scale b of the selection and value noise.
+    argmax : str
+        ``"remaining"`` (chosen indices removed) or ``"all"``.
+    release : str
+        ``"set"`` or ``"sequence"``.
+    values : bool
+        Whether the noisy values are released.
+    grid : float
+        Step of the privacy-loss grid.
+    groups : numpy.ndarray
+        Group index of every coordinate (coordinates with equal ``(v_j, v'_j)`` share a group when grouping is on).
+    group_values : numpy.ndarray
+        Shape (G, 2): the score pair ``(v_j, v'_j)`` of each group.
+    plds : dict
+        ``plds[(direction, bound)] = (first grid index, masses)``, as above.
+    outcomes : dict
+        The enumerated outcome classes of each direction.
+    total_mass : dict
+        Per direction, the total probability of the enumerated outcomes (1 up to rounding: a completeness check).
+    """
 
     s: int
     scale: float
