@@ -33,9 +33,60 @@ __all__ = ["AuditPlan", "plan_audit"]
 class AuditPlan:
     """Everything fixed before the first release: inputs, split sizes, α budget, selection context.
 
-    ``n_samples`` / ``n_select`` / ``n_search`` are releases per side (``n_search`` for the whole pair search);
-    ``a_event`` is the level each main event is certified at, ``a_profile`` the total level of the profile events
-    (``n_profile`` of them); ``deltas`` / ``eps_grid`` the profile grids (``deltas is None``: no profile).
+    Built by :func:`plan_audit` from the arguments of :func:`~htdp_verify.privacy.audit`.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The mechanism under audit (the caller's object wrapped as a batched mechanism).
+    claim : PrivacyClaim
+        The guarantee under test.
+    pairs : list of Pair
+        The candidate neighbouring pairs, each checked against the claim's neighbour relation.
+    attacks : object
+        The attacks as given to :func:`~htdp_verify.privacy.audit` (``"auto"``, a name, an attack or a list).
+    n_samples : int
+        Fresh releases per side for certification.
+    n_select : int
+        Releases per side for event selection.
+    n_search : int
+        Releases per side for the whole pair search.
+    n_certify : int
+        Number of main events certified (Bonferroni).
+    alpha : float
+        Family-wise error probability of every statement of the result.
+    budget : Budget
+        The ledger of how α is split (profile, certification).
+    a_event : float
+        The level each main event is certified at.
+    a_profile : float
+        The total level of the profile events (0 without a profile).
+    n_profile : int
+        Number of profile events: one per δ plus one for the GDP μ (0 without a profile).
+    deltas : numpy.ndarray or None
+        The δ grid of the profile; ``None``: no profile.
+    eps_grid : numpy.ndarray
+        The ε grid of the profile's δ-at-ε curve.
+    ctx : SelectionContext
+        The selection context shared by the attacks (final sample size, level, δ, directions, density, generator).
+    log_density : callable or None
+        ``log_density(Y, data)``, enabling the likelihood-ratio attack; ``None``: not available.
+    max_candidates : int
+        Thresholds per scan.
+    chunk_size : int
+        Releases per mechanism call in search and selection.
+    name : str or None
+        Name of the result (``None``: derived from the mechanism).
+    max_memory : int or str, default "2GiB"
+        Memory budget of search and selection (bytes or a string such as ``"2GiB"``).
+    backend : str, default "serial"
+        ``"serial"`` or ``"dask"`` (certification counted on a Dask cluster).
+    client : distributed.Client, optional
+        The Dask client used with ``backend="dask"``.
+    n_select_given : bool, default False
+        Whether the caller passed ``n_select`` (then it is never lowered to fit ``max_memory``: an error instead).
+    n_search_given : bool, default False
+        Whether the caller passed ``n_search`` (then it is honoured even below the per-pair minimum).
     """
 
     mechanism: Mechanism

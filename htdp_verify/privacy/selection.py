@@ -37,7 +37,20 @@ HELD_OUT_Z = 1.0
 
 @dataclass
 class SearchOutcome:
-    """The chosen pair, the ranking table of the search (empty without a search) and releases drawn."""
+    """The chosen pair, the ranking table of the search (empty without a search) and releases drawn.
+
+    Parameters
+    ----------
+    pair : Pair
+        The pair kept for selection and certification.
+    table : list of dict, optional
+        One row per pair, best first: ``pair``, ``predicted_bound``, ``best_event``, ``round`` and ``n_per_side``
+        (empty without a search).
+    drawn : int, default 0
+        Releases drawn by the search, both sides together.
+    seconds : float, default 0.0
+        Wall time of the search.
+    """
 
     pair: Pair
     table: list = field(default_factory=list)
@@ -48,7 +61,34 @@ class SearchOutcome:
 @dataclass
 class Selection:
     """Events fixed before certification: the ``n_certify`` main events (best predicted first), the profile
-    events, the certification method of each main event, and what was tried."""
+    events, the certification method of each main event, and what was tried.
+
+    Parameters
+    ----------
+    main : list of Event
+        The main events, best predicted first.
+    profile : list of Event
+        The profile events (empty without a profile).
+    methods : list of str
+        The certification method of each main event: ``"cp"`` (Clopper–Pearson) or ``"poisson"`` (conditional
+        test on Poissonised counts).
+    attacks : list of str
+        Names of the attacks that proposed candidates.
+    n_candidates : int
+        Number of candidate events considered.
+    drawn : int
+        Selection releases drawn, both sides together.
+    seconds : float
+        Wall time of the selection.
+    non_finite : int, default 0
+        Selection releases with a NaN or infinite value (both sides).
+    release_nbytes : int, default 8
+        Bytes of one release (fixes the certification's block size).
+    n_per_side : int, default 0
+        Selection releases drawn per side (the plan's ``n_select`` unless lowered to fit ``max_memory``).
+    capped : bool, default False
+        Whether the default ``n_select`` was lowered to fit ``max_memory``.
+    """
 
     main: list[Event]
     profile: list[Event]
