@@ -145,7 +145,36 @@ def checkpoint_alpha(alpha: float, j: Any) -> np.ndarray | float:
 @dataclass
 class SequentialOutcome:
     """What the sequential test did: the stop reason, the releases per side used, the certified bound per event
-    (running maximum over the checkpoints seen, valid at ``1 - alpha`` at the stopping time), and the history."""
+    (running maximum over the checkpoints seen, valid at ``1 - alpha`` at the stopping time), and the history.
+
+    Parameters
+    ----------
+    stop_reason : str
+        ``"violated"`` (a bound exceeded the claimed ε), ``"futility"`` or ``"max_samples"`` (budget used up).
+    n_per_side : int
+        Releases per side drawn up to the stop.
+    k_num : numpy.ndarray
+        Per event, the count on the favoured side at the stop.
+    k_den : numpy.ndarray
+        Per event, the count on the other side at the stop.
+    eps_lb : numpy.ndarray
+        Per event, the certified ε lower bound (running maximum over the checkpoints seen).
+    checkpoint : int
+        Number of checkpoints looked at, the stopping one included.
+    alpha_at_stop : float
+        The level of the stopping checkpoint's Clopper–Pearson intervals (union method; the event level ``alpha``
+        for the betting method).
+    schedule : numpy.ndarray
+        The checkpoints: cumulative releases per side, the last one ``max_samples``.
+    alpha : float
+        The level of each event.
+    futility : str or None
+        The futility rule used (``"plausible"``, ``"certain"`` or ``None``).
+    history : list of dict, optional
+        One entry per checkpoint seen: ``n_per_side`` and the best ``epsilon_lb`` so far.
+    method : str, default "betting"
+        ``"betting"`` or ``"union"``.
+    """
 
     stop_reason: str
     n_per_side: int
@@ -382,7 +411,33 @@ def run_sequential(
 
 @dataclass
 class SequentialCounts(Counts):
-    """:class:`~.certification.Counts` of the main events at the stopping time, with the test's outcome."""
+    """:class:`~.certification.Counts` of the main events at the stopping time, with the test's outcome.
+
+    Parameters
+    ----------
+    events : list of Event
+        The main events (profile events are not certified sequentially).
+    k_d : numpy.ndarray
+        Per event, the releases on D that fall in it, up to the stop.
+    k_dp : numpy.ndarray
+        Per event, the releases on D' that fall in it, up to the stop.
+    N_d : int
+        Releases drawn on D (the outcome's ``n_per_side``).
+    N_dp : int
+        Releases drawn on D' (the same number).
+    k_num : numpy.ndarray
+        Per event, the count on the side the event favours.
+    k_den : numpy.ndarray
+        Per event, the count on the other side.
+    n_num : numpy.ndarray
+        Per event, the releases on the favoured side (at least 1).
+    n_den : numpy.ndarray
+        Per event, the releases on the other side (at least 1).
+    seconds : float
+        Wall time of the sequential certification.
+    outcome : SequentialOutcome, optional
+        What the sequential test did (always set by :func:`sequential_certification_stage`).
+    """
 
     outcome: SequentialOutcome | None = None
 
