@@ -22,6 +22,20 @@ __all__ = ["Verdict", "verdict_stage", "assemble_result"]
 
 @dataclass
 class Verdict:
+    """The verdict on the claim with the statement of what the audit could have detected (:func:`verdict_stage`).
+
+    Parameters
+    ----------
+    verdict : str
+        ``"violated"`` (the certified ε lower bound exceeds the claimed ε), ``"inconclusive"`` (these sample sizes
+        cannot certify an ε above the claim even with a perfect event) or ``"consistent"``.
+    detectability : dict
+        ``max_certifiable_epsilon``, ``event_probability_floor``, ``possibly_unbounded``,
+        ``samples_needed_to_refute_claim_at_this_event`` and a readable ``statement``.
+    unbounded : bool
+        Whether the violation is possibly unbounded: the best event had no hit on the denominator side.
+    """
+
     verdict: str
     detectability: dict
     unbounded: bool
