@@ -109,7 +109,68 @@ def claim_text(claim: Any) -> str:
 
 @dataclass
 class Entry:
-    """One result as the report shows it."""
+    """One result as the report shows it: every field is ready-to-print text or a plain number.
+
+    Parameters
+    ----------
+    name : str
+        The result's name.
+    check : str
+        The registered check that produced it (``details["check"]``, else the result's name).
+    suite : str
+        The suite: the result name's first dotted component.
+    verdict : str
+        The result's verdict.
+    outcome : str
+        The verdict read against the expectation: the verdict itself, or ``"as expected"`` / ``"unexpected"`` for
+        a canary or control (``"error"`` for a check that did not run).
+    outcome_label : str
+        The outcome as the report words it (e.g. ``"NOT as expected"``).
+    colour : str
+        Hex colour of the outcome in the HTML report.
+    expected : str or None
+        The verdict a canary or control expects; ``None`` for a claim under test.
+    summary : str
+        One-paragraph summary, with a neighbouring pair shortened to its label and differing record.
+    claim : str
+        The claim tested, as text.
+    source : str
+        The provenance (paper, location) as text; ``""`` when it names nothing.
+    cause : str
+        The explanation of a finding (``details["cause"]``), or ``""``.
+    statistic : str
+        Name of the statistic reported.
+    estimate : str
+        Its value, formatted.
+    estimate_value : float or None
+        Its value as a number, ``None`` when not a finite float.
+    interval : str
+        The confidence interval, formatted ``[lo, hi]``.
+    alpha : str
+        The result's α, formatted.
+    confidence : str
+        The confidence level in per cent (``""`` when α is not in (0, 1)).
+    bound : str
+        The sentence stating the bound, e.g. ``"certified ε ≥ 4.9 at 99.8 % confidence (claim ε = 0.1)"``.
+    pair : str
+        The neighbouring pair as text, or ``""``.
+    event : str
+        The certified event with its orientation, or ``""``.
+    detectability : str
+        The detectability statement of a privacy audit, or ``""``.
+    n_samples : int
+        Samples the result is based on (0 when not stated).
+    seconds : float
+        Run time of the check.
+    figures : list of str
+        The result's figure files that exist in the report folder.
+    command : str
+        The command line that reruns the check with the run's seed and profile.
+    script : str
+        The reproduction script shipped in the report folder, ``""`` if none.
+    error : str
+        The error message of a check that could not run, else ``""``.
+    """
 
     name: str
     check: str
@@ -147,6 +208,20 @@ class Entry:
 
 @dataclass
 class Suite:
+    """The results of one suite (one name prefix) and its one-line tally.
+
+    Parameters
+    ----------
+    name : str
+        The suite's name (the results' first dotted name component).
+    entries : list of Entry, optional
+        Its entries, in the order of the results.
+    line : str, default ""
+        The tally: number of results per outcome and total seconds.
+    seconds : float, default 0.0
+        Total run time of its checks.
+    """
+
     name: str
     entries: list = field(default_factory=list)
     line: str = ""
@@ -155,6 +230,32 @@ class Suite:
 
 @dataclass
 class ReportModel:
+    """Everything a report shows, built by :func:`build_model`; the Markdown and HTML writers only render it.
+
+    Parameters
+    ----------
+    meta : dict
+        The run's settings (profile, seed, version, seconds, number of checks, interruption).
+    entries : list of Entry
+        Every result, in the run's order.
+    findings : list of Entry
+        The entries whose outcome is one of :data:`FINDING_OUTCOMES`, in that order of outcomes, then by name.
+    expected : list of Entry
+        The canaries and controls that reached their expected verdict.
+    suites : list of Suite
+        One per suite, sorted by name.
+    headline : str
+        The one-sentence count of findings and other outcomes.
+    alpha_text : str
+        What the verdicts' α's mean together (Bonferroni over the tested claims); ``""`` when nothing was tested.
+    run_line : str
+        The run's settings on one line.
+    partial : str
+        The notice of an interrupted run with the command that resumes it, else ``""``.
+    files : list of str, optional
+        The run's files the report links to (only those that exist).
+    """
+
     meta: dict
     entries: list
     findings: list
