@@ -193,7 +193,20 @@ def lognormal_laws(min_tail_index: float = 0.0, max_tail_index: float = np.inf) 
 
 @st.composite
 def burr_laws(draw, min_tail_index: float = 0.0, max_tail_index: float = np.inf):
-    """BurrXII(c, d, scale) with c in [0.5, 5] and d chosen so that c*d lies in the tail-index window."""
+    """BurrXII(c, d, scale) with c in [0.5, 5] and d chosen so that c*d lies in the tail-index window.
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window (at least 0.2 is drawn).
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window (at most 50 is drawn).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws (the scale is drawn in [0.1, 10]).
+    """
     lo, hi = _ti_window(min_tail_index, max_tail_index)
     c = draw(_pos(0.5, 5.0))
     ti = draw(_pos(lo, hi))
@@ -270,7 +283,25 @@ def contaminated_laws(min_tail_index: float = 0.0, max_tail_index: float = np.in
 
 @st.composite
 def mixture_laws(draw, min_tail_index: float = 0.0, max_tail_index: float = np.inf, max_components: int = 3):
-    """Finite mixture of 2..max_components simple laws with Dirichlet-like weights."""
+    """Finite mixture of 2..max_components simple laws with Dirichlet-like weights.
+
+    The first component's tail index lies in the window, the others' above ``min_tail_index``, so the mixture's
+    tail index (the smallest of its components') lies in the window.
+
+    Parameters
+    ----------
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the tail-index window.
+    max_tail_index : float, default inf
+        Upper end (included) of the tail-index window.
+    max_components : int, default 3
+        Largest number of components (at least 2 are drawn).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such mixtures.
+    """
     m = draw(st.integers(2, max_components))
     comps = [draw(_simple_laws(min_tail_index, max_tail_index))]
     comps += [draw(_simple_laws(min_tail_index, np.inf)) for _ in range(m - 1)]
@@ -307,7 +338,22 @@ def univariate_laws(
 
 @st.composite
 def multivariate_t_laws(draw, d: int, min_tail_index: float = 0.0, max_tail_index: float = np.inf):
-    """MultivariateT(nu, loc, shape) in R^d with a well-conditioned random shape matrix ``A A^T + 0.1 I``."""
+    """MultivariateT(nu, loc, shape) in R^d with a well-conditioned random shape matrix ``A A^T + 0.1 I``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    min_tail_index : float, default 0.0
+        Lower end (excluded) of the window of the degrees of freedom ``nu`` (the tail index).
+    max_tail_index : float, default inf
+        Upper end (included) of that window (at most 50 is drawn).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for such laws (``loc`` entries in [-5, 5], ``A`` entries in [-2, 2]).
+    """
     lo, hi = _ti_window(min_tail_index, max_tail_index)
     nu = draw(_pos(lo, hi))
     loc = np.array([draw(_pos(-5, 5)) for _ in range(d)])
@@ -372,6 +418,21 @@ def arrays_from_laws(draw, n: int, d: int | None = None, law: Any = None):
 
     ``law`` may be a Law or a strategy for laws. Non-finite draws (possible for tail indices near 0.2) are kept
     out by construction: the default law strategy uses ``min_tail_index=0.5``.
+
+    Parameters
+    ----------
+    n : int
+        Number of records.
+    d : int, optional
+        Dimension of the records of a univariate law (i.i.d. entries); ``None``: shape ``(n,)``. Ignored for a
+        multivariate law, whose own dimension gives the shape ``(n, d)``.
+    law : Law or SearchStrategy, optional
+        The law of the entries, or a strategy for laws (default: :func:`univariate_laws` with tail index > 0.5).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for arrays, drawn with a numpy generator seeded from :func:`seeds`.
     """
     if law is None:
         law = univariate_laws(0.5)
@@ -416,6 +477,23 @@ def regression_datasets(draw, n: int, d: int, design: Any = None, noise: Any = N
     """:class:`~htdp_verify.datasets.RegressionData` with ``n`` rows, ``d`` covariates, heavy-tailed design/noise.
 
     ``design`` / ``noise`` are Laws or strategies; defaults draw univariate laws with tail index > 2.
+
+    Parameters
+    ----------
+    n : int
+        Number of rows.
+    d : int
+        Number of covariates.
+    design : Law or SearchStrategy, optional
+        Law of the covariates (see :func:`~htdp_verify.datasets.linear_regression`); default: a non-compound
+        univariate law with tail index > 2.
+    noise : Law or SearchStrategy, optional
+        Law of the noise; default: any univariate law with tail index > 2 (mixtures and contaminations included).
+
+    Returns
+    -------
+    hypothesis.strategies.SearchStrategy
+        A strategy for :class:`~htdp_verify.datasets.RegressionData`, generated with a seed from :func:`seeds`.
     """
     design = univariate_laws(2.0, compound=False) if design is None else design
     noise = univariate_laws(2.0) if noise is None else noise
