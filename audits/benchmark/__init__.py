@@ -7,6 +7,8 @@ Modules (imports flow down the list, no cycles):
 * :mod:`.mechanism` — the record :class:`BenchMechanism` and the extreme input pairs;
 * :mod:`.samplers` — vectorised samplers and their exact helpers;
 * :mod:`.catalogue` — the 29 mechanisms (``MECHANISMS``, :func:`get_mechanism`);
+  its rows in :mod:`.catalogue_dpsniper`, :mod:`.catalogue_svt`, :mod:`.catalogue_statdp` (shared citations and
+  patterns in :mod:`.catalogue_refs`);
 * :mod:`.plans` — white-box plans (per-mechanism attacks and budgets), the labelled second column;
 * :mod:`.run` — :func:`audit_mechanism` (the public ``audit(..., attacks="auto")``), :func:`audit_white_box`,
   :func:`run_bench` (entry point ``htdp_verify.bench``, command ``htdp-verify bench``);
