@@ -38,8 +38,9 @@ Statistical checks state their α and what they detect in the result's ``summary
 from a generator seeded from the estimator's id and the check's name (``seed=`` overrides), so a run is exactly
 reproducible.
 
-Modules: :mod:`.tags` (declared properties, ids, sizes), :mod:`.checks` (the checks); this module selects and
-drives them.
+Modules: :mod:`.tags` (declared properties, ids, sizes), :mod:`.checks` (well-formedness and reproducibility
+checks; re-exports all checks), :mod:`.statistical_checks` (same law, independence), :mod:`.input_checks` (bad and
+extreme inputs), :mod:`.privacy_checks` (audits, noise-off reference); this module selects and drives them.
 """
 
 from __future__ import annotations
