@@ -2,8 +2,9 @@
 
 A design fixes m canary records in advance (with the out-records that fill an excluded canary's slot under
 ``"replace"`` neighbours), their directions, and the score that reads each canary off a release (the projection of
-the estimate on the canary's direction).  Used by :func:`~htdp_verify.privacy.canary.audit_one_run` (Steinke, Nasr & Jagielski 2023,
-Privacy auditing with one (1) training run); the game is described in :mod:`htdp_verify.privacy.canary`.
+the estimate on the canary's direction).  Used by :func:`~htdp_verify.privacy.canary.audit_one_run` (Steinke,
+Nasr & Jagielski 2023, Privacy auditing with one (1) training run); the game is described in
+:mod:`htdp_verify.privacy.canary`.
 """
 
 from __future__ import annotations
