@@ -260,6 +260,9 @@ def test_declared_expected_failure_is_strict():
             "check_reproducible": "draws from numpy's global generator",
         }
 
+    # the toy draws from numpy's global generator, so the checks that still run on it (e.g. the independence
+    # test at level 0.01) are random unless that generator is seeded: seed it so the test is deterministic
+    np.random.seed(20261124)  # noqa: NPY002
     res = check_dp_estimator(DeclaresCorrectly())
     xf = [r for r in res if r.expected == "violated"]
     assert {r.name.split("[")[0] for r in xf} == set(DeclaresCorrectly._xfail_checks)
