@@ -53,7 +53,7 @@ SEARCH_SIZES = {
                       max_release_seconds=0.05),
         "models": dict(n_configs=5, screen=dict(n_samples=40, n_select=30, n_search=20, max_pairs=2),
                        k=2, certify=dict(n_samples=150, n_select=60), shrink=1, repro_n=100,
-                       max_release_seconds=0.1),
+                       max_release_seconds=0.1, max_d=10),
     },
     "full": {
         "mechanisms": dict(n_configs=64, screen=dict(n_samples=4000, n_select=1500, n_search=600, max_pairs=2),
@@ -64,7 +64,7 @@ SEARCH_SIZES = {
                       max_release_seconds=0.5),
         "models": dict(n_configs=40, screen=dict(n_samples=120, n_select=80, n_search=40, max_pairs=4),
                        k=4, certify=dict(n_samples=1_000, n_select=300), shrink=4, repro_n=1_000,
-                       max_release_seconds=2.0),
+                       max_release_seconds=2.0, max_d=10),
     },
 }
 
@@ -180,7 +180,7 @@ def _ledger_epsilon(config: Config, pair, seed: int) -> float | None:
 
 
 def screen(config: Config, rng: np.random.Generator, *, sizes: dict, ledger: bool = True,
-           max_release_seconds: float | None = None) -> Screened:
+           max_release_seconds: float | None = None, max_d: int | None = None) -> Screened:
     """Screen one configuration: a small audit on its candidate pairs (selection only; its α is not used).
     With ``max_release_seconds``, one probe release is timed first and a slower configuration is skipped (recorded
     with ``error = "too slow: ..."``)."""
@@ -189,6 +189,11 @@ def screen(config: Config, rng: np.random.Generator, *, sizes: dict, ledger: boo
     try:
         adapter = build_adapter(config)
         pairs = config_pairs(config)
+        if max_d is not None and config.dat.get("d", 1) > max_d:
+            out.error = (f"too wide: d = {config.dat['d']} > {max_d} for this profile (KMeans at d = 50 exhausted "
+                         "an 8 GB memory cap in the full run; cause not pinned down)")
+            out.seconds = time.perf_counter() - t0
+            return out
         if max_release_seconds is not None:
             tp = time.perf_counter()
             adapter.release(pairs[0].d, 0)
@@ -221,7 +226,7 @@ def _rank_key(s: Screened):
 def run_search(keys, rng: np.random.Generator, *, n_configs: int, screen_sizes: dict, k: int,
                certify_sizes: dict, alpha: float = 0.05, family: str = "", explain: bool = True,
                shrink: int = 2, repro_n: int = 200, out_dir=None, configs=None,
-               max_release_seconds: float | None = None) -> SearchOutcome:
+               max_release_seconds: float | None = None, max_d: int | None = None) -> SearchOutcome:
     """Search the components ``keys``: screen ``n_configs`` sampled configurations (or the given ``configs``),
     certify the ``k`` best on fresh samples at ``alpha / k`` each, explain the violations.
 
@@ -236,7 +241,8 @@ def run_search(keys, rng: np.random.Generator, *, n_configs: int, screen_sizes: 
     t0 = time.perf_counter()
     cfgs = list(configs) if configs is not None else sample_configs(keys, r_sample, n_configs)
     for c in cfgs:
-        out.screened.append(screen(c, r_screen, sizes=screen_sizes, max_release_seconds=max_release_seconds))
+        out.screened.append(screen(c, r_screen, sizes=screen_sizes, max_release_seconds=max_release_seconds,
+                                   max_d=max_d))
     out.seconds["screening"] = time.perf_counter() - t0
     out.releases["screening"] = sum(s.releases for s in out.screened)
     ok = [s for s in out.screened if not s.error]
@@ -294,7 +300,7 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
                            details={"error": "no configuration could be screened",
                                     "screened": [s.row() for s in outcome.screened]},
                            summary="no configuration of the space ran")
-    n_slow = sum(1 for s in outcome.screened if s.error.startswith("too slow"))
+    n_slow = sum(1 for s in outcome.screened if s.error.startswith(("too slow", "too wide")))
     n_err = sum(1 for s in outcome.screened if s.error) - n_slow
     total_rel = sum(outcome.releases.values())
     rate = total_rel / max(outcome.seconds.get("screening", 0) + outcome.seconds.get("certification", 0), 1e-9)
@@ -328,8 +334,8 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
             if cause.get("reproduction", {}).get("script"):
                 details["reproduction_script"] = cause["reproduction"]["script"]
     n_v = len(viol)
-    summary = (f"{len(outcome.screened)} configurations drawn ({n_err} rejected by diffprivlib, {n_slow} too slow "
-               f"for the profile), "
+    summary = (f"{len(outcome.screened)} configurations drawn ({n_err} rejected by diffprivlib, {n_slow} too slow or "
+               f"too wide for the profile), "
                f"{len(cert)} certified at α = {outcome.alpha:.3g}/{outcome.k}: {n_v} violation(s)"
                + f"; white-box ledger over budget in {len(details['ledger_flagged'])} screened configuration(s)"
                + (f"; worst {head_s.config.label()} ε_lb = {head.epsilon_lb:.3g} > {head_s.config.epsilon:g}"
@@ -351,7 +357,8 @@ def search_check(family: str, profile: str, rng: np.random.Generator, *, alpha: 
     a = alpha if alpha is not None else SEARCH_ALPHA / len(FAMILIES)
     out = run_search(keys, rng, n_configs=sz["n_configs"], screen_sizes=sz["screen"], k=sz["k"],
                      certify_sizes=sz["certify"], alpha=a, family=family, shrink=sz["shrink"],
-                     repro_n=sz["repro_n"], out_dir=out_dir, max_release_seconds=sz["max_release_seconds"])
+                     repro_n=sz["repro_n"], out_dir=out_dir, max_release_seconds=sz["max_release_seconds"],
+                     max_d=sz.get("max_d"))
     return _result(out, f"diffprivlib.search.{family}", seed)
 
 
