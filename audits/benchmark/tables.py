@@ -411,7 +411,7 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
         "auditor should be expected to match DP-Sniper on that row with this budget; near 0.5–0.7 a single run "
         "matching it or not is a coin flip. bench.csv adds the oracle's 5–95 % range (`ceiling_q05`, "
         "`ceiling_q95`).",
-        "* True ε is derived per mechanism (`true_epsilon_note` in `audits/benchmark/catalogue.py`; "
+        "* True ε is derived per mechanism (`true_epsilon_note` in the `audits/benchmark/catalogue_*.py` row modules; "
         "`benchmark_mechanisms.md`); pair-ε (in bench.csv) is the best any auditor can certify on the patterns.",
         "* RAPPOR: DP-Sniper's MLP 0.3008 exceeds the exact pair-ε 0.3001 of its own pair (a 90 % miss). Our "
         "pairs add in-domain extreme pairs from the spec (e.g. RAPPOR values 7 vs 6, RNM1/SVT1/SVT4 "

@@ -32,6 +32,7 @@ Layout (everything is re-exported here): :mod:`.components` (suite settings and 
 :mod:`.pairs` (dataset-level neighbours in a box), :mod:`.checks` (running one audit, the registered checks, the
 results table), :mod:`.repro` (reproduction scripts). Importing this package registers the checks.
 """
+
 from __future__ import annotations
 
 from . import ledger, search  # noqa: F401  (register the white-box budget checks and the configuration searches)

@@ -3,6 +3,7 @@ row and, on a violation, a reproduction script), :func:`check_alpha` (the Bonfer
 registration of one check per component and ε (``diffprivlib.<component>.eps<ε>``) with
 :mod:`htdp_verify.registry`, and :func:`results_table` (the Markdown table of a run).
 """
+
 from __future__ import annotations
 
 import re
@@ -32,10 +33,22 @@ def _sizes(comp: Component, profile: str) -> dict:
     return s
 
 
-def audit_component(adapter: DPLAdapter, pairs: list, *, n_samples: int, n_select: int, n_search: int,
-                    rng: np.random.Generator, attacks="auto", max_pairs: int | None = None, alpha: float = ALPHA,
-                    name: str | None = None, out_dir: Path | None = None, note: str = "",
-                    component: str | None = None):
+def audit_component(
+    adapter: DPLAdapter,
+    pairs: list,
+    *,
+    n_samples: int,
+    n_select: int,
+    n_search: int,
+    rng: np.random.Generator,
+    attacks="auto",
+    max_pairs: int | None = None,
+    alpha: float = ALPHA,
+    name: str | None = None,
+    out_dir: Path | None = None,
+    note: str = "",
+    component: str | None = None,
+):
     """Audit one adapter against its declared guarantee on ``pairs`` (searched when several, ``n_search`` releases
     per pair and side) and return the
     :class:`AuditResult` with ``details["table"]`` (its row of the results table) and, on a violation, the path of a
@@ -44,8 +57,18 @@ def audit_component(adapter: DPLAdapter, pairs: list, *, n_samples: int, n_selec
         pairs = list(pairs)[:max_pairs]
     mech = Mechanism(adapter, name=adapter.name, guarantee=adapter.privacy, vectorised=False)
     claim = adapter.privacy.claim(Provenance(PAPER, adapter.name, "", adapter.relation_note))
-    res = audit(mech, claim, pairs=pairs if len(pairs) > 1 else pairs[0], n_samples=n_samples, n_select=n_select,
-                n_search=n_search * len(pairs), alpha=alpha, attacks=attacks, rng=rng, name=name)
+    res = audit(
+        mech,
+        claim,
+        pairs=pairs if len(pairs) > 1 else pairs[0],
+        n_samples=n_samples,
+        n_select=n_select,
+        n_search=n_search * len(pairs),
+        alpha=alpha,
+        attacks=attacks,
+        rng=rng,
+        name=name,
+    )
     g = adapter.privacy
     row = {
         "component": component or adapter.name,
@@ -84,11 +107,23 @@ def _check(comp: Component, eps: float):
         attacks = comp.full_attacks if (ctx.profile == "full" and comp.full_attacks) else comp.attacks
         adapter = comp.build(eps)
         a = check_alpha()
-        res = audit_component(adapter, comp.pairs(), rng=ctx.rng, attacks=attacks, max_pairs=max_pairs, alpha=a,
-                              name=_check_name(comp, eps), out_dir=ctx.out_dir, note=comp.note, component=comp.key,
-                              **sizes)
-        res.details["alpha_note"] = (f"alpha = {ALPHA:g} / {round(ALPHA / a)} checks (Bonferroni over the diffprivlib "
-                                     f"suite): all its bounds and verdicts hold simultaneously at {1 - ALPHA:.0%}")
+        res = audit_component(
+            adapter,
+            comp.pairs(),
+            rng=ctx.rng,
+            attacks=attacks,
+            max_pairs=max_pairs,
+            alpha=a,
+            name=_check_name(comp, eps),
+            out_dir=ctx.out_dir,
+            note=comp.note,
+            component=comp.key,
+            **sizes,
+        )
+        res.details["alpha_note"] = (
+            f"alpha = {ALPHA:g} / {round(ALPHA / a)} checks (Bonferroni over the diffprivlib "
+            f"suite): all its bounds and verdicts hold simultaneously at {1 - ALPHA:.0%}"
+        )
         if res.verdict == "violated" and comp.cause:
             res.details["cause"] = comp.cause
         return res
@@ -113,9 +148,12 @@ def _register_all():
             )(_check(comp, eps))
     for comp in VARIANTS.values():  # optional-argument variants: ε = 1 only
         g = comp.build(1.0).privacy
-        register(_check_name(comp, 1.0), description=f"audit of diffprivlib {comp.key} at claimed {g}",
-                 provenance=Provenance(PAPER, comp.key),
-                 tags=("diffprivlib", "privacy", comp.kind, "variant"))(_check(comp, 1.0))
+        register(
+            _check_name(comp, 1.0),
+            description=f"audit of diffprivlib {comp.key} at claimed {g}",
+            provenance=Provenance(PAPER, comp.key),
+            tags=("diffprivlib", "privacy", comp.kind, "variant"),
+        )(_check(comp, 1.0))
 
 
 _register_all()
@@ -127,8 +165,10 @@ _register_all()
 def results_table(results) -> str:
     """Markdown table (component, claimed ε, δ, relation, ε_lb, verdict, samples, seconds) from results (the
     bounds of the registered checks hold simultaneously at 95 %)."""
-    lines = ["| component | claimed ε | δ | neighbours | ε_lb (95%, simultaneous) | verdict | samples | seconds |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| component | claimed ε | δ | neighbours | ε_lb (95%, simultaneous) | verdict | samples | seconds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
         for row in (r.details or {}).get("table", []):
             lines.append(

@@ -4,6 +4,7 @@ and model as a :class:`Component` (how to build its adapter at ε, its candidate
 known violation), collected in ``COMPONENTS`` and the optional-argument ``VARIANTS`` (Holohan et al. 2019,
 arXiv:1907.02444).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -107,8 +108,14 @@ def _mechanisms():
         _mech("GeometricTruncated", int_bounded, sensitivity=1, lower=0, upper=5),
         _mech("GeometricFolded", int_bounded, sensitivity=1, lower=0, upper=5, size_scale=SLOW),
         _mech("Staircase", real, sensitivity=s),
-        _mech("Snapping", bounded, sensitivity=s, lower=0.0, upper=1.0,
-              note="crlibm is not installed, so Snapping uses np.log (its guarantee assumes a correctly rounded log)"),
+        _mech(
+            "Snapping",
+            bounded,
+            sensitivity=s,
+            lower=0.0,
+            upper=1.0,
+            note="crlibm is not installed, so Snapping uses np.log (its guarantee assumes a correctly rounded log)",
+        ),
         _mech("Exponential", util_pairs, sensitivity=s),
         _mech("PermuteAndFlip", util_pairs, sensitivity=s),
         _mech("Binary", [("bit 0 vs bit 1", 0, 1)]),
@@ -147,8 +154,11 @@ def _tools():
         "spread": np.column_stack([np.linspace(0, 1, TOOL_N), np.linspace(1, 0, TOOL_N)]),
         "all at upper corner": np.ones((TOOL_N, 2)),
     }
-    bits = {"all zero": np.zeros(TOOL_N), "half/half": np.r_[np.zeros(TOOL_N // 2), np.ones(TOOL_N - TOOL_N // 2)],
-            "all one": np.ones(TOOL_N)}
+    bits = {
+        "all zero": np.zeros(TOOL_N),
+        "half/half": np.r_[np.zeros(TOOL_N // 2), np.ones(TOOL_N - TOOL_N // 2)],
+        "all one": np.ones(TOOL_N),
+    }
     return [
         _tool("mean"),
         _tool("var"),
@@ -158,8 +168,9 @@ def _tools():
         _tool("quantile", quant=0.25),
         _tool("median"),
         _tool("histogram", relation="add_remove", range=TOOL_BOUNDS, bins=4),
-        _tool("histogramdd", relation="add_remove", bases=two_d, box=(0.0, 1.0), range=[(0.0, 1.0), (0.0, 1.0)],
-              bins=2),
+        _tool(
+            "histogramdd", relation="add_remove", bases=two_d, box=(0.0, 1.0), range=[(0.0, 1.0), (0.0, 1.0)], bins=2
+        ),
     ]
 
 
@@ -170,12 +181,19 @@ def _tool_variants():
         "spread": np.column_stack([np.linspace(-1, 2, TOOL_N), np.linspace(2, -1, TOOL_N)]),
     }
     return [
-        _tool("sum", label="sum[dtype=int]", bounds=(0, 3), box=(0.0, 3.0), dtype=int,
-              bases={k: v for k, v in _tool_bases(0.0, 3.0).items() if k != "spread"}),
+        _tool(
+            "sum",
+            label="sum[dtype=int]",
+            bounds=(0, 3),
+            box=(0.0, 3.0),
+            dtype=int,
+            bases={k: v for k, v in _tool_bases(0.0, 3.0).items() if k != "spread"},
+        ),
         _tool("quantile", label="quantile[quant=(0.25,0.75)]", quant=[0.25, 0.75]),
         _tool("mean", label="mean[axis=0]", bases=two_d, axis=0),
-        _tool("histogram", label="histogram[density=True]", relation="add_remove", range=TOOL_BOUNDS, bins=4,
-              density=True),
+        _tool(
+            "histogram", label="histogram[density=True]", relation="add_remove", range=TOOL_BOUNDS, bins=4, density=True
+        ),
     ]
 
 
@@ -191,8 +209,10 @@ def _model_bases(kind: str, classes=(0.0, 1.0), n=MODEL_N, d=2):
     if kind == "unsupervised":
         return {"all at lower corner": low, "spread": spread, "all at upper corner": np.ones((n, d))}
     if kind == "regression":
-        return {"all at lower corner": np.column_stack([low, np.zeros(n)]),
-                "spread": np.column_stack([spread, spread[:, 0]])}
+        return {
+            "all at lower corner": np.column_stack([low, np.zeros(n)]),
+            "spread": np.column_stack([spread, spread[:, 0]]),
+        }
     lab = np.resize(np.asarray(classes, float), n)
     bases = {"all at lower corner": np.column_stack([low, lab])}
     if kind == "classification":
@@ -214,44 +234,68 @@ def _model(name, kind, *, full_attacks=("auto", "gboost"), size_scale=None, caus
     else:
         labels = None
     bases = _model_bases(kind)
-    return Component(f"models.{name}", "model", build,
-                     lambda: _pairs_by_base(bases, BOX[0], BOX[1], "replace", labels=labels),
-                     full_attacks=list(full_attacks), size_scale=size_scale or {}, cause=cause)
+    return Component(
+        f"models.{name}",
+        "model",
+        build,
+        lambda: _pairs_by_base(bases, BOX[0], BOX[1], "replace", labels=labels),
+        full_attacks=list(full_attacks),
+        size_scale=size_scale or {},
+        cause=cause,
+    )
 
 
 LINREG_SCALE = {"quick": 0.6}  # scipy.optimize.minimize per fit: the slowest model
-LINREG_CAUSE = ("the noise added to the regression's sufficient statistics does not account for the upper bound of the "
-                "feature and target bounds, so a record at the upper corner moves the fit more than the noise "
-                "covers (upstream diffprivlib issue #105)")
-GNB_CAUSE = ("a class with no training records gets a noisy count of exactly 0 (no noise reaches it), so whether a "
-             "class is absent is released exactly and one record that switches class changes the output visibly")
-KMEANS_CAUSE = ("a cluster that receives no points keeps its random starting centre with no noise added, so the "
-                "released centres reveal whether one record moved a cluster from occupied to empty")
+LINREG_CAUSE = (
+    "the noise added to the regression's sufficient statistics does not account for the upper bound of the "
+    "feature and target bounds, so a record at the upper corner moves the fit more than the noise "
+    "covers (upstream diffprivlib issue #105)"
+)
+GNB_CAUSE = (
+    "a class with no training records gets a noisy count of exactly 0 (no noise reaches it), so whether a "
+    "class is absent is released exactly and one record that switches class changes the output visibly"
+)
+KMEANS_CAUSE = (
+    "a cluster that receives no points keeps its random starting centre with no noise added, so the "
+    "released centres reveal whether one record moved a cluster from occupied to empty"
+)
 
 
 def _models():
     norm = float(np.sqrt(2.0))
     return [
-        _model("LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX, size_scale=LINREG_SCALE,
-               cause=LINREG_CAUSE),
+        _model(
+            "LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX, size_scale=LINREG_SCALE, cause=LINREG_CAUSE
+        ),
         # every base keeps both classes in >= 2 rows: diffprivlib reads the classes from y and scikit-learn refuses
         # a single-class fit, so a pair that removes a class would not be a release but an exception
-        _model("LogisticRegression", "classification-all-classes", data_norm=norm, classes=[0.0, 1.0],
-               size_scale={"full": 0.6}),
+        _model(
+            "LogisticRegression",
+            "classification-all-classes",
+            data_norm=norm,
+            classes=[0.0, 1.0],
+            size_scale={"full": 0.6},
+        ),
         _model("GaussianNB", "classification", bounds=BOX, classes=[0.0, 1.0], cause=GNB_CAUSE),
         _model("KMeans", "unsupervised", bounds=BOX, n_clusters=2, cause=KMEANS_CAUSE),
         _model("PCA", "unsupervised", bounds=BOX, data_norm=norm, n_components=2),
         _model("StandardScaler", "unsupervised", bounds=BOX),
-        _model("RandomForestClassifier", "classification", bounds=BOX, classes=[0.0, 1.0], n_estimators=3,
-               max_depth=3),
+        _model("RandomForestClassifier", "classification", bounds=BOX, classes=[0.0, 1.0], n_estimators=3, max_depth=3),
     ]
 
 
 def _model_variants():
     norm = float(np.sqrt(2.0))
     out = [
-        _model("LinearRegression", "regression", bounds_X=BOX, bounds_y=BOX, fit_intercept=False,
-               size_scale=LINREG_SCALE, cause=LINREG_CAUSE),
+        _model(
+            "LinearRegression",
+            "regression",
+            bounds_X=BOX,
+            bounds_y=BOX,
+            fit_intercept=False,
+            size_scale=LINREG_SCALE,
+            cause=LINREG_CAUSE,
+        ),
         _model("PCA", "unsupervised", bounds=BOX, data_norm=norm, n_components=2, centered=True),
     ]
     out[0].key += "[fit_intercept=False]"

@@ -21,6 +21,7 @@ a parallel group then costs the ``m`` most expensive parts.  What the ledger can
 through a mechanism (a value released without noise), wrong sensitivities it has no rule for, and mechanisms
 whose own guarantee is wrong (the black-box audits cover those).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -35,8 +36,17 @@ from htdp_verify.claims import PrivacyClaim, Provenance
 from htdp_verify.privacy.accounting import Calibration, check_calibration
 from htdp_verify.results import CheckResult
 
-__all__ = ["MechanismCall", "Ledger", "record_mechanisms", "run_ledger", "compose_ledger", "check_ledger",
-           "STRUCTURES", "SENSITIVITY_RULES", "ledger_table"]
+__all__ = [
+    "MechanismCall",
+    "Ledger",
+    "record_mechanisms",
+    "run_ledger",
+    "compose_ledger",
+    "check_ledger",
+    "STRUCTURES",
+    "SENSITIVITY_RULES",
+    "ledger_table",
+]
 
 PAPER = "Holohan et al. 2019, Diffprivlib (arXiv:1907.02444); diffprivlib 0.6.6"
 _PATCH_LOCK = threading.Lock()
@@ -69,9 +79,16 @@ class Ledger:
         for i, cls in enumerate(self.created):
             mine = [c for c in self.calls if c.instance == i]
             first = mine[0] if mine else None
-            rows.append({"instance": i, "mechanism": cls, "calls": len(mine),
-                         "epsilon": first.epsilon if first else None, "delta": first.delta if first else None,
-                         "sensitivity": first.sensitivity if first else None})
+            rows.append(
+                {
+                    "instance": i,
+                    "mechanism": cls,
+                    "calls": len(mine),
+                    "epsilon": first.epsilon if first else None,
+                    "delta": first.delta if first else None,
+                    "sensitivity": first.sensitivity if first else None,
+                }
+            )
         return rows
 
 
@@ -131,9 +148,15 @@ def record_mechanisms(hooks: dict | None = None):
                             ids[key] = len(ledger.created)
                             ledger.created.append(type(self).__name__)
                             alive.append(self)
-                        ledger.calls.append(MechanismCall(ids[key], type(self).__name__, _float(self.epsilon),
-                                                          _float(getattr(self, "delta", 0.0)) or 0.0,
-                                                          _float(getattr(self, "sensitivity", None))))
+                        ledger.calls.append(
+                            MechanismCall(
+                                ids[key],
+                                type(self).__name__,
+                                _float(self.epsilon),
+                                _float(getattr(self, "delta", 0.0)) or 0.0,
+                                _float(getattr(self, "sensitivity", None)),
+                            )
+                        )
                     return fn(self, *args, **kwargs)
                 finally:
                     stack.discard(key)
@@ -212,7 +235,7 @@ def _gaussian_nb(calls, m, ledger):
     k = len(counts)
     if k and len(rest) % k == 0:
         size = len(rest) // k
-        blocks = [_steps(rest[i * size:(i + 1) * size], "per-class mean/variance") for i in range(k)]
+        blocks = [_steps(rest[i * size : (i + 1) * size], "per-class mean/variance") for i in range(k)]
         out += _parallel(blocks, m)
         how = "classes partition the records: counts and per-class mean/variance compose in parallel over classes"
     else:
@@ -248,8 +271,10 @@ def _pca(calls, m, ledger):
             out.append(Step(inst[0].epsilon, inst[0].delta, "eigenvalue vector"))
         else:
             out += _steps(inst)
-    return out, ("the eigenvalue instance noises one vector whose ℓ1 sensitivity (2, the nuclear norm of a replaced "
-                 "rank-one term) is its per-call sensitivity: one step; the rest sequential")
+    return out, (
+        "the eigenvalue instance noises one vector whose ℓ1 sensitivity (2, the nuclear norm of a replaced "
+        "rank-one term) is its per-call sensitivity: one step; the rest sequential"
+    )
 
 
 #: component key prefix → (composition function, which diffprivlib code it follows).  Keys not listed (the
@@ -298,9 +323,16 @@ def _linreg_sensitivities(ledger: Ledger):
 
 #: component key prefix → (hooks to install, function giving the true sensitivities of the last calls in order)
 SENSITIVITY_RULES = {
-    "models.LinearRegression": ({"regression_obj": ("diffprivlib.models.linear_regression", "_construct_regression_obj",
-                                                    ("X", "y", "bounds_X", "bounds_y", "epsilon"))},
-                                _linreg_sensitivities),
+    "models.LinearRegression": (
+        {
+            "regression_obj": (
+                "diffprivlib.models.linear_regression",
+                "_construct_regression_obj",
+                ("X", "y", "bounds_X", "bounds_y", "epsilon"),
+            )
+        },
+        _linreg_sensitivities,
+    ),
 }
 
 
@@ -324,8 +356,10 @@ def _correct_sensitivities(calls, truth):
             eff = c.epsilon * true / stated
         else:
             eff = math.inf if stated == 0 else c.epsilon * true / stated
-            notes.append(f"call {start + k} ({c.mechanism}): stated sensitivity {stated:.6g} < true {true:.6g}, "
-                         f"effective ε {eff:.6g} instead of {c.epsilon:.6g}")
+            notes.append(
+                f"call {start + k} ({c.mechanism}): stated sensitivity {stated:.6g} < true {true:.6g}, "
+                f"effective ε {eff:.6g} instead of {c.epsilon:.6g}"
+            )
         out[start + k] = MechanismCall(c.instance, c.mechanism, eff, c.delta, stated)
     return out, notes
 
@@ -376,8 +410,9 @@ def _calibrations(steps: list[Step], relation: str) -> list[Calibration]:
     return cals
 
 
-def check_ledger(ledger: Ledger, key: str, claim: PrivacyClaim, *, name: str | None = None,
-                 expected: str | None = None) -> CheckResult:
+def check_ledger(
+    ledger: Ledger, key: str, claim: PrivacyClaim, *, name: str | None = None, expected: str | None = None
+) -> CheckResult:
     """The "budget" verdict: do the ledger's composed budgets stay within ``claim``?  ``consistent`` /
     ``violated`` from the exact accountant (no sampling, α = 0); ``estimate`` is the composed ε at the claim's δ."""
     t0 = time.perf_counter()
@@ -397,17 +432,39 @@ def check_ledger(ledger: Ledger, key: str, claim: PrivacyClaim, *, name: str | N
         **info,
     }
     if any(math.isinf(s.epsilon) for s in steps):
-        res = CheckResult(name=name, verdict="violated", statistic="epsilon_ledger", estimate=math.inf,
-                          interval=(math.inf, math.inf), alpha=0.0, claim=claim, n_samples=0, seed=None,
-                          provenance=claim.provenance, details=details, expected=expected,
-                          summary=f"{key}: a mechanism's stated sensitivity is 0 where the true one is not: ε = ∞ "
-                                  f"(claimed {claim.epsilon:g}; with the stated sensitivities the budgets sum to "
-                                  f"{details['summed_epsilon_stated_sensitivities']:.6g})")
+        res = CheckResult(
+            name=name,
+            verdict="violated",
+            statistic="epsilon_ledger",
+            estimate=math.inf,
+            interval=(math.inf, math.inf),
+            alpha=0.0,
+            claim=claim,
+            n_samples=0,
+            seed=None,
+            provenance=claim.provenance,
+            details=details,
+            expected=expected,
+            summary=f"{key}: a mechanism's stated sensitivity is 0 where the true one is not: ε = ∞ "
+            f"(claimed {claim.epsilon:g}; with the stated sensitivities the budgets sum to "
+            f"{details['summed_epsilon_stated_sensitivities']:.6g})",
+        )
     elif not steps:
-        res = CheckResult(name=name, verdict="consistent", statistic="epsilon_ledger", estimate=0.0,
-                          interval=(0.0, 0.0), alpha=0.0, claim=claim, n_samples=0, seed=None,
-                          provenance=claim.provenance, details=details, expected=expected,
-                          summary=f"{key}: no mechanism call spends budget")
+        res = CheckResult(
+            name=name,
+            verdict="consistent",
+            statistic="epsilon_ledger",
+            estimate=0.0,
+            interval=(0.0, 0.0),
+            alpha=0.0,
+            claim=claim,
+            n_samples=0,
+            seed=None,
+            provenance=claim.provenance,
+            details=details,
+            expected=expected,
+            summary=f"{key}: no mechanism call spends budget",
+        )
     else:
         # δ nudged by a relative 1e-9: k steps at the claim's own δ0 hit the accountant's floor 1 − (1 − δ0)^k,
         # which floating point puts a hair above δ0 (an (ε, δ) mechanism would otherwise get ε = ∞ at its own δ)
@@ -417,8 +474,10 @@ def check_ledger(ledger: Ledger, key: str, claim: PrivacyClaim, *, name: str | N
         details.update({k: res.details[k] for k in ("accountant", "epsilon_lower", "calibration")})
         res.statistic = "epsilon_ledger"
         res.details = details
-        res.summary = (f"{key}: {len(ledger.created)} mechanism(s), {len(ledger.calls)} randomise call(s) compose "
-                       f"to ε = {res.estimate:.6g} at δ = {claim.delta:g} (claimed {claim.epsilon:g}): {res.verdict}")
+        res.summary = (
+            f"{key}: {len(ledger.created)} mechanism(s), {len(ledger.calls)} randomise call(s) compose "
+            f"to ε = {res.estimate:.6g} at δ = {claim.delta:g} (claimed {claim.epsilon:g}): {res.verdict}"
+        )
     if info["sensitivity_notes"]:
         res.summary += "; " + "; ".join(info["sensitivity_notes"][:2])
     res.seconds = time.perf_counter() - t0
@@ -432,8 +491,10 @@ def ledger_table(results) -> str:
         mech = {}
         for row in r.details.get("mechanisms", []):
             mech[row["mechanism"]] = mech.get(row["mechanism"], 0) + row["calls"]
-        lines.append(f"| `{r.name}` | {r.claim.epsilon:g} | {r.estimate:.4g} | "
-                     f"{', '.join(f'{k} ({v})' for k, v in mech.items())} | **{r.verdict}** |")
+        lines.append(
+            f"| `{r.name}` | {r.claim.epsilon:g} | {r.estimate:.4g} | "
+            f"{', '.join(f'{k} ({v})' for k, v in mech.items())} | **{r.verdict}** |"
+        )
     return "\n".join(lines)
 
 
@@ -455,8 +516,15 @@ def _datasets(component, max_datasets: int):
     return out
 
 
-def ledger_check(component, epsilon: float, *, seed: int = 0, max_datasets: int = 3, name: str | None = None,
-                 expected: str | None = None) -> CheckResult:
+def ledger_check(
+    component,
+    epsilon: float,
+    *,
+    seed: int = 0,
+    max_datasets: int = 3,
+    name: str | None = None,
+    expected: str | None = None,
+) -> CheckResult:
     """The budget verdict of ``component`` at ``epsilon``: the ledger of one release on each of up to
     ``max_datasets`` datasets of its pairs; the worst (largest composed ε) is returned, the others in
     ``details["per_dataset"]``.  A component without a declared structure gets verdict ``info``."""
@@ -465,17 +533,26 @@ def ledger_check(component, epsilon: float, *, seed: int = 0, max_datasets: int 
     claim = PrivacyClaim(g.epsilon, g.delta, g.neighbours, Provenance(PAPER, component.key))
     name = name or f"diffprivlib.{component.key}.budget"
     if _rule(component.key, STRUCTURES) is None:
-        return CheckResult(name=name, verdict="info", statistic="epsilon_ledger", alpha=0.0, claim=claim,
-                           n_samples=0, seed=seed, provenance=claim.provenance,
-                           summary=f"{component.key}: no composition structure declared; ledger not composed")
+        return CheckResult(
+            name=name,
+            verdict="info",
+            statistic="epsilon_ledger",
+            alpha=0.0,
+            claim=claim,
+            n_samples=0,
+            seed=seed,
+            provenance=claim.provenance,
+            summary=f"{component.key}: no composition structure declared; ledger not composed",
+        )
     t0 = time.perf_counter()
     results = []
     for k, data in enumerate(_datasets(component, max_datasets)):
         led = run_ledger(component, epsilon, data=data, seed=seed + k)
         results.append(check_ledger(led, component.key, claim, name=name, expected=expected))
     worst = max(results, key=lambda r: r.estimate)
-    worst.details["per_dataset"] = [{"epsilon_ledger": r.estimate, "verdict": r.verdict,
-                                     "n_calls": r.details["n_calls"]} for r in results]
+    worst.details["per_dataset"] = [
+        {"epsilon_ledger": r.estimate, "verdict": r.verdict, "n_calls": r.details["n_calls"]} for r in results
+    ]
     worst.seed = seed
     worst.seconds = time.perf_counter() - t0
     return worst
@@ -491,9 +568,14 @@ def extra_components():
     from .pairs import _pairs_by_base
 
     bases = _model_bases("unsupervised", d=10)
-    return [Component("models.KMeans[d=10]", "model",
-                      lambda eps: DPLModel("KMeans", epsilon=eps, n_jobs=N_JOBS, bounds=BOX, n_clusters=2),
-                      lambda: _pairs_by_base(bases, BOX[0], BOX[1], "replace"))]
+    return [
+        Component(
+            "models.KMeans[d=10]",
+            "model",
+            lambda eps: DPLModel("KMeans", epsilon=eps, n_jobs=N_JOBS, bounds=BOX, n_clusters=2),
+            lambda: _pairs_by_base(bases, BOX[0], BOX[1], "replace"),
+        )
+    ]
 
 
 def _register_ledger_checks():
@@ -502,13 +584,18 @@ def _register_ledger_checks():
     from .components import COMPONENTS, VARIANTS
 
     for comp in list(COMPONENTS.values()) + list(VARIANTS.values()) + extra_components():
-        def run(ctx, comp=comp):
-            return ledger_check(comp, 1.0, seed=int(ctx.rng.integers(2**31)),
-                                max_datasets=3 if ctx.profile == "quick" else 8)
 
-        register(f"diffprivlib.{comp.key}.budget",
-                 description=f"white-box budget ledger of diffprivlib {comp.key} at claimed ε = 1",
-                 provenance=Provenance(PAPER, comp.key), tags=("diffprivlib", "budget", comp.kind))(run)
+        def run(ctx, comp=comp):
+            return ledger_check(
+                comp, 1.0, seed=int(ctx.rng.integers(2**31)), max_datasets=3 if ctx.profile == "quick" else 8
+            )
+
+        register(
+            f"diffprivlib.{comp.key}.budget",
+            description=f"white-box budget ledger of diffprivlib {comp.key} at claimed ε = 1",
+            provenance=Provenance(PAPER, comp.key),
+            tags=("diffprivlib", "budget", comp.kind),
+        )(run)
 
 
 _register_ledger_checks()

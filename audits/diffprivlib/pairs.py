@@ -2,6 +2,7 @@
 to the box's corners and bounds, duplicated, added or removed) and the round-robin merge over base datasets used by
 the component table (:mod:`.components`).
 """
+
 from __future__ import annotations
 
 import itertools

@@ -2,6 +2,7 @@
 only numpy, scipy and diffprivlib (the pair, the release as plain diffprivlib calls, the certified event when it is
 a simple one, and a Clopper-Pearson ε bound).
 """
+
 from __future__ import annotations
 
 import json
@@ -40,35 +41,48 @@ def _release_source(adapter: DPLAdapter) -> str:
     if isinstance(adapter, DPLMechanism):
         kw = dict(adapter._kwargs)
         if adapter.kind == "utility":
-            return (f"def release(data, seed):\n"
-                    f"    m = diffprivlib.mechanisms.{adapter.mechanism}({_kwargs_src(kw)}, utility=list(data), "
-                    f"random_state=seed)\n    return float(m.randomise())\n")
+            return (
+                f"def release(data, seed):\n"
+                f"    m = diffprivlib.mechanisms.{adapter.mechanism}({_kwargs_src(kw)}, utility=list(data), "
+                f"random_state=seed)\n    return float(m.randomise())\n"
+            )
         if adapter.kind == "binary":
-            return (f"def release(data, seed):\n"
-                    f"    m = diffprivlib.mechanisms.Binary({_kwargs_src(kw)}, random_state=seed)\n"
-                    f"    return float(int(m.randomise(str(int(data)))))\n")
-        return (f"def release(data, seed):\n"
-                f"    m = diffprivlib.mechanisms.{adapter.mechanism}({_kwargs_src(kw)}, random_state=seed)\n"
-                f"    return float(m.randomise(data))\n")
+            return (
+                f"def release(data, seed):\n"
+                f"    m = diffprivlib.mechanisms.Binary({_kwargs_src(kw)}, random_state=seed)\n"
+                f"    return float(int(m.randomise(str(int(data)))))\n"
+            )
+        return (
+            f"def release(data, seed):\n"
+            f"    m = diffprivlib.mechanisms.{adapter.mechanism}({_kwargs_src(kw)}, random_state=seed)\n"
+            f"    return float(m.randomise(data))\n"
+        )
     if isinstance(adapter, DPLTool):
         kw = dict(adapter.kwargs)
         if adapter.bounds is not None:
             kw["bounds"] = adapter.bounds
         hist = adapter.tool in ("histogram", "histogramdd")
-        return (f"def release(data, seed):\n"
-                f"    out = diffprivlib.tools.{adapter.tool}(np.asarray(data), epsilon={adapter.epsilon!r}, "
-                f"{_kwargs_src(kw)}{', ' if kw else ''}random_state=seed, accountant=BudgetAccountant())\n"
-                f"    return np.ravel(np.asarray({'out[0]' if hist else 'out'}, dtype=float))\n")
+        return (
+            f"def release(data, seed):\n"
+            f"    out = diffprivlib.tools.{adapter.tool}(np.asarray(data), epsilon={adapter.epsilon!r}, "
+            f"{_kwargs_src(kw)}{', ' if kw else ''}random_state=seed, accountant=BudgetAccountant())\n"
+            f"    return np.ravel(np.asarray({'out[0]' if hist else 'out'}, dtype=float))\n"
+        )
     if isinstance(adapter, DPLModel):
         name = adapter.model
-        kw = {k: v for k, v in adapter.params.items()
-              if not (k == "classes" and name in ("LogisticRegression", "GaussianNB"))}
+        kw = {
+            k: v
+            for k, v in adapter.params.items()
+            if not (k == "classes" and name in ("LogisticRegression", "GaussianNB"))
+        }
         if name == "RandomForestClassifier":
             kw["n_jobs"] = 1
-        src = ["def release(data, seed):",
-               "    data = np.array(data, dtype=float)",
-               f"    m = diffprivlib.models.{name}(epsilon={adapter.epsilon!r}, {_kwargs_src(kw)}, random_state=seed, "
-               f"accountant=BudgetAccountant())"]
+        src = [
+            "def release(data, seed):",
+            "    data = np.array(data, dtype=float)",
+            f"    m = diffprivlib.models.{name}(epsilon={adapter.epsilon!r}, {_kwargs_src(kw)}, random_state=seed, "
+            f"accountant=BudgetAccountant())",
+        ]
         if adapter.supervised:
             src.append("    X, y = data[:, :-1], data[:, -1]")
         if name == "GaussianNB":
@@ -79,8 +93,10 @@ def _release_source(adapter: DPLAdapter) -> str:
             src.append(
                 "    # coef_, intercept_, then the noisy objective coefficients (Σy², Xᵀy, XᵀX) kept on the model"
             )
-            src.append("    return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)]"
-                       " + [np.ravel(c) for c in m._obj_coefs])")
+            src.append(
+                "    return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)]"
+                " + [np.ravel(c) for c in m._obj_coefs])"
+            )
         elif name == "LogisticRegression":
             src.append("    m.fit(X, y)")
             src.append("    return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)])")
@@ -92,8 +108,11 @@ def _release_source(adapter: DPLAdapter) -> str:
             src.append(f"    return m.predict_proba(np.array({_py(probe)})).ravel()")
         else:
             src.append("    m.fit(data)")
-            attrs = {"KMeans": ["cluster_centers_"], "PCA": ["components_", "explained_variance_", "mean_"],
-                     "StandardScaler": ["mean_", "var_"]}[name]
+            attrs = {
+                "KMeans": ["cluster_centers_"],
+                "PCA": ["components_", "explained_variance_", "mean_"],
+                "StandardScaler": ["mean_", "var_"],
+            }[name]
             src.append("    return np.concatenate([" + ", ".join(f"np.ravel(m.{a})" for a in attrs) + "])")
         return "\n".join(src) + "\n"
     raise ValueError(f"adapter must be a DPLMechanism, DPLTool or DPLModel, got {type(adapter).__name__}")
@@ -124,8 +143,10 @@ def _event_source(desc: str) -> str | None:
             return None
         if all(isinstance(v, (int, float)) for v in vals):
             return f"def event(Y):\n    return np.isin(Y[:, 0], {vals!r})\n"
-        return (f"OUTCOMES = np.array({vals!r}, dtype=float)\n\n"
-                f"def event(Y):\n    return (Y[:, None, :] == OUTCOMES[None, :, :]).all(axis=2).any(axis=1)\n")
+        return (
+            f"OUTCOMES = np.array({vals!r}, dtype=float)\n\n"
+            f"def event(Y):\n    return (Y[:, None, :] == OUTCOMES[None, :, :]).all(axis=2).any(axis=1)\n"
+        )
     return None
 
 
@@ -175,9 +196,11 @@ CLAIMED_DELTA = {claim.delta!r}
     if ev_src:
         body += "# the event certified by htdp-verify (fixed before the certification samples were drawn)\n" + ev_src
     else:
-        body += ("# the certified event was a learned / projected score; use instead the best single-coordinate\n"
-                 "# threshold, chosen on the first half of the releases and counted on the second half\n"
-                 "event = None\n")
+        body += (
+            "# the certified event was a learned / projected score; use instead the best single-coordinate\n"
+            "# threshold, chosen on the first half of the releases and counted on the second half\n"
+            "event = None\n"
+        )
     body += f'''
 
 def eps_lower_bound(k1, k2, n, alpha=0.05, delta=0.0):

@@ -19,6 +19,7 @@ that still trigger it, the upstream issue where one is known, and a reproduction
 optional arguments) while a screening audit still flags it; :func:`reproduce` writes the stand-alone script of
 :func:`~.repro.repro_script` for the certified pair and event and runs it (in process) to record its counts.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -31,30 +32,40 @@ import numpy as np
 
 from .space import SPACE, Config, WeightedHistogram, build_adapter
 
-__all__ = ["STEPS", "KNOWN_CAUSES", "coordinate_names", "leaking_coordinates", "known_causes", "minimise",
-           "reproduce", "explain"]
+__all__ = [
+    "STEPS",
+    "KNOWN_CAUSES",
+    "coordinate_names",
+    "leaking_coordinates",
+    "known_causes",
+    "minimise",
+    "reproduce",
+    "explain",
+]
 
 _NO_ISSUE = "no upstream issue found"
-ISSUE_LINREG = ("IBM/differential-privacy-library#105 (open; fix PR #110 open): the diagonal XᵀX sensitivity uses "
-                "the lower bound twice; also item 1 of #104")
+ISSUE_LINREG = (
+    "IBM/differential-privacy-library#105 (open; fix PR #110 open): the diagonal XᵀX sensitivity uses "
+    "the lower bound twice; also item 1 of #104"
+)
 
 #: coordinate-name prefix -> the diffprivlib step that produces it (diffprivlib 0.6.6 source)
 STEPS = {
     "class_count_": "naive_bayes._noisy_class_counts: GeometricTruncated(ε/3, sensitivity 1, lower=1, upper=n) on "
-                    "the classes present in y only, then forced to sum to n",
+    "the classes present in y only, then forced to sum to n",
     "theta_": "naive_bayes._update_mean_variance: LaplaceTruncated per feature mean at ε/(3d), class size from "
-              "the noisy count",
+    "the noisy count",
     "var_": "naive_bayes._update_mean_variance: LaplaceBoundedDomain per feature variance at ε/(3d)",
     "XtX_diag": "linear_regression._construct_regression_obj: diagonal Σx_i² coefficient, LaplaceFolded with "
-                "sensitivity max(|lower_i|, |lower_i|)²",
+    "sensitivity max(|lower_i|, |lower_i|)²",
     "XtX": "linear_regression._construct_regression_obj: off-diagonal Σx_i x_j coefficient, Laplace with the "
-           "corner-range sensitivity",
+    "corner-range sensitivity",
     "Xty": "linear_regression._construct_regression_obj: Σx_j y coefficient, Laplace with the corner-range sensitivity",
     "sum_y2": "linear_regression._construct_regression_obj: Σy² coefficient, LaplaceFolded",
     "coef_": "linear_regression: minimiser of the noisy objective (post-processing of the noisy coefficients)",
     "intercept_": "linear_regression._preprocess_data: DP centring with tools.mean at ε/(d+1) (fit_intercept)",
     "cluster_centers_": "k_means._update_centers: GeometricFolded counts (ε_0) and LaplaceBoundedDomain sums (ε_i) "
-                        "per occupied cluster; an empty cluster is skipped and keeps its random initial centre",
+    "per occupied cluster; an empty cluster is skipped and keeps its random initial centre",
     "components_": "pca / models.utils.covariance_eig: Bingham eigenvectors",
     "explained_variance_": "pca / models.utils.covariance_eig: LaplaceBoundedDomain eigenvalues",
     "mean_": "tools.mean / nanmean (DP centring or StandardScaler mean)",
@@ -62,7 +73,7 @@ STEPS = {
     "coef_logreg": "logistic_regression: Vector objective perturbation per class at ε / n_classes",
     "predict_proba": "forest: PermuteAndFlip leaf labels on a data-independent tree",
     "bin": "tools.histogram(dd): np.histogram (weights summed, cast to int), then GeometricTruncated(sensitivity 1) "
-           "per bin",
+    "per bin",
     "output": "the tool's / mechanism's one noise step",
 }
 
@@ -71,11 +82,18 @@ def _model_names(c: Config, dim: int) -> list[str]:
     name, d = c.key.split(".")[1], c.dat.get("d", 1)
     k = int(c.kw.get("classes", 0) or 0)
     if name == "GaussianNB":
-        return ([f"theta_[{i},{j}]" for i in range(k) for j in range(d)]
-                + [f"var_[{i},{j}]" for i in range(k) for j in range(d)] + [f"class_count_[{i}]" for i in range(k)])
+        return (
+            [f"theta_[{i},{j}]" for i in range(k) for j in range(d)]
+            + [f"var_[{i},{j}]" for i in range(k) for j in range(d)]
+            + [f"class_count_[{i}]" for i in range(k)]
+        )
     if name == "LinearRegression":
-        return ([f"coef_[{j}]" for j in range(d)] + ["intercept_", "sum_y2"] + [f"Xty[{j}]" for j in range(d)]
-                + [f"XtX[{i},{j}]" for i in range(d) for j in range(d)])
+        return (
+            [f"coef_[{j}]" for j in range(d)]
+            + ["intercept_", "sum_y2"]
+            + [f"Xty[{j}]" for j in range(d)]
+            + [f"XtX[{i},{j}]" for i in range(d) for j in range(d)]
+        )
     if name == "KMeans":
         return [f"cluster_centers_[{i},{j}]" for i in range(c.kw["n_clusters"]) for j in range(d)]
     if name == "StandardScaler":
@@ -87,8 +105,11 @@ def _model_names(c: Config, dim: int) -> list[str]:
         return [f"predict_proba[{j}]" for j in range(dim)]
     if name == "PCA":
         m = int(c.kw["n_components"])
-        return ([f"components_[{i},{j}]" for i in range(m) for j in range(d)]
-                + [f"explained_variance_[{i}]" for i in range(m)] + [f"mean_[{j}]" for j in range(d)])
+        return (
+            [f"components_[{i},{j}]" for i in range(m) for j in range(d)]
+            + [f"explained_variance_[{i}]" for i in range(m)]
+            + [f"mean_[{j}]" for j in range(d)]
+        )
     return [f"output[{j}]" for j in range(dim)]
 
 
@@ -137,9 +158,15 @@ def leaking_coordinates(c: Config, pair, rng: np.random.Generator, *, n: int = 2
     rows = []
     for j in range(Y1.shape[1]):
         const = [bool(np.all(Y[:, j] == Y[0, j])) for Y in (Y1, Y2)]
-        rows.append({"coordinate": names[j], "index": j, "separation": round(_separation(Y1[:, j], Y2[:, j]), 3),
-                     "constant_on": [s for s, k in zip(("D", "D'"), const) if k],
-                     "values_if_constant": [float(Y[0, j]) for Y, k in zip((Y1, Y2), const) if k]})
+        rows.append(
+            {
+                "coordinate": names[j],
+                "index": j,
+                "separation": round(_separation(Y1[:, j], Y2[:, j]), 3),
+                "constant_on": [s for s, k in zip(("D", "D'"), const) if k],
+                "values_if_constant": [float(Y[0, j]) for Y, k in zip((Y1, Y2), const) if k],
+            }
+        )
     rows.sort(key=lambda r: -r["separation"])
     return rows[:top], Y1.shape[1]
 
@@ -160,23 +187,31 @@ def _gnb_absent(c, pair, ledger_eps):
     flips = [i for i in range(len(a)) if (a[i] == 0) != (b[i] == 0)]
     if not flips:
         return None
-    return {"step": STEPS["class_count_"],
-            "cause_text": (f"class {flips[0]} has {a[flips[0]]} record(s) in D and {b[flips[0]]} in D': diffprivlib "
-                           "noises only the classes present in y, so an absent class gets class_count_ = 0 (and "
-                           "theta_/var_ of the initial state) with no noise, and the present classes' counts are "
-                           "forced to sum to n; whether a class occurs is released exactly"),
-            "upstream": _NO_ISSUE}
+    return {
+        "step": STEPS["class_count_"],
+        "cause_text": (
+            f"class {flips[0]} has {a[flips[0]]} record(s) in D and {b[flips[0]]} in D': diffprivlib "
+            "noises only the classes present in y, so an absent class gets class_count_ = 0 (and "
+            "theta_/var_ of the initial state) with no noise, and the present classes' counts are "
+            "forced to sum to n; whether a class occurs is released exactly"
+        ),
+        "upstream": _NO_ISSUE,
+    }
 
 
 def _gnb_budget(c, pair, ledger_eps):
     if c.key != "models.GaussianNB" or ledger_eps is None or ledger_eps <= c.epsilon * (1 + 1e-9):
         return None
-    return {"step": STEPS["class_count_"],
-            "cause_text": (f"the ledger composes the class counts and per-class means/variances to ε = {ledger_eps:.3g}"
-                           f" > {c.epsilon:g}: each block is calibrated for one class, but a replaced record leaves "
-                           "one class and enters another, so two blocks change (parallel composition over classes "
-                           "holds for add/remove, not for replace-one)"),
-            "upstream": _NO_ISSUE}
+    return {
+        "step": STEPS["class_count_"],
+        "cause_text": (
+            f"the ledger composes the class counts and per-class means/variances to ε = {ledger_eps:.3g}"
+            f" > {c.epsilon:g}: each block is calibrated for one class, but a replaced record leaves "
+            "one class and enters another, so two blocks change (parallel composition over classes "
+            "holds for add/remove, not for replace-one)"
+        ),
+        "upstream": _NO_ISSUE,
+    }
 
 
 def _linreg_bounds(c, pair, ledger_eps):
@@ -185,23 +220,31 @@ def _linreg_bounds(c, pair, ledger_eps):
     lo, hi = c.kw["bounds_X"]
     if abs(lo) >= abs(hi):
         return None
-    return {"step": STEPS["XtX_diag"],
-            "cause_text": (f"bounds_X = ({lo:g}, {hi:g}): the diagonal Σx_i² coefficient is noised with sensitivity "
-                           f"max(|{lo:g}|, |{lo:g}|)² = {lo * lo:g} instead of the true range of x² over the bounds "
-                           f"({max(lo * lo, hi * hi) - (0 if lo <= 0 <= hi else min(lo * lo, hi * hi)):g})"
-                           + (": no noise at all, the coefficient is released exactly" if lo == 0 else "")),
-            "upstream": ISSUE_LINREG}
+    return {
+        "step": STEPS["XtX_diag"],
+        "cause_text": (
+            f"bounds_X = ({lo:g}, {hi:g}): the diagonal Σx_i² coefficient is noised with sensitivity "
+            f"max(|{lo:g}|, |{lo:g}|)² = {lo * lo:g} instead of the true range of x² over the bounds "
+            f"({max(lo * lo, hi * hi) - (0 if lo <= 0 <= hi else min(lo * lo, hi * hi)):g})"
+            + (": no noise at all, the coefficient is released exactly" if lo == 0 else "")
+        ),
+        "upstream": ISSUE_LINREG,
+    }
 
 
 def _kmeans_budget(c, pair, ledger_eps):
     if c.key != "models.KMeans" or ledger_eps is None or ledger_eps <= c.epsilon * (1 + 1e-9):
         return None
-    return {"step": STEPS["cluster_centers_"],
-            "cause_text": (f"the ledger composes to ε = {ledger_eps:.3g} > {c.epsilon:g}: _split_epsilon returns "
-                           "(ε_i, ε_0) but _update_centers unpacks (ε_0, ε_i), so each coordinate's sum gets the "
-                           "count's share"),
-            "upstream": "no upstream issue verified (IBM/differential-privacy-library#104's title lists k-means; "
-                        "its k-means item was not readable here)"}
+    return {
+        "step": STEPS["cluster_centers_"],
+        "cause_text": (
+            f"the ledger composes to ε = {ledger_eps:.3g} > {c.epsilon:g}: _split_epsilon returns "
+            "(ε_i, ε_0) but _update_centers unpacks (ε_0, ε_i), so each coordinate's sum gets the "
+            "count's share"
+        ),
+        "upstream": "no upstream issue verified (IBM/differential-privacy-library#104's title lists k-means; "
+        "its k-means item was not readable here)",
+    }
 
 
 def _kmeans_empty(c, pair, ledger_eps):
@@ -211,21 +254,29 @@ def _kmeans_empty(c, pair, ledger_eps):
     distinct = [np.unique(np.asarray(D, float), axis=0).shape[0] for D in (pair.d, pair.d_prime)]
     if min(distinct) >= k:
         return None
-    return {"step": STEPS["cluster_centers_"],
-            "cause_text": ("a cluster that receives no points keeps its random initial centre with no noise added, "
-                           "so whether one record moves a cluster between occupied and empty shows in the centres"),
-            "upstream": _NO_ISSUE}
+    return {
+        "step": STEPS["cluster_centers_"],
+        "cause_text": (
+            "a cluster that receives no points keeps its random initial centre with no noise added, "
+            "so whether one record moves a cluster between occupied and empty shows in the centres"
+        ),
+        "upstream": _NO_ISSUE,
+    }
 
 
 def _weights(c, pair, ledger_eps):
     w = c.kw.get("weights")
     if w is None or float(w) <= 1.0:
         return None
-    return {"step": STEPS["bin"],
-            "cause_text": (f"weights up to {float(w):g}: np.histogram sums the weights and GeometricTruncated uses "
-                           "sensitivity 1, so one record moves a bin count by up to its weight (ε scales with the "
-                           "largest weight); diffprivlib neither clips nor documents a weight bound"),
-            "upstream": _NO_ISSUE}
+    return {
+        "step": STEPS["bin"],
+        "cause_text": (
+            f"weights up to {float(w):g}: np.histogram sums the weights and GeometricTruncated uses "
+            "sensitivity 1, so one record moves a bin count by up to its weight (ε scales with the "
+            "largest weight); diffprivlib neither clips nor documents a weight bound"
+        ),
+        "upstream": _NO_ISSUE,
+    }
 
 
 #: evaluated in order; the first that holds (and matches the leaking step when one is named) is the cause
@@ -262,8 +313,20 @@ def _simplifications(c: Config):
             if smaller:
                 yield key, max(smaller)
     for key, vals in sp.args.items():
-        if key in ("bounds", "bounds_X", "bounds_y", "range", "lower_upper", "weights", "n_clusters", "classes",
-                   "bins", "k", "sensitivity", "delta"):
+        if key in (
+            "bounds",
+            "bounds_X",
+            "bounds_y",
+            "range",
+            "lower_upper",
+            "weights",
+            "n_clusters",
+            "classes",
+            "bins",
+            "k",
+            "sensitivity",
+            "delta",
+        ):
             continue
         if kw.get(key) != vals[0]:
             yield key, vals[0]
@@ -351,10 +414,12 @@ def reproduce(c: Config, pair, res, *, n: int, out_dir=None) -> dict:
         end = src.index("\n\n\n", start)
         kw = ", ".join(f"{k}={v!r}" for k, v in adapter.kwargs.items())
         vals = "d[:, 0]" if adapter.tool == "histogram" else "d[:, :-1]"
-        src = (src[:start] + "def release(data, seed):\n    d = np.asarray(data, dtype=float)\n"
-               f"    out = diffprivlib.tools.{adapter.tool}({vals}, epsilon={adapter.epsilon!r}, weights=d[:, -1], "
-               f"{kw}, random_state=seed, accountant=BudgetAccountant())\n"
-               "    return np.ravel(np.asarray(out[0], dtype=float))" + src[end:])
+        src = (
+            src[:start] + "def release(data, seed):\n    d = np.asarray(data, dtype=float)\n"
+            f"    out = diffprivlib.tools.{adapter.tool}({vals}, epsilon={adapter.epsilon!r}, weights=d[:, -1], "
+            f"{kw}, random_state=seed, accountant=BudgetAccountant())\n"
+            "    return np.ravel(np.asarray(out[0], dtype=float))" + src[end:]
+        )
     name = "repro_search_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", c.key) + f"_{abs(hash(c)) % 10**8}.py"
     path = None
     if out_dir is not None:
@@ -370,16 +435,31 @@ def reproduce(c: Config, pair, res, *, n: int, out_dir=None) -> dict:
         return {"script": path.name if path else "", "error": f"{type(e).__name__}: {e}"}
     line = buf.getvalue().strip()
     m = re.search(r"(\d+)/(\d+) vs (\d+)/(\d+)", line)
-    return {"script": path.name if path else "", "releases_per_side": int(n), "output": line,
-            "counts": [int(m.group(1)), int(m.group(3))] if m else None, "epsilon_lb": float(lb),
-            "exceeds_claim": bool(lb > c.epsilon), "event_is_certified_event": "event = None" not in src}
+    return {
+        "script": path.name if path else "",
+        "releases_per_side": int(n),
+        "output": line,
+        "counts": [int(m.group(1)), int(m.group(3))] if m else None,
+        "epsilon_lb": float(lb),
+        "exceeds_claim": bool(lb > c.epsilon),
+        "event_is_certified_event": "event = None" not in src,
+    }
 
 
 # ---------------------------------------------------------------------------------------------------------
 # all together
 # ---------------------------------------------------------------------------------------------------------
-def explain(c: Config, pair, res, rng: np.random.Generator, *, screen_sizes: dict, shrink_steps: int = 2,
-            repro_n: int = 200, out_dir=None) -> dict:
+def explain(
+    c: Config,
+    pair,
+    res,
+    rng: np.random.Generator,
+    *,
+    screen_sizes: dict,
+    shrink_steps: int = 2,
+    repro_n: int = 200,
+    out_dir=None,
+) -> dict:
     """Root cause of the certified violation ``res`` of configuration ``c`` on ``pair`` (see module docstring)."""
     from .search import _ledger_epsilon, ledger_text
 
@@ -399,19 +479,39 @@ def explain(c: Config, pair, res, rng: np.random.Generator, *, screen_sizes: dic
     match = [k for k in causes if k["step"] == step]
     chosen = (match or causes or [None])[0]
     if chosen is None:
-        where = "no budget overrun recorded by the ledger" if ledger_eps is not None and ledger_eps <= c.epsilon \
+        where = (
+            "no budget overrun recorded by the ledger"
+            if ledger_eps is not None and ledger_eps <= c.epsilon
             else f"ledger ε = {ledger_eps}"
-        chosen = {"step": step, "rule": "unexplained",
-                  "cause_text": f"the leak is in {ev_coord} ({step}); {where}; no known cause matches",
-                  "upstream": _NO_ISSUE}
+        )
+        chosen = {
+            "step": step,
+            "rule": "unexplained",
+            "cause_text": f"the leak is in {ev_coord} ({step}); {where}; no known cause matches",
+            "upstream": _NO_ISSUE,
+        }
     small, small_s, steps = minimise(c, r_min, screen_sizes=screen_sizes, max_steps=shrink_steps)
-    smallest = {"config": small.to_dict(), "steps": steps,
-                "pair": (small_s.pair.describe() if small_s is not None else pair.describe()),
-                "screen_epsilon_lb": small_s.epsilon_lb if small_s is not None else None}
+    smallest = {
+        "config": small.to_dict(),
+        "steps": steps,
+        "pair": (small_s.pair.describe() if small_s is not None else pair.describe()),
+        "screen_epsilon_lb": small_s.epsilon_lb if small_s is not None else None,
+    }
     rep = reproduce(c, pair, res, n=repro_n, out_dir=out_dir)
-    return {"config": c.to_dict(), "epsilon_lb": res.epsilon_lb, "event": res.event, "event_coordinate": ev_coord,
-            "step": chosen["step"], "rule": chosen["rule"], "upstream": chosen["upstream"],
-            "cause_text": f"{chosen['cause_text']} [step: {chosen['step']}; upstream: {chosen['upstream']}]",
-            "leaking_coordinates": leaks, "ledger_epsilon": ledger_eps, "ledger": ledger_text(ledger_eps),
-            "other_causes": causes[1:] if causes else [],
-            "pair": pair.describe(), "smallest": smallest, "reproduction": rep}
+    return {
+        "config": c.to_dict(),
+        "epsilon_lb": res.epsilon_lb,
+        "event": res.event,
+        "event_coordinate": ev_coord,
+        "step": chosen["step"],
+        "rule": chosen["rule"],
+        "upstream": chosen["upstream"],
+        "cause_text": f"{chosen['cause_text']} [step: {chosen['step']}; upstream: {chosen['upstream']}]",
+        "leaking_coordinates": leaks,
+        "ledger_epsilon": ledger_eps,
+        "ledger": ledger_text(ledger_eps),
+        "other_causes": causes[1:] if causes else [],
+        "pair": pair.describe(),
+        "smallest": smallest,
+        "reproduction": rep,
+    }

@@ -22,6 +22,7 @@ The registered checks ``diffprivlib.search.mechanisms`` / ``.tools`` / ``.models
 ``SEARCH_ALPHA / 3``, so the three searches' certified statements hold together at 95 %.  Sizes per profile are
 in :data:`SEARCH_SIZES`; the measured times are in the module docstring of ``benchmarks/bench_dpl_search.py``.
 """
+
 from __future__ import annotations
 
 import time
@@ -34,8 +35,17 @@ from htdp_verify.results import CheckResult
 
 from .space import FAMILIES, SPACE, Config, build_adapter, config_pairs, sample_configs
 
-__all__ = ["SEARCH_ALPHA", "SEARCH_SIZES", "Screened", "SearchOutcome", "screen", "run_search", "search_check",
-           "search_table", "ledger_text"]
+__all__ = [
+    "SEARCH_ALPHA",
+    "SEARCH_SIZES",
+    "Screened",
+    "SearchOutcome",
+    "screen",
+    "run_search",
+    "search_check",
+    "search_table",
+    "ledger_text",
+]
 
 PAPER = "Holohan et al. 2019, Diffprivlib (arXiv:1907.02444); diffprivlib 0.6.6"
 #: family-wise α of the three registered searches together (each gets SEARCH_ALPHA / 3)
@@ -45,26 +55,64 @@ SEARCH_ALPHA = 0.05
 #: shrink steps of the root-cause minimisation and releases per side of the reproduction recount
 SEARCH_SIZES = {
     "quick": {
-        "mechanisms": dict(n_configs=16, screen=dict(n_samples=800, n_select=400, n_search=200, max_pairs=2),
-                           k=2, certify=dict(n_samples=10_000, n_select=2_000), shrink=1, repro_n=10_000,
-                           max_release_seconds=0.05),
-        "tools": dict(n_configs=12, screen=dict(n_samples=100, n_select=80, n_search=30, max_pairs=2),
-                      k=2, certify=dict(n_samples=1_000, n_select=300), shrink=1, repro_n=1_000,
-                      max_release_seconds=0.05),
-        "models": dict(n_configs=5, screen=dict(n_samples=40, n_select=30, n_search=20, max_pairs=2),
-                       k=2, certify=dict(n_samples=150, n_select=60), shrink=1, repro_n=100,
-                       max_release_seconds=0.1, max_d=10),
+        "mechanisms": dict(
+            n_configs=16,
+            screen=dict(n_samples=800, n_select=400, n_search=200, max_pairs=2),
+            k=2,
+            certify=dict(n_samples=10_000, n_select=2_000),
+            shrink=1,
+            repro_n=10_000,
+            max_release_seconds=0.05,
+        ),
+        "tools": dict(
+            n_configs=12,
+            screen=dict(n_samples=100, n_select=80, n_search=30, max_pairs=2),
+            k=2,
+            certify=dict(n_samples=1_000, n_select=300),
+            shrink=1,
+            repro_n=1_000,
+            max_release_seconds=0.05,
+        ),
+        "models": dict(
+            n_configs=5,
+            screen=dict(n_samples=40, n_select=30, n_search=20, max_pairs=2),
+            k=2,
+            certify=dict(n_samples=150, n_select=60),
+            shrink=1,
+            repro_n=100,
+            max_release_seconds=0.1,
+            max_d=10,
+        ),
     },
     "full": {
-        "mechanisms": dict(n_configs=64, screen=dict(n_samples=4000, n_select=1500, n_search=600, max_pairs=2),
-                           k=4, certify=dict(n_samples=100_000, n_select=20_000), shrink=6, repro_n=100_000,
-                           max_release_seconds=0.5),
-        "tools": dict(n_configs=80, screen=dict(n_samples=400, n_select=200, n_search=100, max_pairs=4),
-                      k=4, certify=dict(n_samples=10_000, n_select=2_000), shrink=6, repro_n=10_000,
-                      max_release_seconds=0.5),
-        "models": dict(n_configs=40, screen=dict(n_samples=120, n_select=80, n_search=40, max_pairs=4),
-                       k=4, certify=dict(n_samples=1_000, n_select=300), shrink=4, repro_n=1_000,
-                       max_release_seconds=2.0, max_d=10),
+        "mechanisms": dict(
+            n_configs=64,
+            screen=dict(n_samples=4000, n_select=1500, n_search=600, max_pairs=2),
+            k=4,
+            certify=dict(n_samples=100_000, n_select=20_000),
+            shrink=6,
+            repro_n=100_000,
+            max_release_seconds=0.5,
+        ),
+        "tools": dict(
+            n_configs=80,
+            screen=dict(n_samples=400, n_select=200, n_search=100, max_pairs=4),
+            k=4,
+            certify=dict(n_samples=10_000, n_select=2_000),
+            shrink=6,
+            repro_n=10_000,
+            max_release_seconds=0.5,
+        ),
+        "models": dict(
+            n_configs=40,
+            screen=dict(n_samples=120, n_select=80, n_search=40, max_pairs=4),
+            k=4,
+            certify=dict(n_samples=1_000, n_select=300),
+            shrink=4,
+            repro_n=1_000,
+            max_release_seconds=2.0,
+            max_d=10,
+        ),
     },
 }
 
@@ -87,11 +135,19 @@ class Screened:
     error: str = ""
 
     def row(self) -> dict:
-        return {"config": self.config.label(), "score": round(self.score, 4), "screen_epsilon_lb": self.epsilon_lb,
-                "point_estimate": self.point, "pair": self.pair_label, "event": self.event,
-                "ledger_epsilon": self.ledger_epsilon, "ledger": ledger_text(self.ledger_epsilon),
-                "releases": self.releases,
-                "seconds": round(self.seconds, 2), "error": self.error}
+        return {
+            "config": self.config.label(),
+            "score": round(self.score, 4),
+            "screen_epsilon_lb": self.epsilon_lb,
+            "point_estimate": self.point,
+            "pair": self.pair_label,
+            "event": self.event,
+            "ledger_epsilon": self.ledger_epsilon,
+            "ledger": ledger_text(self.ledger_epsilon),
+            "releases": self.releases,
+            "seconds": round(self.seconds, 2),
+            "error": self.error,
+        }
 
 
 @dataclass
@@ -155,8 +211,18 @@ def _audit(adapter, pairs, rng, *, alpha, name, sizes, attacks=None):
     s = dict(sizes)
     max_pairs = s.pop("max_pairs", None)
     n_search = s.pop("n_search", 40)
-    return audit_component(adapter, pairs, rng=rng, attacks=attacks, max_pairs=max_pairs, alpha=alpha,
-                           name=name, n_search=n_search, component=adapter.name, **s)
+    return audit_component(
+        adapter,
+        pairs,
+        rng=rng,
+        attacks=attacks,
+        max_pairs=max_pairs,
+        alpha=alpha,
+        name=name,
+        n_search=n_search,
+        component=adapter.name,
+        **s,
+    )
 
 
 def _ledger_epsilon(config: Config, pair, seed: int) -> float | None:
@@ -179,8 +245,15 @@ def _ledger_epsilon(config: Config, pair, seed: int) -> float | None:
     return float(max(out))
 
 
-def screen(config: Config, rng: np.random.Generator, *, sizes: dict, ledger: bool = True,
-           max_release_seconds: float | None = None, max_d: int | None = None) -> Screened:
+def screen(
+    config: Config,
+    rng: np.random.Generator,
+    *,
+    sizes: dict,
+    ledger: bool = True,
+    max_release_seconds: float | None = None,
+    max_d: int | None = None,
+) -> Screened:
     """Screen one configuration: a small audit on its candidate pairs (selection only; its α is not used).
     With ``max_release_seconds``, one probe release is timed first and a slower configuration is skipped (recorded
     with ``error = "too slow: ..."``)."""
@@ -190,8 +263,10 @@ def screen(config: Config, rng: np.random.Generator, *, sizes: dict, ledger: boo
         adapter = build_adapter(config)
         pairs = config_pairs(config)
         if max_d is not None and config.dat.get("d", 1) > max_d:
-            out.error = (f"too wide: d = {config.dat['d']} > {max_d} for this profile (KMeans at d = 50 exhausted "
-                         "an 8 GB memory cap in the full run; cause not pinned down)")
+            out.error = (
+                f"too wide: d = {config.dat['d']} > {max_d} for this profile (KMeans at d = 50 exhausted "
+                "an 8 GB memory cap in the full run; cause not pinned down)"
+            )
             out.seconds = time.perf_counter() - t0
             return out
         if max_release_seconds is not None:
@@ -223,10 +298,24 @@ def _rank_key(s: Screened):
     return (s.score, s.point / s.config.epsilon)
 
 
-def run_search(keys, rng: np.random.Generator, *, n_configs: int, screen_sizes: dict, k: int,
-               certify_sizes: dict, alpha: float = 0.05, family: str = "", explain: bool = True,
-               shrink: int = 2, repro_n: int = 200, out_dir=None, configs=None,
-               max_release_seconds: float | None = None, max_d: int | None = None) -> SearchOutcome:
+def run_search(
+    keys,
+    rng: np.random.Generator,
+    *,
+    n_configs: int,
+    screen_sizes: dict,
+    k: int,
+    certify_sizes: dict,
+    alpha: float = 0.05,
+    family: str = "",
+    explain: bool = True,
+    shrink: int = 2,
+    repro_n: int = 200,
+    out_dir=None,
+    configs=None,
+    max_release_seconds: float | None = None,
+    max_d: int | None = None,
+) -> SearchOutcome:
     """Search the components ``keys``: screen ``n_configs`` sampled configurations (or the given ``configs``),
     certify the ``k`` best on fresh samples at ``alpha / k`` each, explain the violations.
 
@@ -241,8 +330,9 @@ def run_search(keys, rng: np.random.Generator, *, n_configs: int, screen_sizes: 
     t0 = time.perf_counter()
     cfgs = list(configs) if configs is not None else sample_configs(keys, r_sample, n_configs)
     for c in cfgs:
-        out.screened.append(screen(c, r_screen, sizes=screen_sizes, max_release_seconds=max_release_seconds,
-                                   max_d=max_d))
+        out.screened.append(
+            screen(c, r_screen, sizes=screen_sizes, max_release_seconds=max_release_seconds, max_d=max_d)
+        )
     out.seconds["screening"] = time.perf_counter() - t0
     out.releases["screening"] = sum(s.releases for s in out.screened)
     ok = [s for s in out.screened if not s.error]
@@ -252,8 +342,14 @@ def run_search(keys, rng: np.random.Generator, *, n_configs: int, screen_sizes: 
     for i, s in enumerate(top):
         adapter = build_adapter(s.config)
         counter = _Counting(adapter)
-        res = _audit(adapter, [s.pair], r_cert, alpha=alpha / k, sizes=dict(certify_sizes, n_search=20),
-                     name=f"diffprivlib.search.{out.family}[{i}] {s.config.label()}")
+        res = _audit(
+            adapter,
+            [s.pair],
+            r_cert,
+            alpha=alpha / k,
+            sizes=dict(certify_sizes, n_search=20),
+            name=f"diffprivlib.search.{out.family}[{i}] {s.config.label()}",
+        )
         res.details["config"] = s.config.to_dict()
         n_cert += counter.n
         out.certified.append((s, res))
@@ -264,8 +360,18 @@ def run_search(keys, rng: np.random.Generator, *, n_configs: int, screen_sizes: 
 
         t2 = time.perf_counter()
         for s, res in out.violations:
-            out.causes.append(explain_one(s.config, s.pair, res, r_cause, screen_sizes=screen_sizes,
-                                          shrink_steps=shrink, repro_n=repro_n, out_dir=out_dir))
+            out.causes.append(
+                explain_one(
+                    s.config,
+                    s.pair,
+                    res,
+                    r_cause,
+                    screen_sizes=screen_sizes,
+                    shrink_steps=shrink,
+                    repro_n=repro_n,
+                    out_dir=out_dir,
+                )
+            )
         out.seconds["root_cause"] = time.perf_counter() - t2
     out.seconds["total"] = time.perf_counter() - t0
     return out
@@ -274,12 +380,16 @@ def run_search(keys, rng: np.random.Generator, *, n_configs: int, screen_sizes: 
 def search_table(outcome: SearchOutcome) -> str:
     """Markdown rows: one per certified configuration (config, pair, event, ε_lb, verdict, cause)."""
     causes = {c["config"]["label"]: c for c in outcome.causes}
-    lines = ["| configuration | claimed ε | pair | certified event | ε_lb | verdict | internal step / cause |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| configuration | claimed ε | pair | certified event | ε_lb | verdict | internal step / cause |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for s, r in outcome.certified:
         c = causes.get(s.config.label(), {})
-        lines.append(f"| `{s.config.label()}` | {s.config.epsilon:g} | {s.pair_label} | `{r.event}` | "
-                     f"{r.epsilon_lb:.3g} | **{r.verdict}** | {c.get('step', '')} |")
+        lines.append(
+            f"| `{s.config.label()}` | {s.config.epsilon:g} | {s.pair_label} | `{r.event}` | "
+            f"{r.epsilon_lb:.3g} | **{r.verdict}** | {c.get('step', '')} |"
+        )
     return "\n".join(lines)
 
 
@@ -296,36 +406,60 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
         head_s, head = max(cert, key=lambda sr: sr[1].epsilon_lb / sr[0].config.epsilon)
         verdict = "consistent"
     else:
-        return CheckResult(name=name, verdict="error", statistic="epsilon_lb", alpha=outcome.alpha, seed=seed,
-                           details={"error": "no configuration could be screened",
-                                    "screened": [s.row() for s in outcome.screened]},
-                           summary="no configuration of the space ran")
+        return CheckResult(
+            name=name,
+            verdict="error",
+            statistic="epsilon_lb",
+            alpha=outcome.alpha,
+            seed=seed,
+            details={"error": "no configuration could be screened", "screened": [s.row() for s in outcome.screened]},
+            summary="no configuration of the space ran",
+        )
     n_slow = sum(1 for s in outcome.screened if s.error.startswith(("too slow", "too wide")))
     n_err = sum(1 for s in outcome.screened if s.error) - n_slow
     total_rel = sum(outcome.releases.values())
     rate = total_rel / max(outcome.seconds.get("screening", 0) + outcome.seconds.get("certification", 0), 1e-9)
     details = {
         "family": outcome.family,
-        "alpha_accounting": {"alpha_search": outcome.alpha, "k_certified": outcome.k,
-                             "alpha_per_certification": outcome.alpha / outcome.k,
-                             "screening": "selection only, samples discarded: no α spent",
-                             "statement": f"the {len(cert)} certified bounds hold simultaneously at "
-                                          f"{1 - outcome.alpha:.4g} (Bonferroni over K = {outcome.k})"},
-        "n_screened": len(outcome.screened), "n_screen_errors": n_err, "n_too_slow": n_slow,
-        "ledger_flagged": [{"config": s.config.label(), "ledger_epsilon": s.ledger_epsilon,
-                            "ledger": ledger_text(s.ledger_epsilon)}
-                           for s in outcome.screened
-                           if s.ledger_epsilon is not None and s.ledger_epsilon > s.config.epsilon * (1 + 1e-6)],
+        "alpha_accounting": {
+            "alpha_search": outcome.alpha,
+            "k_certified": outcome.k,
+            "alpha_per_certification": outcome.alpha / outcome.k,
+            "screening": "selection only, samples discarded: no α spent",
+            "statement": f"the {len(cert)} certified bounds hold simultaneously at "
+            f"{1 - outcome.alpha:.4g} (Bonferroni over K = {outcome.k})",
+        },
+        "n_screened": len(outcome.screened),
+        "n_screen_errors": n_err,
+        "n_too_slow": n_slow,
+        "ledger_flagged": [
+            {"config": s.config.label(), "ledger_epsilon": s.ledger_epsilon, "ledger": ledger_text(s.ledger_epsilon)}
+            for s in outcome.screened
+            if s.ledger_epsilon is not None and s.ledger_epsilon > s.config.epsilon * (1 + 1e-6)
+        ],
         "screened": [s.row() for s in outcome.screened],
-        "certified": [{"config": s.config.to_dict(), "pair": s.pair_label, "event": r.event,
-                       "epsilon_lb": r.epsilon_lb, "verdict": r.verdict, "counts": r.counts,
-                       "screen_score": s.score, "ledger_epsilon": s.ledger_epsilon} for s, r in cert],
+        "certified": [
+            {
+                "config": s.config.to_dict(),
+                "pair": s.pair_label,
+                "event": r.event,
+                "epsilon_lb": r.epsilon_lb,
+                "verdict": r.verdict,
+                "counts": r.counts,
+                "screen_score": s.score,
+                "ledger_epsilon": s.ledger_epsilon,
+            }
+            for s, r in cert
+        ],
         "root_causes": outcome.causes,
         "seconds": {k: round(v, 2) for k, v in outcome.seconds.items()},
-        "releases": outcome.releases, "releases_per_second": round(rate, 1),
+        "releases": outcome.releases,
+        "releases_per_second": round(rate, 1),
         "table": search_table(outcome),
-        "pair": head.details.get("pair"), "event": head.details.get("event"),
-        "counts": head.counts, "detectability": head.details.get("detectability"),
+        "pair": head.details.get("pair"),
+        "event": head.details.get("event"),
+        "counts": head.counts,
+        "detectability": head.details.get("detectability"),
     }
     if viol:
         cause = next((c for c in outcome.causes if c["config"]["label"] == head_s.config.label()), None)
@@ -334,31 +468,65 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
             if cause.get("reproduction", {}).get("script"):
                 details["reproduction_script"] = cause["reproduction"]["script"]
     n_v = len(viol)
-    summary = (f"{len(outcome.screened)} configurations drawn ({n_err} rejected by diffprivlib, {n_slow} too slow or "
-               f"too wide for the profile), "
-               f"{len(cert)} certified at α = {outcome.alpha:.3g}/{outcome.k}: {n_v} violation(s)"
-               + f"; white-box ledger over budget in {len(details['ledger_flagged'])} screened configuration(s)"
-               + (f"; worst {head_s.config.label()} ε_lb = {head.epsilon_lb:.3g} > {head_s.config.epsilon:g}"
-                  if viol else f"; largest certified ε_lb = {head.epsilon_lb:.3g} (claim {head_s.config.epsilon:g})"))
-    return CheckResult(name=name, verdict=verdict, statistic="epsilon_lb", estimate=float(head.epsilon_lb),
-                       interval=(float(head.epsilon_lb), float("inf")), alpha=outcome.alpha, claim=head.claim,
-                       n_samples=int(total_rel), seconds=float(outcome.seconds.get("total", 0.0)), seed=seed,
-                       provenance=Provenance(PAPER, f"diffprivlib search over {outcome.family}"), summary=summary,
-                       details=details)
+    summary = (
+        f"{len(outcome.screened)} configurations drawn ({n_err} rejected by diffprivlib, {n_slow} too slow or "
+        f"too wide for the profile), "
+        f"{len(cert)} certified at α = {outcome.alpha:.3g}/{outcome.k}: {n_v} violation(s)"
+        + f"; white-box ledger over budget in {len(details['ledger_flagged'])} screened configuration(s)"
+        + (
+            f"; worst {head_s.config.label()} ε_lb = {head.epsilon_lb:.3g} > {head_s.config.epsilon:g}"
+            if viol
+            else f"; largest certified ε_lb = {head.epsilon_lb:.3g} (claim {head_s.config.epsilon:g})"
+        )
+    )
+    return CheckResult(
+        name=name,
+        verdict=verdict,
+        statistic="epsilon_lb",
+        estimate=float(head.epsilon_lb),
+        interval=(float(head.epsilon_lb), float("inf")),
+        alpha=outcome.alpha,
+        claim=head.claim,
+        n_samples=int(total_rel),
+        seconds=float(outcome.seconds.get("total", 0.0)),
+        seed=seed,
+        provenance=Provenance(PAPER, f"diffprivlib search over {outcome.family}"),
+        summary=summary,
+        details=details,
+    )
 
 
-def search_check(family: str, profile: str, rng: np.random.Generator, *, alpha: float | None = None,
-                 seed=None, out_dir=None, keys=None) -> CheckResult:
+def search_check(
+    family: str,
+    profile: str,
+    rng: np.random.Generator,
+    *,
+    alpha: float | None = None,
+    seed=None,
+    out_dir=None,
+    keys=None,
+) -> CheckResult:
     """Run the registered search of one family (``"mechanisms"``, ``"tools"``, ``"models"``) at ``profile``."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     sz = SEARCH_SIZES[profile][family]
     keys = keys or [k for k in SPACE if k.startswith(family + ".")]
     a = alpha if alpha is not None else SEARCH_ALPHA / len(FAMILIES)
-    out = run_search(keys, rng, n_configs=sz["n_configs"], screen_sizes=sz["screen"], k=sz["k"],
-                     certify_sizes=sz["certify"], alpha=a, family=family, shrink=sz["shrink"],
-                     repro_n=sz["repro_n"], out_dir=out_dir, max_release_seconds=sz["max_release_seconds"],
-                     max_d=sz.get("max_d"))
+    out = run_search(
+        keys,
+        rng,
+        n_configs=sz["n_configs"],
+        screen_sizes=sz["screen"],
+        k=sz["k"],
+        certify_sizes=sz["certify"],
+        alpha=a,
+        family=family,
+        shrink=sz["shrink"],
+        repro_n=sz["repro_n"],
+        out_dir=out_dir,
+        max_release_seconds=sz["max_release_seconds"],
+        max_d=sz.get("max_d"),
+    )
     return _result(out, f"diffprivlib.search.{family}", seed)
 
 
@@ -366,14 +534,17 @@ def _register():
     from htdp_verify.registry import register
 
     for fam in FAMILIES:
+
         def run(ctx, fam=fam):
             return search_check(fam, ctx.profile, ctx.rng, seed=ctx.seed, out_dir=ctx.out_dir)
 
-        register(f"diffprivlib.search.{fam}",
-                 description=f"configuration search over every diffprivlib {fam[:-1]} argument (screen, certify the "
-                             f"top K at α/K, root cause)",
-                 provenance=Provenance(PAPER, f"diffprivlib.{fam}"),
-                 tags=("diffprivlib", "privacy", "search"))(run)
+        register(
+            f"diffprivlib.search.{fam}",
+            description=f"configuration search over every diffprivlib {fam[:-1]} argument (screen, certify the "
+            f"top K at α/K, root cause)",
+            provenance=Provenance(PAPER, f"diffprivlib.{fam}"),
+            tags=("diffprivlib", "privacy", "search"),
+        )(run)
 
 
 _register()

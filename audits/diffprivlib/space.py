@@ -20,6 +20,7 @@ into the project's diffprivlib adapter (``estimators/dpl``), :func:`base_dataset
 query-level pairs for mechanisms).  :func:`sample_configs` draws configurations with a seeded ``Generator``;
 :func:`config_strategy` is the same space as a hypothesis strategy.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -32,8 +33,21 @@ from htdp_verify.privacy import Pair
 
 from .pairs import box_pairs
 
-__all__ = ["Space", "Config", "SPACE", "FAMILIES", "LEFT_OUT_COMPONENTS", "signature_gaps", "build_adapter",
-           "base_dataset", "config_pairs", "sample_configs", "make_config", "config_strategy", "WeightedHistogram"]
+__all__ = [
+    "Space",
+    "Config",
+    "SPACE",
+    "FAMILIES",
+    "LEFT_OUT_COMPONENTS",
+    "signature_gaps",
+    "build_adapter",
+    "base_dataset",
+    "config_pairs",
+    "sample_configs",
+    "make_config",
+    "config_strategy",
+    "WeightedHistogram",
+]
 
 _EPS = (0.1, 0.5, 1.0, 2.0)
 _EPS_LE1 = (0.1, 0.5, 1.0)  # Gaussian rejects ε > 1
@@ -41,9 +55,11 @@ _BOUNDS = ((0.0, 1.0), (-1.0, 1.0), (-2.0, 0.0), (-1.0, 2.0), (0.0, 10.0))  # 0 
 _N_TINY = (1, 2, 3, 5, 10, 30)
 _SHAPES = ("spread", "ties", "at_bounds", "all_lower")
 _CLS_SHAPES = ("spread", "at_bounds", "all_lower", "absent_class", "one_row_class")
-_COMMON_OUT = {"random_state": "set by the adapter: one integer seed per release",
-               "accountant": "a private BudgetAccountant per release (bookkeeping only, no effect on the output)",
-               "unused_args": "swallowed with a warning that the adapters turn into an error"}
+_COMMON_OUT = {
+    "random_state": "set by the adapter: one integer seed per release",
+    "accountant": "a private BudgetAccountant per release (bookkeeping only, no effect on the output)",
+    "unused_args": "swallowed with a warning that the adapters turn into an error",
+}
 
 
 @dataclass(frozen=True)
@@ -75,8 +91,10 @@ def _mech(name, args, *, eps=_EPS, left=None, shapes=("centre", "at_lower", "at_
 
 _B = {"lower_upper": _BOUNDS}
 _UTIL = {"sensitivity": (0.5, 1.0, 2.0), "monotonic": (False, True), "k": (2, 3, 5)}
-_UTIL_LEFT = {"utility": "is the data (the utility vector; neighbours differ by <= sensitivity per score)",
-              "candidates": "labels of the outputs; the distribution over indices does not depend on them"}
+_UTIL_LEFT = {
+    "utility": "is the data (the utility vector; neighbours differ by <= sensitivity per score)",
+    "candidates": "labels of the outputs; the distribution over indices does not depend on them",
+}
 _INT_B = {"lower_upper": ((0, 5), (-3, 3), (-5, 0), (0, 1))}
 
 _MECHANISMS = [
@@ -92,13 +110,29 @@ _MECHANISMS = [
     _mech("GeometricTruncated", {"sensitivity": (1, 2), **_INT_B}),
     _mech("GeometricFolded", {"sensitivity": (1, 2), **_INT_B}),
     _mech("Staircase", {"sensitivity": (0.5, 1.0, 3.0), "gamma": (None, 0.1, 0.5, 0.9)}),
-    _mech("Snapping", {"sensitivity": (0.5, 1.0), **_B},
-          left={"(crlibm)": "not an argument: crlibm does not build here, Snapping falls back to np.log"}),
-    _mech("Exponential", dict(_UTIL), left={**_UTIL_LEFT, "measure": "a public base measure: it cancels in the "
-                                                                    "likelihood ratio of neighbouring utilities"}),
+    _mech(
+        "Snapping",
+        {"sensitivity": (0.5, 1.0), **_B},
+        left={"(crlibm)": "not an argument: crlibm does not build here, Snapping falls back to np.log"},
+    ),
+    _mech(
+        "Exponential",
+        dict(_UTIL),
+        left={
+            **_UTIL_LEFT,
+            "measure": "a public base measure: it cancels in the likelihood ratio of neighbouring utilities",
+        },
+    ),
     _mech("PermuteAndFlip", dict(_UTIL), left=_UTIL_LEFT),
-    _mech("Binary", {}, left={"value0": "labels \"0\"/\"1\" fixed by the adapter (any two labels are equivalent)",
-                              "value1": "labels \"0\"/\"1\" fixed by the adapter"}, shapes=("bits",)),
+    _mech(
+        "Binary",
+        {},
+        left={
+            "value0": 'labels "0"/"1" fixed by the adapter (any two labels are equivalent)',
+            "value1": 'labels "0"/"1" fixed by the adapter',
+        },
+        shapes=("bits",),
+    ),
 ]
 
 _STAT = {"bounds": _BOUNDS, "axis": (None, 0), "keepdims": (False, True)}
@@ -114,50 +148,99 @@ _HIST_LEFT = {"density": "searched", "bins as explicit edges": "equivalent to an
 _TOOLS = [
     *[_tool(t, {**_STAT, "dtype": (None, float)}) for t in ("mean", "nanmean", "var", "nanvar", "std", "nanstd")],
     *[_tool(t, {**_STAT, "dtype": (None, float, int)}) for t in ("sum", "nansum")],
-    _tool("count_nonzero", {"axis": (None, 0), "keepdims": (False, True)},
-          data={"n": _N_TINY, "d": (1, 2), "shape": ("bits_spread", "all_zero", "all_one")}),
-    _tool("quantile", {"bounds": _BOUNDS, "quant": (0.0, 0.25, 0.5, 1.0, (0.25, 0.75)), "axis": (None, 0),
-                       "keepdims": (False, True)}),
-    _tool("percentile", {"bounds": _BOUNDS, "percent": (0.0, 50.0, 100.0, (10.0, 90.0)), "axis": (None, 0),
-                         "keepdims": (False, True)}),
+    _tool(
+        "count_nonzero",
+        {"axis": (None, 0), "keepdims": (False, True)},
+        data={"n": _N_TINY, "d": (1, 2), "shape": ("bits_spread", "all_zero", "all_one")},
+    ),
+    _tool(
+        "quantile",
+        {"bounds": _BOUNDS, "quant": (0.0, 0.25, 0.5, 1.0, (0.25, 0.75)), "axis": (None, 0), "keepdims": (False, True)},
+    ),
+    _tool(
+        "percentile",
+        {"bounds": _BOUNDS, "percent": (0.0, 50.0, 100.0, (10.0, 90.0)), "axis": (None, 0), "keepdims": (False, True)},
+    ),
     _tool("median", {"bounds": _BOUNDS, "axis": (None, 0), "keepdims": (False, True)}),
-    _tool("histogram", {"bins": (1, 2, 4, 10), "range": _BOUNDS, "density": (None, True),
-                        "weights": (None, 1.0, 2.0)},
-          data={"n": _N_TINY, "d": (1,), "shape": _SHAPES}, left={"bins as explicit edges": _HIST_LEFT[
-              "bins as explicit edges"]}),
-    _tool("histogramdd", {"bins": (1, 2, 3), "range": _BOUNDS, "density": (None, True), "weights": (None, 1.0, 2.0)},
-          data={"n": _N_TINY, "d": (1, 2, 3), "shape": _SHAPES},
-          left={"bins as explicit edges": _HIST_LEFT["bins as explicit edges"]}),
+    _tool(
+        "histogram",
+        {"bins": (1, 2, 4, 10), "range": _BOUNDS, "density": (None, True), "weights": (None, 1.0, 2.0)},
+        data={"n": _N_TINY, "d": (1,), "shape": _SHAPES},
+        left={"bins as explicit edges": _HIST_LEFT["bins as explicit edges"]},
+    ),
+    _tool(
+        "histogramdd",
+        {"bins": (1, 2, 3), "range": _BOUNDS, "density": (None, True), "weights": (None, 1.0, 2.0)},
+        data={"n": _N_TINY, "d": (1, 2, 3), "shape": _SHAPES},
+        left={"bins as explicit edges": _HIST_LEFT["bins as explicit edges"]},
+    ),
 ]
 
 _MDATA = {"n": (1, 2, 3, 5, 20), "d": (1, 2, 5, 10, 50), "shape": _SHAPES}
 _CDATA = {"n": (1, 2, 3, 5, 20), "d": (1, 2, 5, 10), "shape": _CLS_SHAPES}
 _MODELS = [
-    Space("models.LinearRegression", {"bounds_X": _BOUNDS, "bounds_y": _BOUNDS, "fit_intercept": (True, False)},
-          {"n": (2, 3, 5, 20), "d": (1, 2, 5, 10), "shape": _SHAPES},
-          {"copy_X": "copies the input; no effect on the release", **_COMMON_OUT}),
-    Space("models.LogisticRegression", {"data_norm": (0.5, 1.0, 3.0), "C": (0.1, 1.0, 10.0),
-                                        "fit_intercept": (True, False), "max_iter": (5, 100), "tol": (1e-4, 1e-1),
-                                        "classes": (2, 3)},
-          {"n": (6, 12, 20), "d": (1, 2, 5), "shape": ("spread", "at_bounds", "one_row_class")},
-          {"verbose": "printing only", "warm_start": "a fresh model per release (no previous fit to start from)",
-           "n_jobs": "parallelism only (the adapter parallelises releases)",
-           "absent classes": "scikit-learn refuses a fit with one class and diffprivlib reads the classes from y, "
-                             "so an absent class changes the output shape: a crash, not a release", **_COMMON_OUT}),
-    Space("models.GaussianNB", {"bounds": _BOUNDS, "priors": (None, "uniform"), "var_smoothing": (1e-9, 1e-3),
-                                "classes": (2, 3)}, _CDATA, dict(_COMMON_OUT)),
+    Space(
+        "models.LinearRegression",
+        {"bounds_X": _BOUNDS, "bounds_y": _BOUNDS, "fit_intercept": (True, False)},
+        {"n": (2, 3, 5, 20), "d": (1, 2, 5, 10), "shape": _SHAPES},
+        {"copy_X": "copies the input; no effect on the release", **_COMMON_OUT},
+    ),
+    Space(
+        "models.LogisticRegression",
+        {
+            "data_norm": (0.5, 1.0, 3.0),
+            "C": (0.1, 1.0, 10.0),
+            "fit_intercept": (True, False),
+            "max_iter": (5, 100),
+            "tol": (1e-4, 1e-1),
+            "classes": (2, 3),
+        },
+        {"n": (6, 12, 20), "d": (1, 2, 5), "shape": ("spread", "at_bounds", "one_row_class")},
+        {
+            "verbose": "printing only",
+            "warm_start": "a fresh model per release (no previous fit to start from)",
+            "n_jobs": "parallelism only (the adapter parallelises releases)",
+            "absent classes": "scikit-learn refuses a fit with one class and diffprivlib reads the classes from y, "
+            "so an absent class changes the output shape: a crash, not a release",
+            **_COMMON_OUT,
+        },
+    ),
+    Space(
+        "models.GaussianNB",
+        {"bounds": _BOUNDS, "priors": (None, "uniform"), "var_smoothing": (1e-9, 1e-3), "classes": (2, 3)},
+        _CDATA,
+        dict(_COMMON_OUT),
+    ),
     Space("models.KMeans", {"bounds": _BOUNDS, "n_clusters": (1, 2, 3, 5)}, _MDATA, dict(_COMMON_OUT)),
-    Space("models.PCA", {"bounds": _BOUNDS, "data_norm": (0.5, 1.0, 3.0), "n_components": (1, 2),
-                         "centered": (False, True), "whiten": (False, True)},
-          {"n": (2, 3, 5, 20), "d": (2, 3, 5), "shape": _SHAPES},
-          {"copy": "the adapter copies the data before every fit", **_COMMON_OUT}),
-    Space("models.StandardScaler", {"bounds": _BOUNDS, "with_mean": (True, False), "with_std": (True, False)},
-          _MDATA, {"copy": "no effect on the release", **_COMMON_OUT}),
-    Space("models.RandomForestClassifier", {"bounds": _BOUNDS, "n_estimators": (1, 3), "max_depth": (1, 3),
-                                            "shuffle": (False, True), "classes": (2, 3)},
-          {"n": (2, 3, 5, 20), "d": (1, 2, 5), "shape": _CLS_SHAPES},
-          {"n_jobs": "parallelism only", "verbose": "printing only",
-           "warm_start": "a fresh model per release", **_COMMON_OUT}),
+    Space(
+        "models.PCA",
+        {
+            "bounds": _BOUNDS,
+            "data_norm": (0.5, 1.0, 3.0),
+            "n_components": (1, 2),
+            "centered": (False, True),
+            "whiten": (False, True),
+        },
+        {"n": (2, 3, 5, 20), "d": (2, 3, 5), "shape": _SHAPES},
+        {"copy": "the adapter copies the data before every fit", **_COMMON_OUT},
+    ),
+    Space(
+        "models.StandardScaler",
+        {"bounds": _BOUNDS, "with_mean": (True, False), "with_std": (True, False)},
+        _MDATA,
+        {"copy": "no effect on the release", **_COMMON_OUT},
+    ),
+    Space(
+        "models.RandomForestClassifier",
+        {"bounds": _BOUNDS, "n_estimators": (1, 3), "max_depth": (1, 3), "shuffle": (False, True), "classes": (2, 3)},
+        {"n": (2, 3, 5, 20), "d": (1, 2, 5), "shape": _CLS_SHAPES},
+        {
+            "n_jobs": "parallelism only",
+            "verbose": "printing only",
+            "warm_start": "a fresh model per release",
+            **_COMMON_OUT,
+        },
+    ),
 ]
 
 SPACE: dict[str, Space] = {s.key: s for s in _MECHANISMS + _TOOLS + _MODELS}
@@ -167,10 +250,10 @@ FAMILIES = ("mechanisms", "tools", "models")
 LEFT_OUT_COMPONENTS = {
     "mechanisms.Uniform": "claims (0, δ)-DP; the engine's guarantees need ε > 0",
     "mechanisms.Vector": "randomise returns a perturbed objective function, not a value; audited through "
-                         "LogisticRegression, its only user",
+    "LogisticRegression, its only user",
     "mechanisms.Bingham": "input is a symmetric matrix; audited through PCA, its only user",
     "mechanisms.ExponentialCategorical": "string categories with user utilities: the Exponential entry covers "
-                                         "the same sampler over indices",
+    "the same sampler over indices",
     "mechanisms.ExponentialHierarchical": "utilities derived from a hierarchy, then ExponentialCategorical",
     "tools.histogram2d": "calls histogramdd on the two columns (covered by histogramdd with d = 2)",
     "models.DecisionTreeClassifier": "the forest's tree (covered by RandomForestClassifier with n_estimators=1)",
@@ -231,8 +314,13 @@ class Config:
         return f"{self.key}(ε={self.epsilon:g}{', ' if a else ''}{a}) on [{d}]"
 
     def to_dict(self) -> dict:
-        return {"key": self.key, "epsilon": self.epsilon, "args": {k: _jsonable(v) for k, v in self.args},
-                "data": dict(self.data), "label": self.label()}
+        return {
+            "key": self.key,
+            "epsilon": self.epsilon,
+            "args": {k: _jsonable(v) for k, v in self.args},
+            "data": dict(self.data),
+            "label": self.label(),
+        }
 
     def replace(self, **changes) -> Config:
         """A copy with some arguments / data parameters changed (``epsilon`` too)."""
@@ -266,8 +354,13 @@ def _valid(key: str, args: dict, data: dict) -> bool:
     n, d, shape = data.get("n", 1), data.get("d", 1), data.get("shape", "")
     if key.startswith("tools.") and args.get("axis") == 0 and d == 1:
         return False  # axis=0 needs 2-d data: d = 1 uses a 1-d array instead
-    if key.startswith("tools.") and args.get("keepdims") and args.get("axis") is None and d == 1 \
-            and key.split(".")[1] in ("quantile", "percentile", "median"):
+    if (
+        key.startswith("tools.")
+        and args.get("keepdims")
+        and args.get("axis") is None
+        and d == 1
+        and key.split(".")[1] in ("quantile", "percentile", "median")
+    ):
         return True
     if key == "tools.sum" or key == "tools.nansum":
         if args.get("dtype") is int and not all(float(b).is_integer() for b in args["bounds"]):
@@ -321,10 +414,12 @@ def config_strategy(keys):
 
     def one(key):
         sp = SPACE[key]
-        return st.builds(lambda e, a, d: make_config(key, e, a, d), st.sampled_from(sp.epsilons),
-                         st.fixed_dictionaries({a: st.sampled_from(v) for a, v in sp.args.items()}),
-                         st.fixed_dictionaries({a: st.sampled_from(v) for a, v in sp.data.items()})
-                         ).filter(lambda c: _valid(c.key, c.kw, c.dat))
+        return st.builds(
+            lambda e, a, d: make_config(key, e, a, d),
+            st.sampled_from(sp.epsilons),
+            st.fixed_dictionaries({a: st.sampled_from(v) for a, v in sp.args.items()}),
+            st.fixed_dictionaries({a: st.sampled_from(v) for a, v in sp.data.items()}),
+        ).filter(lambda c: _valid(c.key, c.kw, c.dat))
 
     return st.one_of([one(k) for k in keys])
 
@@ -354,8 +449,7 @@ class WeightedHistogram(DPLTool):
 
         vals, w = data[:, :-1], data[:, -1]
         vals = vals[:, 0] if self.tool == "histogram" else vals
-        out = func(vals, epsilon=self.epsilon, random_state=rs, accountant=BudgetAccountant(), weights=w,
-                   **self.kwargs)
+        out = func(vals, epsilon=self.epsilon, random_state=rs, accountant=BudgetAccountant(), weights=w, **self.kwargs)
         return np.asarray(out[0], dtype=float).ravel()
 
 
@@ -527,12 +621,14 @@ def config_pairs(c: Config, *, max_corners: int = 4) -> list[Pair]:
         his = np.r_[np.full(d, hi), adapter.max_weight]
         pairs = box_pairs({"base": D}, los, his, relation, max_corners=2 ** (d + 1))
         # heaviest change of the total weight first (a weight-0 record changes nothing)
-        return sorted(pairs, key=lambda p: -abs(float(np.sum(np.asarray(p.d_prime)[:, -1]) -
-                                                     np.sum(np.asarray(p.d)[:, -1]))))
+        return sorted(
+            pairs, key=lambda p: -abs(float(np.sum(np.asarray(p.d_prime)[:, -1]) - np.sum(np.asarray(p.d)[:, -1])))
+        )
     if fam == "models" and name == "LinearRegression":
         ly, uy = c.kw["bounds_y"]
         d = D.shape[1] - 1
-        return box_pairs({"base": D}, np.r_[np.full(d, lo), ly], np.r_[np.full(d, hi), uy], relation,
-                         max_corners=max_corners)
+        return box_pairs(
+            {"base": D}, np.r_[np.full(d, lo), ly], np.r_[np.full(d, hi), uy], relation, max_corners=max_corners
+        )
     labels = _classes(c)
     return box_pairs({"base": D}, lo, hi, relation, labels=labels, max_corners=max_corners)

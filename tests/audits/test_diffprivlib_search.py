@@ -8,6 +8,7 @@ search must certify none (Laplace is exactly ε-DP: each certification errs with
 on a table with an argument removed), the root-cause rules on pairs built to match and not to match them, and
 the reproduction script by running it and comparing its counts with the in-process recount.
 """
+
 import subprocess
 import sys
 
@@ -65,16 +66,25 @@ def test_hypothesis_strategy_draws_valid_configs():
 @pytest.fixture(scope="module")
 def gnb_search(tmp_path_factory):
     out_dir = tmp_path_factory.mktemp("gnb")
-    out = search.run_search(["models.GaussianNB"], np.random.default_rng(2026), n_configs=3, screen_sizes=TINY,
-                            k=1, certify_sizes=dict(n_samples=100, n_select=40), alpha=0.05, shrink=0,
-                            repro_n=25, out_dir=out_dir)
+    out = search.run_search(
+        ["models.GaussianNB"],
+        np.random.default_rng(2026),
+        n_configs=3,
+        screen_sizes=TINY,
+        k=1,
+        certify_sizes=dict(n_samples=100, n_select=40),
+        alpha=0.05,
+        shrink=0,
+        repro_n=25,
+        out_dir=out_dir,
+    )
     return out, out_dir
 
 
 def test_search_finds_gaussian_nb_leak_without_being_told(gnb_search):
     out, _ = gnb_search
     assert len(out.screened) == 3 and len(out.certified) == 1
-    (s, res), = out.violations
+    ((s, res),) = out.violations
     assert res.epsilon_lb > s.config.epsilon
     cause = out.causes[0]
     assert cause["rule"] in ("gnb_absent", "gnb_budget")
@@ -87,8 +97,9 @@ def test_reproduction_script_recounts_the_certified_event(gnb_search):
     rep = out.causes[0]["reproduction"]
     assert rep.get("script"), rep
     assert rep["counts"] is not None and rep["event_is_certified_event"]
-    run = subprocess.run([sys.executable, str(out_dir / rep["script"]), "25"], capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run(
+        [sys.executable, str(out_dir / rep["script"]), "25"], capture_output=True, text=True, timeout=300
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip().splitlines()[-1] == rep["output"]
 
@@ -105,9 +116,15 @@ def test_alpha_accounting(gnb_search):
 
 
 def test_search_does_not_flag_laplace():
-    out = search.run_search(["mechanisms.Laplace"], np.random.default_rng(7), n_configs=4,
-                            screen_sizes=dict(n_samples=800, n_select=400, n_search=200, max_pairs=1), k=2,
-                            certify_sizes=dict(n_samples=6000, n_select=1500), alpha=0.05)
+    out = search.run_search(
+        ["mechanisms.Laplace"],
+        np.random.default_rng(7),
+        n_configs=4,
+        screen_sizes=dict(n_samples=800, n_select=400, n_search=200, max_pairs=1),
+        k=2,
+        certify_sizes=dict(n_samples=6000, n_select=1500),
+        alpha=0.05,
+    )
     assert len(out.certified) == 2
     assert [r.verdict for _, r in out.certified] == ["consistent", "consistent"]
     assert all(r.alpha == pytest.approx(0.025) for _, r in out.certified)
@@ -115,16 +132,24 @@ def test_search_does_not_flag_laplace():
 
 
 def test_known_cause_rules_match_only_their_configurations():
-    lin0 = make_config("models.LinearRegression", 1.0, dict(bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0),
-                                                            fit_intercept=True), dict(n=3, d=1, shape="spread"))
+    lin0 = make_config(
+        "models.LinearRegression",
+        1.0,
+        dict(bounds_X=(0.0, 1.0), bounds_y=(0.0, 1.0), fit_intercept=True),
+        dict(n=3, d=1, shape="spread"),
+    )
     lin_sym = lin0.replace(bounds_X=(-1.0, 1.0))
     p = space.config_pairs(lin0)[0]
     rules = [r["rule"] for r in rootcause.known_causes(lin0, p)]
     assert rules == ["linreg_bounds"]
     assert "#105" in rootcause.known_causes(lin0, p)[0]["upstream"]
     assert rootcause.known_causes(lin_sym, space.config_pairs(lin_sym)[0]) == []
-    gnb = make_config("models.GaussianNB", 1.0, dict(bounds=(0.0, 1.0), classes=2, priors=None, var_smoothing=1e-9),
-                      dict(n=3, d=1, shape="spread"))
+    gnb = make_config(
+        "models.GaussianNB",
+        1.0,
+        dict(bounds=(0.0, 1.0), classes=2, priors=None, var_smoothing=1e-9),
+        dict(n=3, d=1, shape="spread"),
+    )
     absent = Pair(np.array([[0.0, 0.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [1.0, 0.0]]), "x", "replace")
     present = Pair(np.array([[0.0, 0.0], [1.0, 1.0]]), np.array([[1.0, 0.0], [1.0, 1.0]]), "y", "replace")
     assert [r["rule"] for r in rootcause.known_causes(gnb, absent)] == ["gnb_absent"]
@@ -132,8 +157,12 @@ def test_known_cause_rules_match_only_their_configurations():
 
 
 def test_coordinate_names_follow_the_release_layout():
-    c = make_config("models.GaussianNB", 1.0, dict(bounds=(0.0, 1.0), classes=2, priors=None, var_smoothing=1e-9),
-                    dict(n=4, d=2, shape="spread"))
+    c = make_config(
+        "models.GaussianNB",
+        1.0,
+        dict(bounds=(0.0, 1.0), classes=2, priors=None, var_smoothing=1e-9),
+        dict(n=4, d=2, shape="spread"),
+    )
     y = space.build_adapter(c).release(space.base_dataset(c), 3)
     names = rootcause.coordinate_names(c, y.size)
     assert names[:2] == ["theta_[0,0]", "theta_[0,1]"] and names[-1] == "class_count_[1]"
@@ -156,8 +185,15 @@ def test_flat_tools_audit_scalar_records():
 
 
 def test_exact_event_text_keeps_full_precision():
-    ev = {"event": "output[9] >= 684.211", "spec": {"exact": True, "kind": "threshold", "side": ">=",
-                                                     "feature": {"type": "coordinate", "j": 9},
-                                                     "params": ["684.2105263157894"]}}
+    ev = {
+        "event": "output[9] >= 684.211",
+        "spec": {
+            "exact": True,
+            "kind": "threshold",
+            "side": ">=",
+            "feature": {"type": "coordinate", "j": 9},
+            "params": ["684.2105263157894"],
+        },
+    }
     assert rootcause._exact_event_text(ev) == "output[9] >= 684.2105263157894"
     assert rootcause._exact_event_text({"spec": {"exact": False}}) is None
