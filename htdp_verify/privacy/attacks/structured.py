@@ -19,6 +19,7 @@ the rows or repeats (``min_repeats`` times) in a column whose other values are a
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -293,8 +294,11 @@ class MaxStatisticAttack(Attack):
 
     def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> list[Event]:
         P = _as_2d(_pooled(Y1, Y2, ctx)).astype(float)
-        centre = np.nanmean(np.where(np.isfinite(P), P, np.nan), axis=0)
-        scale = np.nanstd(np.where(np.isfinite(P), P, np.nan), axis=0)
+        finite = np.where(np.isfinite(P), P, np.nan)
+        with warnings.catch_warnings():  # a column with no finite value has no centre: handled just below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            centre = np.nanmean(finite, axis=0)
+            scale = np.nanstd(finite, axis=0)
         centre = np.nan_to_num(centre)
         scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
         events = []
