@@ -135,7 +135,10 @@ def test_bench_rejects_a_seed_count_below_one(tmp_path, capsys):
 # ---------------------------------------------------------------------------------------------------------
 #: a driver that registers two test checks (one fast, one that sleeps unless ZZ_FAST is set) and runs the CLI
 DRIVER = """
-import os, sys, time
+import os, signal, sys, time
+# Ctrl-C as in a terminal: a test runner started in the background of a non-interactive shell passes SIGINT
+# on *ignored*, and Python then never raises KeyboardInterrupt (a fresh-clone CI run failed that way)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from htdp_verify import cli
 from htdp_verify.registry import all_checks, register
 from htdp_verify.results import CheckResult
