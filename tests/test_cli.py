@@ -55,6 +55,7 @@ def test_unknown_check_is_a_clear_error(capsys):
 def test_failing_check_gives_nonzero_exit_and_error_verdict(tmp_path, capsys, monkeypatch):
     from htdp_verify import registry
 
+    registry.load_plugins()  # first: plugins loaded into the scratch copy would vanish with it, leaving _loaded set
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # test checks vanish afterwards
 
     @register("zz_test.broken", description="always raises")
@@ -77,6 +78,7 @@ def test_failing_check_gives_nonzero_exit_and_error_verdict(tmp_path, capsys, mo
 def test_fail_on_violated_ignores_expected_canaries(tmp_path, capsys, monkeypatch):
     from htdp_verify import registry
 
+    registry.load_plugins()  # first: plugins loaded into the scratch copy would vanish with it, leaving _loaded set
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # test checks vanish afterwards
 
     @register("zz_exp.canary", description="violated, as it is built to be")
