@@ -7,18 +7,19 @@ Where things live
 module             what it owns
 =================  ==========================================================================================
 :mod:`.exponent`   :func:`fit_rate` (exponent of a summary of the error, bootstrap or Theil–Sen interval, local
-                   slopes, crossover diagnostic), :class:`RateFit` with its design methods, :func:`local_slopes`,
-                   and :func:`check_rate`, the equivalence test of a claimed exponent
+                   slopes, crossover diagnostic), :func:`local_slopes`, and :func:`check_rate`, the equivalence
+                   test of a claimed exponent; re-exports :class:`RateFit`
 :mod:`.terms`      :func:`fit_terms` / :class:`TermFit`: ``Σ c_j x^{r_j} (log x)^{p_j}`` with known terms
 :mod:`.tail`       :func:`check_tail_bound`: exact exceedance test of ``P[error > bound] ≤ β``
 :mod:`.shape`      :func:`quantile_shape` / :class:`QuantileShape` / :func:`check_quantile_shape`: the
                    (1−β)-quantile as ``a + b·log(1/β)^γ``
 ``_common``        input handling, the bootstrap of per-cell summaries, :func:`three_outcome_verdict`,
                    :class:`CrossoverWarning`
+``_ratefit``       :class:`RateFit`, the result of :func:`fit_rate`, with its design methods
 =================  ==========================================================================================
 
-Imports go one way: the modules import only ``_common`` and the engine's ``stats`` / ``claims`` / ``results``,
-never each other.
+Imports go one way: the modules import only the private ``_common`` / ``_ratefit`` and the engine's ``stats`` /
+``claims`` / ``results``, never each other.
 
 In short
 --------
