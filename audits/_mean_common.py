@@ -11,6 +11,11 @@ Four kinds of check, each a thin layer over the engine:
 * :func:`shape_check` — ``rates.check_quantile_shape`` / ``quantile_shape``, plus a figure;
 * :func:`comparison_check` — errors of several estimators on the same data at equal (ε, δ): table + figure.
 
+α: every statistical helper takes ``alpha`` (default :data:`ALPHA`, the level of a check that is not part of a
+family); the papers' privacy and rate checks pass their family's Bonferroni share
+(:class:`htdp_verify.multiplicity.Family`, tables in each paper's module), and :func:`privacy_check` /
+:func:`rate_check` take the ``family`` itself and record it in the result.
+
 Sizes: every check reads its sizes from a ``{"tiny", "quick", "full"}`` table through :func:`profile_of`; the
 hidden ``"tiny"`` profile (``ctx.tiny = True`` or ``ctx.profile == "tiny"``) is only for the test-suite.
 """
@@ -28,12 +33,13 @@ import numpy as np
 from estimators.robust import SOFT_TRUNCATION_BOUND
 from htdp_verify.claims import PrivacyClaim, Provenance, RateClaim, TailBoundClaim
 from htdp_verify.montecarlo import sweep
+from htdp_verify.multiplicity import Family
 from htdp_verify.privacy import Pair, audit, from_estimator, gdp_epsilon
 from htdp_verify.privacy.search import MIN_PER_PAIR
 from htdp_verify.rates import CrossoverWarning, check_quantile_shape, check_rate, check_tail_bound
 from htdp_verify.results import CheckResult
 
-ALPHA = 0.05
+ALPHA = 0.05  # level of a check outside any family (controls, canaries); family members get a Bonferroni share
 HUGE = 1e12  # "one sample moved to ± a huge value"
 SOFT_BOUND = SOFT_TRUNCATION_BOUND  # sup |psi| of the soft truncation (used by the Hu and Wang audits as C.SOFT_BOUND)
 
@@ -101,9 +107,18 @@ def privacy_check(
     note: str = "",
     figure: bool = True,
     attacks="auto",
+    alpha: float | None = None,
+    family: Family | None = None,
+    member: str | None = None,
+    profile: str | None = None,
 ) -> CheckResult:
     """Audit ``mechanism`` (an estimator or :class:`Mechanism`) on ``pairs`` and return the :class:`AuditResult`
-    renamed ``name`` with ``provenance``; ``true_epsilon`` (analytic, when known) goes into details and the figure."""
+    renamed ``name`` with ``provenance``; ``true_epsilon`` (analytic, when known) goes into details and the figure.
+
+    α: ``family`` (with ``member``, default ``name``, and the run's ``profile``) runs the audit at the member's
+    Bonferroni share and records the family in the result, or marks the result as excluded from it when ``member``
+    is one of the family's controls/canaries (those keep ``alpha``); otherwise ``alpha`` (default :data:`ALPHA`)."""
+    alpha, fam_member = _family_alpha(alpha, family, member or name, profile)
     mech = mechanism if not hasattr(mechanism, "sample") else from_estimator(mechanism)
     if claim is None:
         g = mech.guarantee
@@ -119,7 +134,7 @@ def privacy_check(
         n_select=n_select,
         n_search=n_search,
         rng=rng,
-        alpha=ALPHA,
+        alpha=alpha,
         attacks=attacks,
         name=name,
     )
@@ -132,12 +147,40 @@ def privacy_check(
         + (f"; analytic true ε of this pair ≈ {true_epsilon:.3g}" if true_epsilon else "")
         + (f". {note}" if note else "")
     )
+    _family_annotate(res, family, fam_member, profile)
     if figure and out_dir is not None:
         try:
             res.figures = [_privacy_figure(mech, res, pairs, rng, out_dir, name, true_epsilon)]
         except Exception as exc:  # a figure must never hide a verdict
             res.details["figure_error"] = repr(exc)
     return res
+
+
+def _family_alpha(alpha, family, member, profile) -> tuple[float, str | None]:
+    """(α to test at, member name or None): a family member's Bonferroni share, else ``alpha`` or :data:`ALPHA`."""
+    if family is None:
+        return (ALPHA if alpha is None else float(alpha)), None
+    if profile is None:
+        raise ValueError("profile must be given with family (the family's size depends on the run's profile)")
+    if member in family.members:
+        if alpha is not None:
+            raise ValueError(f"alpha must be None for a member of family {family.name!r} (it gets its share)")
+        return family.alpha_for(member, profile), member
+    if member in family.excluded:
+        return (ALPHA if alpha is None else float(alpha)), member
+    raise ValueError(
+        f"member must be a member {sorted(family.members)} or an excluded check {sorted(family.excluded)} "
+        f"of family {family.name!r}, got {member!r}"
+    )
+
+
+def _family_annotate(res, family, member, profile) -> None:
+    if family is None or member is None:
+        return
+    if member in family.members:
+        family.annotate(res, member, profile)
+    else:
+        family.annotate_excluded(res, member)
 
 
 def _privacy_figure(mech, res, pairs, rng, out_dir, name, true_eps):
@@ -257,18 +300,26 @@ def rate_check(
     extra_curves: dict | None = None,
     note: str = "",
     why: RateTolerance | None = None,
+    alpha: float | None = None,
+    family: Family | None = None,
+    member: str | None = None,
+    profile: str | None = None,
 ) -> CheckResult:
     """Sweep ``error_fn(**grid_point, **fixed, n_reps=m, rng=...) -> (m,)`` errors over ``grid`` (one variable,
     geometric), test ``claim`` with :func:`check_rate` and draw the log-log figure.
+
+    α as in :func:`privacy_check`: a ``family`` member's Bonferroni share (recorded in the result), else ``alpha``
+    (default :data:`ALPHA`).
 
     ``extra_curves``: ``{label: (x, summary values)}`` drawn for comparison (e.g. another tuning).
     ``why``: the reasons for the claim's tolerance (:class:`RateTolerance`), stated in ``details['tolerance']``
     and in the summary."""
     t0 = time.perf_counter()
+    alpha, fam_member = _family_alpha(alpha, family, member or name, profile)
     mc = sweep(error_fn, grid, reps, seed=seed, vectorised=True, progress=False, fixed=fixed or {})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CrossoverWarning)
-        res = check_rate(mc, claim, ALPHA, name=name, seed=seed)
+        res = check_rate(mc, claim, alpha, name=name, seed=seed)
     if caught:
         res.details["warnings"] = [str(w.message) for w in caught]
     res.provenance = claim.provenance
@@ -280,6 +331,7 @@ def rate_check(
         tol = why.explain(claim, next(iter(grid.values())))
         res.details["tolerance"] = tol
         res.summary += " " + tol["text"]
+    _family_annotate(res, family, fam_member, profile)
     fit = res.details["fit"]
     x = np.asarray(fit["x"])
     y = np.asarray(fit["summaries"])
@@ -324,11 +376,19 @@ def summaries_of(error_fn, grid, reps, seed, fixed=None, stat="median"):
 # high-probability bounds
 # ---------------------------------------------------------------------------------------------------------
 def tail_check(
-    cells: dict, bounds: dict, claim: TailBoundClaim, *, name: str, seed: int, out_dir, note: str = ""
+    cells: dict,
+    bounds: dict,
+    claim: TailBoundClaim,
+    *,
+    name: str,
+    seed: int,
+    out_dir,
+    note: str = "",
+    alpha: float = ALPHA,
 ) -> CheckResult:
-    """``cells``: ``{label: errors (reps,)}``, ``bounds``: ``{label: bound value}``; pooled exact test."""
+    """``cells``: ``{label: errors (reps,)}``, ``bounds``: ``{label: bound value}``; pooled exact test at ``alpha``."""
     labels = list(cells)
-    res = check_tail_bound([cells[k] for k in labels], [bounds[k] for k in labels], claim, ALPHA, name=name, seed=seed)
+    res = check_tail_bound([cells[k] for k in labels], [bounds[k] for k in labels], claim, alpha, name=name, seed=seed)
     res.details["cells"] = [
         {
             "cell": k,
@@ -373,11 +433,12 @@ def shape_check(
     out_dir,
     note: str = "",
     compare: dict | None = None,
+    alpha: float = ALPHA,
 ) -> CheckResult:
-    """:func:`check_quantile_shape` plus a figure of q(β) against log(1/β); ``compare``: ``{label: (errors, betas)}``
-    drawn alongside (e.g. the other estimator)."""
+    """:func:`check_quantile_shape` at ``alpha`` plus a figure of q(β) against log(1/β); ``compare``:
+    ``{label: (errors, betas)}`` drawn alongside (e.g. the other estimator)."""
     res = check_quantile_shape(
-        errors, betas, gamma=gamma, tolerance=tolerance, alpha=ALPHA, name=name, provenance=provenance, seed=seed
+        errors, betas, gamma=gamma, tolerance=tolerance, alpha=alpha, name=name, provenance=provenance, seed=seed
     )
     if note:
         res.summary += f" {note}"

@@ -38,6 +38,7 @@ from estimators.hu2022 import (
 from estimators.robust import smoothed_bound, soft_truncation_statistic
 from htdp_verify.claims import Provenance, RateClaim, TailBoundClaim
 from htdp_verify.distributions import LogNormal, Pareto, StudentT
+from htdp_verify.multiplicity import FAMILY_ALPHA, Family, register_family
 from htdp_verify.registry import register
 
 from . import _mean_common as C
@@ -109,16 +110,58 @@ SIZES = {
 }
 
 
+# ---------------------------------------------------------------------------------------------------------
+# family-wise α of the paper's privacy claims (all Hu et al. 2022 modules: this one, hu2022_algorithms, hu2022_sparse)
+# ---------------------------------------------------------------------------------------------------------
+#: The claim tests of Hu et al. 2022's privacy statements share α = 0.05 (Bonferroni: 0.05/7 each, at every
+#: profile), whatever subset of them a run selects.  Controls (``*_undernoised``, built to be violated) and the
+#: closed-form canary keep their own α = 0.05 and are not counted; ``peeling_exact`` is deterministic (no α).
+PRIVACY_FAMILY = register_family(
+    Family(
+        "hu2022.privacy",
+        {
+            "hu2022.privacy.smoothed_mean": 1,
+            "hu2022.privacy.smoothed_mean_tight": 1,
+            "hu2022.privacy.dp_fw": 1,
+            "hu2022.privacy.lasso": 1,
+            "hu2022.privacy.peeling": 1,
+            "hu2022.privacy.iht_truncated": 1,
+            "hu2022.privacy.iht_robust": 1,
+        },
+        FAMILY_ALPHA,
+        excluded={
+            "hu2022.privacy.closed_form": "canary (expected violated)",
+            "hu2022.privacy.dp_fw_undernoised": "control (expected violated)",
+            "hu2022.privacy.lasso_undernoised": "control (expected violated)",
+            "hu2022.privacy.peeling_undernoised": "control (expected violated)",
+            "hu2022.privacy.iht_truncated_undernoised": "control (expected violated)",
+            "hu2022.privacy.iht_robust_undernoised": "control (expected violated)",
+            "hu2022.privacy.peeling_exact": "deterministic exact computation (no sampling, no alpha)",
+        },
+    )
+)
+
+
 def _base_data(n=200, seed=7):
     return T3.sample(n, rng=np.random.default_rng(seed))
 
 
 def privacy_smoothed(
-    ctx, *, sensitivity="paper", evaluation="stable", noise_factor=1.0, name=None, magnitude=C.HUGE, scale=10.0
+    ctx,
+    *,
+    sensitivity="paper",
+    evaluation="stable",
+    noise_factor=1.0,
+    name=None,
+    magnitude=C.HUGE,
+    scale=10.0,
+    family=None,
 ):
     """Audit ``PrivateSmoothedSoftTruncationMean(ε=1, s=scale, β=1)`` on the ±``magnitude`` pairs.
 
-    ``noise_factor`` < 1 builds a deliberately broken estimator (Laplace scale multiplied by it) for tests."""
+    ``noise_factor`` < 1 builds a deliberately broken estimator (Laplace scale multiplied by it) for tests.
+    ``family`` (the registered checks pass :data:`PRIVACY_FAMILY`): test at the check's Bonferroni share (or mark a
+    canary as excluded); without it at :data:`_mean_common.ALPHA`."""
     est = PrivateSmoothedSoftTruncationMean(EPS, scale, BETA, sensitivity=sensitivity, evaluation=evaluation)
     if noise_factor != 1.0:
         orig = est.noise_scale
@@ -151,6 +194,8 @@ def privacy_smoothed(
         n_search=n_sea,
         true_epsilon=true,
         note=note,
+        family=family,
+        profile=C.profile_of(ctx),
     )
 
 
@@ -161,7 +206,7 @@ def privacy_smoothed(
     tags=("hu2022", "privacy"),
 )
 def check_privacy_smoothed(ctx):
-    return privacy_smoothed(ctx)
+    return privacy_smoothed(ctx, family=PRIVACY_FAMILY)
 
 
 @register(
@@ -171,7 +216,7 @@ def check_privacy_smoothed(ctx):
     tags=("hu2022", "privacy"),
 )
 def check_privacy_smoothed_tight(ctx):
-    return privacy_smoothed(ctx, sensitivity="tight")
+    return privacy_smoothed(ctx, sensitivity="tight", family=PRIVACY_FAMILY)
 
 
 @register(
@@ -181,7 +226,9 @@ def check_privacy_smoothed_tight(ctx):
     tags=("hu2022", "privacy", "canary"),
 )
 def check_privacy_closed_form(ctx):
-    res = privacy_smoothed(ctx, evaluation="closed_form", name="hu2022.privacy.closed_form", magnitude=1e7)
+    res = privacy_smoothed(
+        ctx, evaluation="closed_form", name="hu2022.privacy.closed_form", magnitude=1e7, family=PRIVACY_FAMILY
+    )
     res.expected = "violated"  # a canary: the literal float64 evaluation breaks the sensitivity bound
     return res
 

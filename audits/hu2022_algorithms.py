@@ -18,6 +18,9 @@ Checks (``htdp-verify run hu2022``):
   (:func:`htdp_verify.privacy.peeling_epsilon`) for the printed (arXiv) scale and the two PODS variants (scale
   √(s+1); argmax over all of [d]) on that pair, against the claim.  The spec's "≈ 0.91 ε" is an advanced-composition
   *upper* bound; this is the true privacy on the pair (a lower bound on the worst case over pairs).
+
+α: ``dp_fw``, ``lasso`` and ``peeling`` are members of the paper's privacy family
+(:data:`audits.hu2022.PRIVACY_FAMILY`, family-wise α = 0.05 split by Bonferroni); the controls keep α = 0.05.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ from htdp_verify.claims import PrivacyClaim, Provenance
 from htdp_verify.privacy import Pair, audit, from_estimator, peeling_epsilon
 from htdp_verify.registry import register
 from htdp_verify.results import CheckResult
+
+from . import _mean_common as C
+from .hu2022 import PRIVACY_FAMILY
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
 PROV_FW = Provenance(
@@ -81,17 +87,26 @@ def _peel_pair():
 
 
 def _audit(est, pair, ctx, name, prov, expected=None):
+    """Audit ``est`` on ``pair``: a claim test at its share of :data:`PRIVACY_FAMILY`, a control (``expected``
+    set) at its own α = 0.05."""
+    profile = C.profile_of(ctx)
+    alpha = C.ALPHA if expected else PRIVACY_FAMILY.alpha_for(name, profile)
     r = audit(
         from_estimator(est) if not hasattr(est, "sample") else est,
         est.privacy.claim(),
         pairs=[pair],
         n_samples=_n(ctx),
         rng=ctx.rng,
+        alpha=alpha,
         name=name,
     )
     r.provenance = prov
     r.seed = ctx.seed
     r.expected = expected
+    if expected:
+        PRIVACY_FAMILY.annotate_excluded(r, name)
+    else:
+        PRIVACY_FAMILY.annotate(r, name, profile)
     return r
 
 

@@ -35,6 +35,7 @@ from estimators.baselines import ClippedMeanGaussian, MedianOfMeans, NonPrivateM
 from estimators.zhao2024 import IterativeUpdatingMean, SimpleClippingMean, calibrate_group_rho, rho_for_target
 from htdp_verify.claims import PrivacyClaim, Provenance, RateClaim
 from htdp_verify.distributions import MultivariateT, Pareto
+from htdp_verify.multiplicity import FAMILY_ALPHA, Family, register_family
 from htdp_verify.privacy import Pair
 from htdp_verify.registry import register
 
@@ -122,6 +123,23 @@ SIZES = {
 }
 
 
+#: The claim tests of Zhao et al.'s privacy statements share α = 0.05 (Bonferroni over the results they give at
+#: the profile: ``heterogeneous_index`` gives one per m of ``SIZES[profile]["het"]``, so 3 at quick, 5 at full),
+#: whatever subset of them a run selects.  The clone-groups control (expected consistent) keeps α = 0.05.
+PRIVACY_FAMILY = register_family(
+    Family(
+        "zhao2024.privacy",
+        {
+            "zhao2024.privacy.simple_clipping": 1,
+            "zhao2024.privacy.iterative.heterogeneous_index": {p: len(v["het"]) for p, v in SIZES.items()},
+            "zhao2024.privacy.iterative.heterogeneous_random": 1,
+        },
+        FAMILY_ALPHA,
+        excluded={"zhao2024.privacy.iterative.clones": "control (expected consistent)"},
+    )
+)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # privacy
 # ---------------------------------------------------------------------------------------------------------
@@ -149,6 +167,8 @@ def check_privacy_simple(ctx):
         n_search=n_sea,
         true_epsilon=C.gaussian_true_epsilon(mu, DELTA),
         note=f"exactly √(2ρ) = {mu:.3g}-GDP on this pair",
+        family=PRIVACY_FAMILY,
+        profile=C.profile_of(ctx),
     )
 
 
@@ -182,8 +202,20 @@ def clone_pair(m: int, b: int, radius: float = 1.0) -> Pair:
 
 
 def iterative_privacy(
-    ctx, m, b, n_samples, n_select, *, partition="index", pair_kind="heterogeneous", name, calibration="shuffle"
+    ctx,
+    m,
+    b,
+    n_samples,
+    n_select,
+    *,
+    partition="index",
+    pair_kind="heterogeneous",
+    name,
+    calibration="shuffle",
+    member=None,
 ):
+    """Audit Thm 6's iterative updating on the heterogeneous (or clone) pair; ``member``: the registered check the
+    result belongs to in :data:`PRIVACY_FAMILY` (its α share, or excluded for the control), none: α = 0.05."""
     est = IterativeUpdatingMean(1.0, m, EPS, DELTA, partition=partition, calibration=calibration)
     pair = heterogeneous_pair(m, b) if pair_kind == "heterogeneous" else clone_pair(m, b)
     mu = math.sqrt(2 * est.rho0)
@@ -206,6 +238,9 @@ def iterative_privacy(
         n_select=n_select,
         true_epsilon=true,
         note=note,
+        family=PRIVACY_FAMILY if member else None,
+        member=member,
+        profile=C.profile_of(ctx),
     )
 
 
@@ -227,6 +262,7 @@ def check_het_index(ctx):
                 n_s,
                 n_sel,
                 name="zhao2024.privacy.iterative.heterogeneous_index" + ("" if len(sz["het"]) == 1 else f".m{m}"),
+                member="zhao2024.privacy.iterative.heterogeneous_index",
             )
         )
     return out if len(out) > 1 else out[0]
@@ -241,7 +277,14 @@ def check_het_index(ctx):
 def check_het_random(ctx):
     m, n_s, n_sel = SIZES[C.profile_of(ctx)]["rnd"]
     return iterative_privacy(
-        ctx, m, 10, n_s, n_sel, partition="random", name="zhao2024.privacy.iterative.heterogeneous_random"
+        ctx,
+        m,
+        10,
+        n_s,
+        n_sel,
+        partition="random",
+        name="zhao2024.privacy.iterative.heterogeneous_random",
+        member="zhao2024.privacy.iterative.heterogeneous_random",
     )
 
 
@@ -253,7 +296,16 @@ def check_het_random(ctx):
 )
 def check_clones(ctx):
     m, n_s, n_sel = SIZES[C.profile_of(ctx)]["clone"]
-    res = iterative_privacy(ctx, m, 2, n_s, n_sel, pair_kind="clones", name="zhao2024.privacy.iterative.clones")
+    res = iterative_privacy(
+        ctx,
+        m,
+        2,
+        n_s,
+        n_sel,
+        pair_kind="clones",
+        name="zhao2024.privacy.iterative.clones",
+        member="zhao2024.privacy.iterative.clones",
+    )
     res.expected = "consistent"  # a control: with clone groups the amplification argument holds
     return res
 
