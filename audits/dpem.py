@@ -247,6 +247,22 @@ def check_local_printed(ctx):
 # ---------------------------------------------------------------------------------------------------------
 # rates
 # ---------------------------------------------------------------------------------------------------------
+#: The rate claims (Thm 2 in n and ε, Thm 3 in n and ε) share α = 0.05: Bonferroni, 0.05/4 each at every profile
+#: (``local_eps`` also states whether the printed exponent is excluded: a report read off the same interval).
+RATE_FAMILY = register_family(
+    Family(
+        "wang_dpem.rate",
+        {
+            "wang_dpem.rate.central_n": 1,
+            "wang_dpem.rate.central_eps": 1,
+            "wang_dpem.rate.local_n": 1,
+            "wang_dpem.rate.local_eps": 1,
+        },
+        FAMILY_ALPHA,
+    )
+)
+
+
 def central_errors(n, epsilon, n_reps, rng, *, tuning="theorem2", scale=None, law=T3, chunk=100):
     """|A(D) − E x| of WangCentralMean over fresh datasets (statistic coordinate-wise over an (n, reps) array plus
     one Gaussian draw per replication with the 1-d σ: the law of ``reps`` independent releases)."""
@@ -351,6 +367,8 @@ def check_rate_central_n(ctx):
         {"n": list(sz["ns"])},
         claim,
         name="wang_dpem.rate.central_n",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=sz["reps"],
@@ -377,6 +395,8 @@ def check_rate_central_eps(ctx):
         grid,
         claim,
         name="wang_dpem.rate.central_eps",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=sz["reps"],
@@ -404,6 +424,8 @@ def check_rate_local_n(ctx):
         {"n": list(sz["lns"])},
         claim,
         name="wang_dpem.rate.local_n",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=max(30, sz["reps"] // 4),
@@ -426,6 +448,8 @@ def check_rate_local_eps(ctx):
         {"epsilon": list(sz["epss"])},
         claim,
         name="wang_dpem.rate.local_eps",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=sz["reps"],

@@ -142,6 +142,33 @@ PRIVACY_FAMILY = register_family(
 )
 
 
+#: The rate claims of Hu et al. 2022 (this module's three, ``audits/hu2022_rates.py``'s seven theorem and abstract
+#: exponents, ``audits/hu2022_sparse_rates.py``'s four) share α = 0.05: Bonferroni, 0.05/14 each at every profile.
+#: A rate verdict's false "violated" is ≤ its α (false "consistent" ≤ α/2), so over the family ≤ 0.05.
+RATE_FAMILY = register_family(
+    Family(
+        "hu2022.rate",
+        {
+            "hu2022.rate.lemma4_n": 1,
+            "hu2022.rate.private_n": 1,
+            "hu2022.rate.private_eps": 1,
+            "hu2022.rate.dpfw_neps": 1,
+            "hu2022.rate.lasso_neps": 1,
+            "hu2022.rate.dpfw_robust_neps": 1,
+            "hu2022.rate.abstract_pods_dpfw": 1,
+            "hu2022.rate.abstract_arxiv_dpfw": 1,
+            "hu2022.rate.abstract_pods_lasso": 1,
+            "hu2022.rate.abstract_arxiv_lasso": 1,
+            "hu2022.rate.iht_truncated_sstar": 1,
+            "hu2022.rate.iht_robust_sstar": 1,
+            "hu2022.rate.iht_truncated_logd": 1,
+            "hu2022.rate.iht_robust_logd": 1,
+        },
+        FAMILY_ALPHA,
+    )
+)
+
+
 def _base_data(n=200, seed=7):
     return T3.sample(n, rng=np.random.default_rng(seed))
 
@@ -306,6 +333,8 @@ def check_lemma4_rate(ctx):
         {"n": list(sz["ns"])},
         claim,
         name="hu2022.rate.lemma4_n",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=sz["reps_rate"],
@@ -386,6 +415,8 @@ def check_private_rate_n(ctx):
         {"n": list(sz["ns"])},
         claim,
         name="hu2022.rate.private_n",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=sz["reps_rate"],
@@ -408,6 +439,8 @@ def check_private_rate_eps(ctx):
         {"epsilon": list(sz["epss"])},
         claim,
         name="hu2022.rate.private_eps",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=sz["reps_rate"],

@@ -67,6 +67,7 @@ from htdp_verify.rates import CrossoverWarning, check_rate
 from htdp_verify.registry import register
 
 from . import _mean_common as C
+from .hu2022 import RATE_FAMILY
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
 PROV_THM2 = Provenance(
@@ -263,10 +264,12 @@ def rate_claim_check(
     ``abstract``: the claim is an abstract's exponent (its tolerance is explained without the theorem's bound)."""
     t0 = time.perf_counter()
     sweep_seed = SWEEP_SEED[kind] if seed is None else int(seed)
+    family = name in RATE_FAMILY.members  # a registered claim: its Bonferroni share of the paper's rate family
+    alpha = RATE_FAMILY.alpha_for(name, profile) if family else C.ALPHA
     mc = shared_sweep(kind, profile, sweep_seed, float(inflate))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CrossoverWarning)
-        res = check_rate(mc, claim, C.ALPHA, name=name, seed=sweep_seed)
+        res = check_rate(mc, claim, alpha, name=name, seed=sweep_seed)
     if caught:
         res.details["warnings"] = [str(w.message) for w in caught]
     sz = SIZES[profile]
@@ -293,6 +296,8 @@ def rate_claim_check(
         "T": [int(_estimator(kind, int(n), sz["d"], 0.0).T) for n in sz["ns"]],
     }
     res.summary += " " + tol["text"]
+    if family:
+        RATE_FAMILY.annotate(res, name, profile)
     res.provenance = claim.provenance
     res.seconds = time.perf_counter() - t0  # the sweep's time is counted by the first claim that runs it
     res.figures = _figure(res, claim, name, out_dir)

@@ -95,6 +95,7 @@ from htdp_verify.rates import CrossoverWarning, check_rate, fit_rate
 from htdp_verify.registry import register
 
 from . import _mean_common as C
+from .hu2022 import RATE_FAMILY
 
 PAPER = "Hu, Ni, Xiao, Wang 2022 (PODS; arXiv 2107.11136)"
 PROV = {
@@ -294,11 +295,13 @@ def run_check(alg: str, vary: str, *, name: str, profile: str, out_dir, seed: in
     """Sweep, test the claim, apply the saturation guard, attach the tolerance's explanation and a figure."""
     t0 = time.perf_counter()
     sweep_seed = SWEEP_SEED[(alg, vary)] if seed is None else int(seed)
+    family = name in RATE_FAMILY.members  # a registered claim: its Bonferroni share of the paper's rate family
+    alpha = RATE_FAMILY.alpha_for(name, profile) if family else C.ALPHA
     claim = make_claim(alg, vary)
     mc = _sweep(alg, vary, profile, sweep_seed, float(broken))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CrossoverWarning)
-        res = check_rate(mc, claim, C.ALPHA, name=name, seed=sweep_seed)
+        res = check_rate(mc, claim, alpha, name=name, seed=sweep_seed)
     if caught:
         res.details["warnings"] = [str(w.message) for w in caught]
     sz = SIZES[profile][(alg, vary)]
@@ -350,6 +353,8 @@ def run_check(alg: str, vary: str, *, name: str, profile: str, out_dir, seed: in
             "note": "information only",
         }
     res.summary += " " + tol["text"]
+    if family:
+        RATE_FAMILY.annotate(res, name, profile)
     res.provenance = claim.provenance
     res.seconds = time.perf_counter() - t0
     res.figures = _figure(res, claim, name, out_dir) if out_dir is not None else []

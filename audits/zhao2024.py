@@ -313,6 +313,18 @@ def check_clones(ctx):
 # ---------------------------------------------------------------------------------------------------------
 # rates
 # ---------------------------------------------------------------------------------------------------------
+#: The rate claims (Thms 2/4 in n and ε, Thm 5 in n) share α = 0.05: Bonferroni, 0.05/3 each at every profile.
+RATE_FAMILY = register_family(
+    Family(
+        "zhao2024.rate",
+        {
+            "zhao2024.rate.simple_clipping_n": 1,
+            "zhao2024.rate.simple_clipping_eps": 1,
+            "zhao2024.rate.iterative_n": 1,
+        },
+        FAMILY_ALPHA,
+    )
+)
 P_MOM = 4.0
 MVT = MultivariateT(5.0, loc=np.ones(4))  # p = 4 < ν = 5
 M_MVT = MVT.directional_moment(P_MOM) ** (1 / P_MOM) + float(np.linalg.norm(MVT.loc))  # raw directional bound
@@ -403,6 +415,8 @@ def check_sc_n(ctx):
         {"n": list(sz["ns"])},
         claim,
         name="zhao2024.rate.simple_clipping_n",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=sz["reps"],
@@ -425,6 +439,8 @@ def check_sc_eps(ctx):
         {"epsilon": list(sz["epss"])},
         claim,
         name="zhao2024.rate.simple_clipping_eps",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=sz["reps"],
@@ -447,6 +463,8 @@ def check_it_n(ctx):
         {"n": list(sz["ns"])},
         claim,
         name="zhao2024.rate.iterative_n",
+        family=RATE_FAMILY,
+        profile=C.profile_of(ctx),
         seed=ctx.seed,
         out_dir=ctx.out_dir,
         reps=max(20, sz["reps"] // 2),

@@ -1,7 +1,8 @@
-"""Family-wise α of the papers' privacy claims (``htdp_verify.multiplicity`` and the ``PRIVACY_FAMILY`` tables of
-``audits/hu2022.py``, ``audits/zhao2024.py``, ``audits/dpem.py``).
+"""Family-wise α of the papers' privacy and rate claims (``htdp_verify.multiplicity`` and the ``PRIVACY_FAMILY`` /
+``RATE_FAMILY`` tables of ``audits/hu2022.py``, ``audits/zhao2024.py``, ``audits/dpem.py``).
 
-Each paper's privacy-claim checks share α = 0.05 by Bonferroni; controls and canaries keep their own α.  The
+Each paper's privacy-claim checks share α = 0.05 by Bonferroni, and so do its rate checks (a separate family);
+controls and canaries keep their own α.  The
 tests below are deterministic (fixed seeds, exact arithmetic on the tables); the audits run at the test-only
 "tiny" sizes and only their α and recorded fields are asserted, never a certified bound.
 """
@@ -19,7 +20,14 @@ from htdp_verify.multiplicity import Family, bonferroni_alpha, families, family_
 from htdp_verify.registry import RunContext, all_checks, get_checks
 from htdp_verify.results import CheckResult
 
-PAPER_FAMILIES = {"hu2022.privacy": hu2022, "zhao2024.privacy": zhao2024, "wang_dpem.privacy": dpem}
+PAPER_FAMILIES = {
+    "hu2022.privacy": hu2022.PRIVACY_FAMILY,
+    "zhao2024.privacy": zhao2024.PRIVACY_FAMILY,
+    "wang_dpem.privacy": dpem.PRIVACY_FAMILY,
+    "hu2022.rate": hu2022.RATE_FAMILY,
+    "zhao2024.rate": zhao2024.RATE_FAMILY,
+    "wang_dpem.rate": dpem.RATE_FAMILY,
+}
 PROFILES = ("tiny", "quick", "full")
 
 
@@ -30,9 +38,10 @@ def _run_tiny(name: str, tmp_path: Path, seed: int = 20261121):
     return chk.func(ctx)
 
 
-def test_every_registered_paper_privacy_check_is_in_its_family():
-    """Iterate the registry: every privacy check of a paper is either a counted claim test or a listed exclusion of
-    that paper's family, and every name a family lists is a registered check (a new check cannot escape the split)."""
+def test_every_registered_paper_privacy_and_rate_check_is_in_its_family():
+    """Iterate the registry: every privacy (rate) check of a paper is either a counted claim test or a listed
+    exclusion of that paper's privacy (rate) family, and every name a family lists is a registered check (a new
+    check cannot escape the split)."""
     names = {c.name for c in all_checks()}
     fams = {f.name: f for f in families()}
     for fam_name in PAPER_FAMILIES:
@@ -49,7 +58,7 @@ def test_every_registered_paper_privacy_check_is_in_its_family():
 @pytest.mark.parametrize("profile", PROFILES)
 def test_family_alphas_sum_to_at_most_the_family_alpha(fam_name, profile):
     fam = {f.name: f for f in families()}[fam_name]
-    assert fam is PAPER_FAMILIES[fam_name].PRIVACY_FAMILY
+    assert fam is PAPER_FAMILIES[fam_name]
     assert fam.alpha == 0.05
     total = sum(fam.count(m, profile) * fam.alpha_for(m, profile) for m in fam.members if fam.count(m, profile))
     assert total <= 0.05 * (1 + 1e-12)
@@ -66,6 +75,7 @@ def test_family_sizes():
         p: 2 + len(zhao2024.SIZES[p]["het"]) for p in PROFILES
     }
     assert zhao2024.PRIVACY_FAMILY.size("full") == 5
+    assert [f.size("quick") for f in (hu2022.RATE_FAMILY, zhao2024.RATE_FAMILY, dpem.RATE_FAMILY)] == [14, 3, 4]
 
 
 def test_tight_check_runs_at_its_share_and_records_the_family(tmp_path):
@@ -97,6 +107,13 @@ def test_other_paper_modules_use_their_share(name, share, tmp_path):
     assert r.alpha == pytest.approx(share)
     assert r.details["family"] == family_of(name).name
     assert r.details["confidence"] == pytest.approx(1 - share)
+
+
+def test_rate_check_uses_its_share(tmp_path):
+    r = _run_tiny("wang_dpem.rate.central_n", tmp_path)
+    assert r.alpha == pytest.approx(0.05 / 4)
+    assert r.details["family"] == "wang_dpem.rate" and r.details["family_size"] == 4
+    assert r.details["false_failure_rate_max"] == pytest.approx(0.05 / 4)
 
 
 def test_controls_and_canaries_keep_their_own_alpha(tmp_path):
