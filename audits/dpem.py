@@ -18,6 +18,9 @@ names keep their ``wang_dpem.`` prefix so that results files and commands stay v
   (Lemma 2, "holland") is drawn alongside (its ε-slope is −1, spec M1).
 * ``wang_dpem.rate.local_n`` / ``local_eps`` — Thm 3: n^{-1/4}; in ε the derivation gives ε^{-1/2} while (22) prints
   ε^{-1/4} (spec §1.6): the check tests the derived −1/2 and reports whether the printed −1/4 is excluded.
+α: ``central`` and ``local`` form :data:`PRIVACY_FAMILY` (0.05/2 each), the four rate checks :data:`RATE_FAMILY`
+(0.05/4 each); the ε̃ = ε canaries keep α = 0.05.
+
 * ``wang_dpem.compare_baselines`` — Thm 2 vs the 2020 tuning vs clipped mean + Gaussian (analytic) at equal (ε, δ)
   (descriptive, verdict "info").
 """

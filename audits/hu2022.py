@@ -18,6 +18,11 @@ Checks (all registered; ``htdp-verify run hu2022``):
   per-block choice of s = O(√(nετ/(T log))) in the proof of Thm 2) has error ∝ (nε)^{-1/2}: slope −1/2 in n and
   in ε (§5.3). This tests a term inside the proof of Thm 2 (eq. (28): bias τ(1+1/β)/s against noise ∝ s/(nε),
   with T = 1 and a Laplace release in place of the exponential mechanism), not the statement of Thm 2.
+α: the paper's privacy claim tests (the two ``smoothed_mean`` checks here, ``dp_fw``, ``lasso``, ``peeling`` in
+``hu2022_algorithms``, ``iht_truncated``, ``iht_robust`` in ``hu2022_sparse``) form :data:`PRIVACY_FAMILY`, its rate
+claims :data:`RATE_FAMILY`; each family spends α = 0.05 split by Bonferroni (``htdp_verify.multiplicity``).  The
+canary and the controls keep α = 0.05 and are not counted.
+
 * ``hu2022.compare_baselines`` — errors at equal ε against clipped-mean + Laplace/Gaussian, diffprivlib-free
   baselines and the non-private references (descriptive, verdict "info"; table in details, figure).
 """

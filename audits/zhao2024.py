@@ -21,6 +21,9 @@ Checks (``htdp-verify run zhao2024``):
 * ``zhao2024.rate.iterative_n`` — Thm 5: same privacy term, slope −3/4 (Pareto(4.5) data, d = 1, exact solver).
 * ``zhao2024.tail_shape`` — H1/H2 (Thm 2 vs Thm 5): (1−β)-quantile vs log(1/β): simple clipping (a + b√ℓ + cℓ
   allowed, γ ≤ 1) and iterative updating with m = 4·ln(1/β) per β (γ = 1/2 claimed); two results.
+α: the three privacy claim checks form :data:`PRIVACY_FAMILY` (3 tests at quick, 5 at full), the three rate checks
+:data:`RATE_FAMILY`; each family spends α = 0.05 split by Bonferroni; the clone control keeps α = 0.05.
+
 * ``zhao2024.compare_baselines`` — both estimators vs clipped-mean + Gaussian and non-private references on
   bivariate t data at equal (ε, δ) (table + figure; descriptive, verdict "info").
 """
@@ -276,16 +279,8 @@ def check_het_index(ctx):
 )
 def check_het_random(ctx):
     m, n_s, n_sel = SIZES[C.profile_of(ctx)]["rnd"]
-    return iterative_privacy(
-        ctx,
-        m,
-        10,
-        n_s,
-        n_sel,
-        partition="random",
-        name="zhao2024.privacy.iterative.heterogeneous_random",
-        member="zhao2024.privacy.iterative.heterogeneous_random",
-    )
+    nm = "zhao2024.privacy.iterative.heterogeneous_random"
+    return iterative_privacy(ctx, m, 10, n_s, n_sel, partition="random", name=nm, member=nm)
 
 
 @register(
@@ -296,16 +291,8 @@ def check_het_random(ctx):
 )
 def check_clones(ctx):
     m, n_s, n_sel = SIZES[C.profile_of(ctx)]["clone"]
-    res = iterative_privacy(
-        ctx,
-        m,
-        2,
-        n_s,
-        n_sel,
-        pair_kind="clones",
-        name="zhao2024.privacy.iterative.clones",
-        member="zhao2024.privacy.iterative.clones",
-    )
+    nm = "zhao2024.privacy.iterative.clones"
+    res = iterative_privacy(ctx, m, 2, n_s, n_sel, pair_kind="clones", name=nm, member=nm)
     res.expected = "consistent"  # a control: with clone groups the amplification argument holds
     return res
 
