@@ -7,7 +7,10 @@
   each scored by the bound it would certify at the final size.  When several attacks compete, attacks fit and
   choose on the first two thirds and every candidate is re-scored on the last third (only held-out scores compare
   attacks fairly: the best of thousands of thresholds or unions is optimistic in-sample).  It also chooses the
-  profile events and, for each main event, the certification method (from selection proportions only).
+  profile events and, for each main event, the certification method (from selection proportions only).  Above
+  :func:`~.selection_stream.fit_size` releases per side (``FIT_CAP``, or what fits in ``max_memory``) it holds
+  only that many to fit the attacks and counts the rest on a stream (:mod:`.selection_stream`): peak memory does
+  not grow with ``n_select``, and the events are still chosen on the counts of all of them.
 
 Both stages use samples independent of the certification samples, so no α is spent here.
 """
@@ -24,9 +27,19 @@ from .attacks import DiscreteAttack, Event, make_attacks, predicted_bound, scan_
 from .neighbours import Pair
 from .plan import AuditPlan, context_for
 from .search import MIN_PER_PAIR, search_pairs
-from .streaming import HELD_OVERHEAD, held_releases_cap, probe_release_nbytes
+from .selection_stream import MIN_SELECT, SelectionStream, add_chunks, draw_held, fit_families, fit_size
+from .selection_stream import non_finite_rows as _non_finite_rows
+from .streaming import held_releases_cap, probe_release_nbytes
 
-__all__ = ["SearchOutcome", "Selection", "search_stage", "selection_stage", "HELD_OUT_Z"]
+__all__ = [
+    "SearchOutcome",
+    "Selection",
+    "search_stage",
+    "selection_stage",
+    "selection_size",
+    "HELD_OUT_Z",
+    "MIN_SELECT",
+]
 
 # Pessimism (selection standard errors) of the held-out comparison between attacks.  2 s.e. stopped a lucky
 # 40-count tail event of a learned score from beating a 3000-count outcome union (SVT34Parallel), but it also
@@ -85,9 +98,12 @@ class Selection:
     release_nbytes : int, default 8
         Bytes of one release (fixes the certification's block size).
     n_per_side : int, default 0
-        Selection releases drawn per side (the plan's ``n_select`` unless lowered to fit ``max_memory``).
+        Selection releases drawn per side (the plan's ``n_select``).
     capped : bool, default False
-        Whether the default ``n_select`` was lowered to fit ``max_memory``.
+        Whether the default ``n_select`` was lowered to fit ``max_memory`` (no longer happens: the selection
+        streams what it does not hold; kept for readers of older results).
+    n_held : int, default 0
+        Selection releases per side held in memory to fit the attacks (``n_per_side`` when nothing was streamed).
     """
 
     main: list[Event]
@@ -100,7 +116,8 @@ class Selection:
     non_finite: int = 0  # selection releases with a NaN or infinite value (both sides)
     release_nbytes: int = 8  # bytes of one release (fixes the certification's block size)
     n_per_side: int = 0  # selection releases drawn per side (``plan.n_select`` unless lowered to fit max_memory)
-    capped: bool = False  # the default n_select was lowered to fit ``max_memory``
+    capped: bool = False  # the default n_select was lowered to fit ``max_memory`` (no longer happens)
+    n_held: int = 0  # selection releases per side held to fit the attacks (the rest were streamed)
 
 
 def _min_per_pair(plan: AuditPlan) -> int:
@@ -167,28 +184,33 @@ def _dedupe(events):
 
 def _held_out_rescore(events, Y1b, Y2b, plan: AuditPlan):
     """Replace each event's prediction by its held-out one (pessimism :data:`HELD_OUT_Z`)."""
+    events = _drop_scan_leftovers(events)
+    props = [
+        (
+            float(np.count_nonzero(e.indicator(Y1b))) / Y1b.shape[0],
+            float(np.count_nonzero(e.indicator(Y2b))) / Y2b.shape[0],
+        )
+        for e in events
+    ]
+    return _rescore(events, props, Y1b.shape[0], Y2b.shape[0], plan)
+
+
+def _drop_scan_leftovers(events):
     # Events whose own (pessimistic) in-sample prediction is 0 are the leftovers of a scan (e.g. the best
     # threshold of an orientation that carries no signal); re-scoring them on a small held-out part only
     # gives rare events a lucky draw, so they compete only when nothing else predicts anything.
     if any(e.predicted > 0 for e in events):
         events = [e for e in events if e.predicted > 0]
-    for e in events:
-        in1 = float(np.count_nonzero(e.indicator(Y1b))) / Y1b.shape[0]
-        in2 = float(np.count_nonzero(e.indicator(Y2b))) / Y2b.shape[0]
+    return events
+
+
+def _rescore(events, props, n1: int, n2: int, plan: AuditPlan):
+    """Each event's held-out prediction from its held-out proportions ``props`` (on D, on D') of ``n1``/``n2``."""
+    for e, (in1, in2) in zip(events, props):
         pn, pd = (in1, in2) if e.orientation > 0 else (in2, in1)
         e.extra["in_sample_prediction"] = float(e.predicted)
         e.predicted = float(
-            predicted_bound(
-                pn,
-                pd,
-                plan.n_samples,
-                plan.a_event,
-                plan.claim.delta,
-                "epsilon",
-                Y1b.shape[0],
-                Y2b.shape[0],
-                z=HELD_OUT_Z,
-            )
+            predicted_bound(pn, pd, plan.n_samples, plan.a_event, plan.claim.delta, "epsilon", n1, n2, z=HELD_OUT_Z)
         )
         e.sel_props = (pn, pd)
     return events
@@ -229,35 +251,17 @@ def _methods(plan: AuditPlan, events) -> list[str]:
     return out
 
 
-#: fewest selection releases per side a memory budget may leave (below it, event selection is guesswork)
-MIN_SELECT = 200
-
-
 def selection_size(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> tuple[int, bool]:
-    """Selection releases per side within ``plan.max_memory``: ``plan.n_select``, or, when that default does not
-    fit, the most that fit (``capped`` True).  An ``n_select`` the caller chose is never lowered: it raises."""
-    nbytes = probe_release_nbytes(plan.mechanism, pair.d, rng)
-    cap = held_releases_cap(nbytes, plan.max_memory)
-    if plan.n_select <= cap:
-        return plan.n_select, False
-    need = 2 * HELD_OVERHEAD * plan.n_select * nbytes
-    if plan.n_select_given:
-        raise ValueError(
-            f"n_select={plan.n_select} releases of {nbytes} bytes need about {need / 2**30:.2f} GiB in "
-            f"the selection stage, over max_memory={plan.max_memory!r}: lower n_select to at most "
-            f"{cap} or raise max_memory"
-        )
-    if cap < MIN_SELECT:
-        raise ValueError(
-            f"max_memory={plan.max_memory!r} holds only {cap} selection releases of {nbytes} bytes per "
-            f"side (at least {MIN_SELECT} are needed): raise max_memory"
-        )
-    return cap, True
+    """Selection releases per side: always ``plan.n_select`` now (what does not fit ``max_memory`` is streamed,
+    :func:`~.selection_stream.fit_size`), and ``False`` (never lowered).  Raises when the budget cannot hold the
+    fit part (fewer than ``MIN_SELECT`` releases per side)."""
+    fit_size(plan.n_select, probe_release_nbytes(plan.mechanism, pair.d, rng), plan.max_memory)
+    return plan.n_select, False
 
 
 def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Selection:
-    """Choose the main and profile events on ``n_select`` fresh releases per side of ``pair`` (fewer when the
-    default does not fit ``max_memory``: ``selection_size``).
+    """Choose the main and profile events on ``n_select`` fresh releases per side of ``pair``: held in memory
+    up to :func:`~.selection_stream.fit_size` releases per side, the rest counted on a stream.
 
     Parameters
     ----------
@@ -274,7 +278,11 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
         The chosen events.
     """
     ts = time.perf_counter()
-    n, capped = selection_size(plan, pair, rng)
+    n = plan.n_select
+    nbytes = probe_release_nbytes(plan.mechanism, pair.d, rng)
+    held = fit_size(n, nbytes, plan.max_memory)
+    if held < n:
+        return _streamed_selection(plan, pair, rng, n, held, ts)
     Y1 = draw(plan.mechanism, pair.d, n, rng, chunk_size=plan.chunk_size)
     Y2 = draw(plan.mechanism, pair.d_prime, n, rng, chunk_size=plan.chunk_size)
     atts = make_attacks(plan.attacks, Y1, log_density=plan.log_density, max_categories=plan.ctx.max_categories)
@@ -283,18 +291,8 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
     events = _dedupe([e for a in atts for e in a.select(Y1[:cut], Y2[:cut], ctx)])
     if cut < n:
         events = _held_out_rescore(events, Y1[cut:], Y2[cut:], plan)
-    events = sorted(events, key=lambda e: -e.predicted)
-    if not events:
-        raise ValueError("attacks produced no candidate event for these releases")
-    main = events[: plan.n_certify]
-    while len(main) < plan.n_certify:  # keep the Bonferroni family size as budgeted
-        main.append(main[-1])
+    main = _main_events(plan, events)
     prof = _profile_events(plan, pair, main[0], Y1, Y2) if plan.n_profile else []
-    non_finite = sum(
-        int(np.count_nonzero(~np.all(np.isfinite(_rows(Y)), axis=1)))
-        for Y in (Y1, Y2)
-        if np.issubdtype(np.asarray(Y).dtype, np.floating)
-    )
     return Selection(
         main,
         prof,
@@ -303,13 +301,99 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
         len(events),
         2 * n,
         time.perf_counter() - ts,
-        non_finite,
+        _non_finite_rows(Y1) + _non_finite_rows(Y2),
         max(1, int(np.asarray(Y1).nbytes // max(n, 1))),
         n,
-        capped,
+        False,
+        n,
     )
 
 
-def _rows(Y) -> np.ndarray:
-    Y = np.asarray(Y)
-    return Y.reshape(Y.shape[0], -1)
+def _main_events(plan: AuditPlan, events) -> list[Event]:
+    events = sorted(events, key=lambda e: -e.predicted)
+    if not events:
+        raise ValueError("attacks produced no candidate event for these releases")
+    main = events[: plan.n_certify]
+    while len(main) < plan.n_certify:  # keep the Bonferroni family size as budgeted
+        main.append(main[-1])
+    return main
+
+
+def _streamed_selection(plan: AuditPlan, pair: Pair, rng: np.random.Generator, n: int, held: int, ts: float):
+    """:func:`selection_stage` holding ``held`` < ``n`` releases per side (see :mod:`.selection_stream`).
+
+    Positions ``0 .. held - 1`` (held) fit the attacks; with several attacks ``held .. cut - 1`` are added to the
+    scans and ``cut .. n - 1`` (``cut = 2n/3``) re-score the candidates, else all of ``held .. n - 1`` are scanned.
+    """
+    Y1, Y2 = draw_held(plan.mechanism, pair, held, rng, plan.chunk_size)
+    nbytes = max(1, int(np.asarray(Y1).nbytes // held))
+    atts = make_attacks(plan.attacks, Y1, log_density=plan.log_density, max_categories=plan.ctx.max_categories)
+    cut = (2 * n) // 3 if len(atts) > 1 else n
+    fit = min(held, cut)
+    ctx = context_for(plan, pair, families=[])
+    families, fixed = fit_families(atts, Y1[:fit], Y2[:fit], ctx)
+    stream = SelectionStream(plan.mechanism, (pair.d, pair.d_prime), (Y1, Y2), rng, nbytes)
+    add_chunks(stream, families, "scan", fit, cut)
+    family_of, events = {}, list(fixed)
+    for f in families:
+        for e in f.events():
+            family_of[id(e)] = f
+            events.append(e)
+    events = _dedupe(events)
+    if cut < n:
+        events = _drop_scan_leftovers(events)
+        # the profile re-chooses the best event's family on all releases, so then every family counts the held part
+        feed = (
+            families
+            if plan.n_profile
+            else list({id(family_of[id(e)]): family_of[id(e)] for e in events if id(e) in family_of}.values())
+        )
+        loose = [e for e in events if id(e) not in family_of]
+        loose_counts = np.zeros((2, len(loose)), dtype=np.int64)
+        add_chunks(stream, feed, "held", cut, n, loose, loose_counts)
+        props = []
+        for e in events:
+            if id(e) in family_of:
+                k1, m1, k2, m2 = family_of[id(e)].counts(e, "held")
+            else:
+                i = next(j for j, x in enumerate(loose) if x is e)
+                k1, m1, k2, m2 = int(loose_counts[0, i]), n - cut, int(loose_counts[1, i]), n - cut
+            props.append((k1 / m1, k2 / m2))
+        events = _rescore(events, props, n - cut, n - cut, plan)
+    main = _main_events(plan, events)
+    prof = []
+    if plan.n_profile:
+        best = family_of.get(id(main[0]))
+        if best is None:  # an event that was not chosen by a scan: its family is re-run on the held releases
+            prof = _profile_events(plan, pair, main[0], Y1, Y2)
+        else:
+            prof = _family_profile(plan, pair, best)
+    return Selection(
+        main,
+        prof,
+        _methods(plan, main),
+        [a.name for a in atts],
+        len(events),
+        2 * n,
+        time.perf_counter() - ts,
+        _non_finite_rows(Y1) + _non_finite_rows(Y2) + stream.non_finite,
+        nbytes,
+        n,
+        False,
+        held,
+    )
+
+
+def _family_profile(plan: AuditPlan, pair: Pair, family) -> list[Event]:
+    """:func:`_profile_events` from a recorded family's counts on all its selection releases (scan and held)."""
+    out = []
+    for dl in list(plan.deltas) + [None]:
+        c = context_for(
+            plan,
+            pair,
+            alpha=plan.a_profile / plan.n_profile,
+            delta=0.0 if dl is None else float(dl),
+            objective="mu" if dl is None else "epsilon",
+        )
+        out.append(max(family.events(c, parts=("scan", "held")), key=lambda e: e.predicted))
+    return out

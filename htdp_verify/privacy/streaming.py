@@ -8,9 +8,11 @@ this process or on a Dask cluster, and the result is the same for a seed.  The b
 of one release (a block holds at most :data:`BLOCK_BYTES`), never on the memory budget or the backend; the memory
 budget only decides how many blocks a worker counts per call.
 
-The search and selection stages must hold their releases (attacks fit scores on them), so the memory budget caps
-how many they hold: :func:`held_releases_cap` gives the most releases per side that fit, from the size of one
-release (:func:`probe_release_nbytes`, drawn from a copy of the generator so the audit's stream is untouched).
+The search stage and the *fit* part of the selection must hold their releases (attacks fit scores on them), so the
+memory budget caps how many they hold: :func:`held_releases_cap` gives the most releases per side that fit, from
+the size of one release (:func:`probe_release_nbytes`, drawn from a copy of the generator so the audit's stream is
+untouched).  The rest of the selection releases are read from a block stream (:func:`stream_releases`) and only
+counted, like the certification's.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "held_releases_cap",
     "parse_memory",
     "probe_release_nbytes",
+    "stream_releases",
 ]
 
 BLOCK_BYTES = 32 * 2**20  # at most 32 MiB of releases per block
@@ -138,16 +141,58 @@ def block_size(release_nbytes: int) -> int:
     return int(min(MAX_BLOCK, max(MIN_BLOCK, BLOCK_BYTES // max(int(release_nbytes), 1))))
 
 
+def _block(mechanism, data, entropy: int, b: int, size: int) -> np.ndarray:
+    """Block ``b`` (``size`` releases) of the stream with seed ``entropy``: its own child generator."""
+    g = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(b,)))
+    y = np.asarray(mechanism(data, size, g))
+    if y.ndim == 0 or y.shape[0] != size:
+        raise ValueError(f"mechanism must return shape (size, ...) with size={size}, got {y.shape}")
+    return y
+
+
+def stream_releases(mechanism: Any, data: Any, entropy: int, start: int, stop: int, *, release_nbytes: int):
+    """Releases ``start .. stop - 1`` of the block stream with seed ``entropy``, one block (or part) at a time.
+
+    The blocks are laid out as in :func:`count_streamed`: block ``b`` holds releases ``b·B .. (b+1)·B - 1`` with
+    ``B = block_size(release_nbytes)``, drawn from ``SeedSequence(entropy, spawn_key=(b,))``, but every block is
+    drawn whole (a block cut by ``start`` or ``stop`` is drawn and sliced), so release ``i`` is the same whatever
+    range it is asked in: the stream can be read in several passes, and the releases depend only on ``entropy``
+    and the release size (never on a memory budget or chunk size).
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        The mechanism ``(data, size, rng) -> (size, ...)``.
+    data : array_like
+        The input.
+    entropy : int
+        Seed of the stream.
+    start, stop : int
+        The range of releases.
+    release_nbytes : int
+        Bytes of one release (fixes the block size).
+
+    Yields
+    ------
+    numpy.ndarray
+        Consecutive chunks of the range, each within one block.
+    """
+    start = check_int("start", start, minimum=0)
+    stop = check_int("stop", stop, minimum=start)
+    block = block_size(release_nbytes)
+    for b in range(start // block, math.ceil(stop / block)):
+        lo, hi = max(start, b * block), min(stop, (b + 1) * block)
+        y = _block(mechanism, data, entropy, b, block)
+        yield y[lo - b * block : hi - b * block]
+
+
 def _count_blocks(mechanism, data, events, entropy: int, first: int, n_blocks: int, block: int, total: int):
     counts = np.zeros(len(events), dtype=np.int64)
     for b in range(first, first + n_blocks):
         size = min(block, total - b * block)
         if size <= 0:
             break
-        g = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(b,)))
-        y = np.asarray(mechanism(data, size, g))
-        if y.ndim == 0 or y.shape[0] != size:
-            raise ValueError(f"mechanism must return shape (size, ...) with size={size}, got {y.shape}")
+        y = _block(mechanism, data, entropy, b, size)
         for i, ev in enumerate(events):
             counts[i] += int(np.count_nonzero(ev.indicator(y)))
     return counts

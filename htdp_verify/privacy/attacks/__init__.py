@@ -53,7 +53,7 @@ from .learned import (
     MixedFeatures,
     MixedLogisticAttack,
 )
-from .scan import scan_intervals, scan_thresholds
+from .scan import ScanFamily, scan_intervals, scan_sets, scan_thresholds
 from .scoring import predicted_bound, union_pessimism
 from .serialise import event_from_spec, event_spec
 from .structured import AtomAttack, MaxStatisticAttack, PatternAttack, StratifiedAttack
@@ -85,6 +85,8 @@ __all__ = [
     "union_pessimism",
     "scan_thresholds",
     "scan_intervals",
+    "scan_sets",
+    "ScanFamily",
     "make_attacks",
     "auto_attacks",
     "ATTACK_NAMES",

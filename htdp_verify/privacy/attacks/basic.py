@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .events import Coordinate, Event, Identity, Projection, RowKey, SelectionContext, _as_2d
-from .scan import scan_intervals, scan_thresholds
-from .scoring import predicted_bound, union_pessimism
+from .scan import scan_intervals, scan_sets, scan_thresholds
+from .scoring import union_pessimism
 
 __all__ = ["Attack", "ThresholdAttack", "IntervalAttack", "DiscreteAttack", "CoordinateAttack", "ProjectionAttack"]
 
@@ -80,35 +80,11 @@ class DiscreteAttack(Attack):
     def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: SelectionContext) -> list[Event]:
         Y1, Y2 = np.asarray(Y1), np.asarray(Y2)
         key = RowKey(Y1.shape[1:], np.result_type(Y1.dtype, Y2.dtype))
-        k1, k2 = key(Y1), key(Y2)
-        cats, inv = np.unique(np.concatenate([k1, k2]), return_inverse=True)
-        inv = inv.ravel()
-        n1, n2 = k1.size, k2.size
-        if cats.size > ctx.max_categories or cats.size > 0.05 * (n1 + n2):
-            return []
-        c1 = np.bincount(inv[:n1], minlength=cats.size) / n1
-        c2 = np.bincount(inv[n1:], minlength=cats.size) / n2
-        events = []
-        for orient, num, den, nn, nd in ((1, c1, c2, n1, n2), (-1, c2, c1, n2, n1)):
-            ratio = (num + 0.5 / nn) / (den + 0.5 / nd)
-            order = np.argsort(-ratio, kind="stable")
-            cn, cd = np.cumsum(num[order]), np.cumsum(den[order])
-            zj = union_pessimism(np.arange(1, cats.size + 1), cats.size)
-            pred = predicted_bound(cn, cd, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective, nn, nd, zj)
-            j = int(np.argmax(pred))
-            events.append(
-                Event(
-                    "set",
-                    key,
-                    "in",
-                    (cats[order[: j + 1]],),
-                    orient,
-                    self.name,
-                    float(pred[j]),
-                    (float(cn[j]), float(cd[j])),
-                )
-            )
-        return events
+        return self.scan_keys(key(Y1), key(Y2), ctx, key, self.name)
+
+    def scan_keys(self, k1, k2, ctx: SelectionContext, feature, attack: str) -> list[Event]:
+        """The outcome-union scan (:func:`~.scan.scan_sets`) of keys ``k1``/``k2`` of ``feature``."""
+        return scan_sets(k1, k2, ctx, feature, attack, pessimism=union_pessimism)
 
     def applicable(self, Y: np.ndarray) -> bool:
         return True

@@ -376,6 +376,9 @@ class SelectionContext:
         ``"epsilon"`` or ``"mu"`` (see :func:`predicted_bound`).
     z : float, default 3.0
         Selection pessimism in standard errors.
+    families : list, optional
+        When a list, every scan records its :class:`~.scan.ScanFamily` in it (the streaming selection adds
+        further releases to these and chooses the events on all of them).
     """
 
     n_final: int
@@ -393,3 +396,4 @@ class SelectionContext:
     objective: str = "epsilon"
     z: float = 3.0  # selection pessimism (s.e.) of threshold / interval / score scans; unions of outcomes
     # (DiscreteAttack) use union_pessimism(j, K) instead
+    families: list | None = None  # when a list, every scan appends its ScanFamily (grid and counts) to it

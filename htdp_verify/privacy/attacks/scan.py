@@ -1,4 +1,11 @@
-"""Threshold and interval scans (the workhorse): every candidate counted at once with ``searchsorted``."""
+"""Threshold, interval and outcome-union scans (the workhorse): every candidate counted at once with ``searchsorted``.
+
+Each scan fixes a *grid* of candidates (thresholds, interval end points, outcomes) from the scores it is given,
+counts both samples at every grid point, and keeps the best candidate per side and orientation.  Counts at a fixed
+grid are additive, so a scan can also be recorded as a :class:`ScanFamily` (when the context carries a
+``families`` list): the grid and the counts so far, to which further releases are added chunk by chunk, and from
+which the events are chosen again on all of them (:mod:`~htdp_verify.privacy.selection_stream`).
+"""
 
 from __future__ import annotations
 
@@ -7,15 +14,15 @@ from typing import Any
 import numpy as np
 
 from .events import Event, Feature, SelectionContext
-from .scoring import predicted_bound
+from .scoring import predicted_bound, union_pessimism
 
-__all__ = ["scan_thresholds", "scan_intervals"]
+__all__ = ["ScanFamily", "scan_thresholds", "scan_intervals", "scan_sets"]
 
 
 def _sorted_valid(s):
     s = np.asarray(s, dtype=float).ravel()
     a = np.sort(s)
-    nv = int(np.searchsorted(a, np.nan)) if np.isnan(a[-1]) else a.size  # NaNs sort last
+    nv = int(np.searchsorted(a, np.nan)) if a.size and np.isnan(a[-1]) else a.size  # NaNs sort last
     return a[:nv], s.size
 
 
@@ -38,10 +45,267 @@ def _candidates(a1, a2, m: int) -> np.ndarray:
     return np.unique(np.concatenate(out))
 
 
+class _Tally:
+    """Counts of one side at a grid: releases ``n``, non-NaN scores ``nv``, and per grid point ``lt`` (scores
+    below it) and ``le`` (scores at or below it); for outcome grids ``lt`` holds the count of each outcome."""
+
+    def __init__(self, size: int, ordered: bool):
+        self.n = 0
+        self.nv = 0
+        self.lt = np.zeros(size, dtype=np.int64)
+        self.le = np.zeros(size, dtype=np.int64) if ordered else None
+
+    def __iadd__(self, other: _Tally) -> _Tally:
+        self.n += other.n
+        self.nv += other.nv
+        self.lt += other.lt
+        if self.le is not None:
+            self.le += other.le
+        return self
+
+
+def _tally_sorted(a: np.ndarray, n: int, grid: np.ndarray) -> _Tally:
+    t = _Tally(0, True)
+    t.n, t.nv = int(n), int(a.size)
+    t.lt = np.searchsorted(a, grid, "left").astype(np.int64)
+    t.le = np.searchsorted(a, grid, "right").astype(np.int64)
+    return t
+
+
+def _tally_keys(keys: np.ndarray, cats: np.ndarray) -> _Tally:
+    """Count of each outcome of ``cats`` (sorted, unique) among ``keys``; other outcomes are not counted."""
+    keys = np.asarray(keys).ravel()
+    t = _Tally(cats.size, False)
+    t.n = t.nv = int(keys.size)
+    if keys.size:
+        u, inv = np.unique(np.concatenate([cats, keys]), return_inverse=True)
+        inv = inv.ravel()
+        cat_of = np.full(u.size, -1, dtype=np.int64)
+        cat_of[inv[: cats.size]] = np.arange(cats.size)
+        idx = cat_of[inv[cats.size :]]
+        t.lt = np.bincount(idx[idx >= 0], minlength=cats.size).astype(np.int64)
+    return t
+
+
+def _event(kind, feature, side, params, orient, attack, pred, props) -> Event:
+    return Event(kind, feature, side, params, orient, attack, float(pred), (float(props[0]), float(props[1])))
+
+
+def _choose_thresholds(grid, t1: _Tally, t2: _Tally, ctx, feature, attack) -> tuple[list[Event], list]:
+    n1, n2 = t1.n, t2.n
+    ge1, ge2 = (t1.nv - t1.lt) / n1, (t2.nv - t2.lt) / n2
+    le1, le2 = t1.le / n1, t2.le / n2
+    combos = [(">=", 1, ge1, ge2), (">=", -1, ge2, ge1), ("<=", 1, le1, le2), ("<=", -1, le2, le1)]
+    num = np.stack([c[2] for c in combos])
+    den = np.stack([c[3] for c in combos])
+    nn = np.array([n1, n2, n1, n2])[:, None]
+    nd = np.array([n2, n1, n2, n1])[:, None]
+    pred = predicted_bound(num, den, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective, nn, nd, ctx.z)
+    events, where = [], []
+    for i, (side, orient, _, _) in enumerate(combos):
+        j = int(np.argmax(pred[i]))
+        events.append(
+            _event("threshold", feature, side, (float(grid[j]),), orient, attack, pred[i, j], (num[i, j], den[i, j]))
+        )
+        where.append(j)
+    return events, where
+
+
+def _interval_props(t: _Tally) -> np.ndarray:
+    return (t.le[None, :] - t.lt[:, None]) / t.n  # rows: a = grid[i], cols: b = grid[j]
+
+
+def _choose_intervals(grid, t1: _Tally, t2: _Tally, ctx, feature, attack) -> tuple[list[Event], list]:
+    n1, n2 = t1.n, t2.n
+    p1, p2 = _interval_props(t1), _interval_props(t2)
+    valid = np.triu(np.ones((grid.size, grid.size), bool))
+    events, where = [], []
+    for orient, num, den, nn, nd in ((1, p1, p2, n1, n2), (-1, p2, p1, n2, n1)):
+        pred = np.where(
+            valid, predicted_bound(num, den, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective, nn, nd, ctx.z), -1.0
+        )
+        i, j = np.unravel_index(int(np.argmax(pred)), pred.shape)
+        params = (float(grid[i]), float(grid[j]))
+        events.append(_event("interval", feature, "[]", params, orient, attack, pred[i, j], (num[i, j], den[i, j])))
+        where.append((int(i), int(j)))
+    return events, where
+
+
+def _choose_sets(cats, t1: _Tally, t2: _Tally, ctx, feature, attack, pessimism=None) -> tuple[list[Event], list]:
+    n1, n2 = t1.n, t2.n
+    c1, c2 = t1.lt / n1, t2.lt / n2
+    events, where = [], []
+    for orient, num, den, nn, nd in ((1, c1, c2, n1, n2), (-1, c2, c1, n2, n1)):
+        ratio = (num + 0.5 / nn) / (den + 0.5 / nd)
+        order = np.argsort(-ratio, kind="stable")
+        cn, cd = np.cumsum(num[order]), np.cumsum(den[order])
+        zj = (pessimism or union_pessimism)(np.arange(1, cats.size + 1), cats.size)
+        pred = predicted_bound(cn, cd, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective, nn, nd, zj)
+        j = int(np.argmax(pred))
+        events.append(_event("set", feature, "in", (cats[order[: j + 1]],), orient, attack, pred[j], (cn[j], cd[j])))
+        where.append(order[: j + 1])
+    return events, where
+
+
+_CHOOSE = {"threshold": _choose_thresholds, "interval": _choose_intervals, "set": _choose_sets}
+
+
+class ScanFamily:
+    """A recorded scan: its feature, fixed grid and counts, to which more releases can be added in chunks.
+
+    Counts are kept per *part* (``"scan"``: the releases events are chosen on; ``"held"``: releases held out to
+    re-score the chosen events) and per side (0: releases on D, 1: on D').  :meth:`events` chooses the best
+    candidate per side and orientation from the counts of the given parts by the scan's own rule, so a family
+    fed all releases in one call or in any number of chunks chooses the same events.
+
+    Parameters
+    ----------
+    kind : str
+        ``"threshold"``, ``"interval"`` or ``"set"``.
+    feature : Feature
+        Map from releases to scores (threshold, interval) or exact keys (set).
+    attack : str
+        Name of the attack family (recorded in the events).
+    ctx : SelectionContext
+        The context of the scan (its objective, level, pessimism).
+    grid : numpy.ndarray
+        Candidate thresholds, interval end points, or outcomes (sorted, unique).
+    pessimism : callable, optional
+        Set families: the pessimism of a union of ``j`` of ``K`` outcomes (default :func:`union_pessimism`).
+    """
+
+    def __init__(self, kind: str, feature: Any, attack: str, ctx: SelectionContext, grid: np.ndarray, pessimism=None):
+        if kind not in _CHOOSE:
+            raise ValueError(f"kind must be 'threshold', 'interval' or 'set', got {kind!r}")
+        self.kind, self.feature, self.attack, self.ctx, self.grid = kind, feature, attack, ctx, grid
+        self.pessimism = pessimism
+        self.parts: dict[str, list[_Tally]] = {}
+        self._where: dict[int, Any] = {}
+
+    def _tally(self, scores) -> _Tally:
+        if self.kind == "set":
+            return _tally_keys(scores, self.grid)
+        a, n = _sorted_valid(scores)
+        return _tally_sorted(a, n, self.grid)
+
+    def _add_tally(self, part: str, side: int, t: _Tally) -> None:
+        if part not in self.parts:
+            ordered = self.kind != "set"
+            self.parts[part] = [_Tally(self.grid.size, ordered), _Tally(self.grid.size, ordered)]
+        self.parts[part][side] += t
+
+    def add_scores(self, part: str, side: int, scores: Any) -> None:
+        """Add the scores (keys for set families) of a chunk of releases of ``side`` (0: D, 1: D') to ``part``.
+
+        Parameters
+        ----------
+        part : str
+            ``"scan"`` or ``"held"``.
+        side : int
+            0 for releases on D, 1 for releases on D'.
+        scores : array_like
+            ``feature(Y)`` of the chunk.
+        """
+        if side not in (0, 1):
+            raise ValueError(f"side must be 0 or 1, got {side!r}")
+        self._add_tally(part, side, self._tally(scores))
+
+    def add(self, part: str, side: int, Y: Any) -> None:
+        """Add a chunk of releases ``Y`` of ``side`` to ``part`` (:meth:`add_scores` of ``feature(Y)``).
+
+        Parameters
+        ----------
+        part : str
+            ``"scan"`` or ``"held"``.
+        side : int
+            0 for releases on D, 1 for releases on D'.
+        Y : array_like
+            The releases.
+        """
+        self.add_scores(part, side, self.feature(Y))
+
+    def sizes(self, parts=("scan",)) -> tuple[int, int]:
+        """Releases counted per side in ``parts``."""
+        t = self._total(parts)
+        return t[0].n, t[1].n
+
+    def _total(self, parts) -> list[_Tally]:
+        ordered = self.kind != "set"
+        out = [_Tally(self.grid.size, ordered), _Tally(self.grid.size, ordered)]
+        for p in parts:
+            for side in (0, 1):
+                if p in self.parts:
+                    out[side] += self.parts[p][side]
+        return out
+
+    def events(self, ctx: SelectionContext | None = None, parts=("scan",)) -> list[Event]:
+        """The best event per side and orientation on the counts of ``parts`` (with ``ctx``, default the scan's).
+
+        Parameters
+        ----------
+        ctx : SelectionContext, optional
+            Objective, level and pessimism of the choice (default: the context of the recorded scan).
+        parts : sequence of str, default ("scan",)
+            The parts whose counts are summed.
+
+        Returns
+        -------
+        list of Event
+            The chosen events (none when no release was counted on a side).
+        """
+        t1, t2 = self._total(parts)
+        if t1.n == 0 or t2.n == 0:
+            return []
+        extra = (self.pessimism,) if self.kind == "set" else ()
+        events, where = _CHOOSE[self.kind](self.grid, t1, t2, ctx or self.ctx, self.feature, self.attack, *extra)
+        for e, w in zip(events, where):
+            self._where[id(e)] = (e, w)
+        return events
+
+    def counts(self, event: Event, part: str = "held") -> tuple[int, int, int, int]:
+        """Counts of one of this family's chosen events in ``part``: ``(k on D, releases on D, k on D', on D')``.
+
+        Parameters
+        ----------
+        event : Event
+            An event returned by :meth:`events` of this family.
+        part : str, default "held"
+            The part counted.
+
+        Returns
+        -------
+        tuple of int
+            ``(k1, n1, k2, n2)``.
+        """
+        if id(event) not in self._where or self._where[id(event)][0] is not event:
+            raise ValueError("event was not chosen by this family")
+        w = self._where[id(event)][1]
+        out = []
+        for t in self._total((part,)):
+            if self.kind == "threshold":
+                k = t.nv - t.lt[w] if event.side == ">=" else t.le[w]
+            elif self.kind == "interval":
+                k = t.le[w[1]] - t.lt[w[0]]
+            else:
+                k = t.lt[w].sum()
+            out += [int(k), t.n]
+        return tuple(out)
+
+
+def _record(ctx, kind, feature, attack, grid, t1, t2, pessimism=None):
+    fams = getattr(ctx, "families", None)
+    if fams is not None:
+        fam = ScanFamily(kind, feature, attack, ctx, grid, pessimism)
+        fam._add_tally("scan", 0, t1)
+        fam._add_tally("scan", 1, t2)
+        fams.append(fam)
+
+
 def scan_thresholds(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, attack: str) -> list[Event]:
     """Best threshold event for each side (``>=``, ``<=``) and orientation, by predicted certified bound.
 
-    ``s1``/``s2`` are scores on the selection releases of D and D'.  All candidate thresholds (up to
+    ``s1``/``s2`` are scores on the selection releases of D and D' (``feature`` of them: a recorded
+    :class:`ScanFamily` scores further releases with ``feature``).  All candidate thresholds (up to
     ``ctx.max_candidates``, spread over the whole range including both extreme tails) are counted at once.
 
     Parameters
@@ -65,32 +329,9 @@ def scan_thresholds(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, a
     cand = _candidates(a1, a2, ctx.max_candidates)
     if cand.size == 0:
         return []
-    ge1 = (a1.size - np.searchsorted(a1, cand, "left")) / n1
-    ge2 = (a2.size - np.searchsorted(a2, cand, "left")) / n2
-    le1 = np.searchsorted(a1, cand, "right") / n1
-    le2 = np.searchsorted(a2, cand, "right") / n2
-    combos = [(">=", 1, ge1, ge2), (">=", -1, ge2, ge1), ("<=", 1, le1, le2), ("<=", -1, le2, le1)]
-    num = np.stack([c[2] for c in combos])
-    den = np.stack([c[3] for c in combos])
-    nn = np.array([n1, n2, n1, n2])[:, None]
-    nd = np.array([n2, n1, n2, n1])[:, None]
-    pred = predicted_bound(num, den, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective, nn, nd, ctx.z)
-    events = []
-    for i, (side, orient, _, _) in enumerate(combos):
-        j = int(np.argmax(pred[i]))
-        events.append(
-            Event(
-                "threshold",
-                feature,
-                side,
-                (float(cand[j]),),
-                orient,
-                attack,
-                float(pred[i, j]),
-                (float(num[i, j]), float(den[i, j])),
-            )
-        )
-    return events
+    t1, t2 = _tally_sorted(a1, n1, cand), _tally_sorted(a2, n2, cand)
+    _record(ctx, "threshold", feature, attack, cand, t1, t2)
+    return _choose_thresholds(cand, t1, t2, ctx, feature, attack)[0]
 
 
 def scan_intervals(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, attack: str) -> list[Event]:
@@ -119,27 +360,47 @@ def scan_intervals(s1: Any, s2: Any, ctx: SelectionContext, feature: Feature, at
         return []
     if cand.size > ctx.max_interval_grid:
         cand = cand[np.linspace(0, cand.size - 1, ctx.max_interval_grid).astype(np.int64)]
-    lt1, le1 = np.searchsorted(a1, cand, "left"), np.searchsorted(a1, cand, "right")
-    lt2, le2 = np.searchsorted(a2, cand, "left"), np.searchsorted(a2, cand, "right")
-    p1 = (le1[None, :] - lt1[:, None]) / n1  # rows: a = cand[i], cols: b = cand[j]
-    p2 = (le2[None, :] - lt2[:, None]) / n2
-    valid = np.triu(np.ones((cand.size, cand.size), bool))
-    events = []
-    for orient, num, den, nn, nd in ((1, p1, p2, n1, n2), (-1, p2, p1, n2, n1)):
-        pred = np.where(
-            valid, predicted_bound(num, den, ctx.n_final, ctx.alpha, ctx.delta, ctx.objective, nn, nd, ctx.z), -1.0
-        )
-        i, j = np.unravel_index(int(np.argmax(pred)), pred.shape)
-        events.append(
-            Event(
-                "interval",
-                feature,
-                "[]",
-                (float(cand[i]), float(cand[j])),
-                orient,
-                attack,
-                float(pred[i, j]),
-                (float(num[i, j]), float(den[i, j])),
-            )
-        )
-    return events
+    t1, t2 = _tally_sorted(a1, n1, cand), _tally_sorted(a2, n2, cand)
+    _record(ctx, "interval", feature, attack, cand, t1, t2)
+    return _choose_intervals(cand, t1, t2, ctx, feature, attack)[0]
+
+
+def scan_sets(k1: Any, k2: Any, ctx: SelectionContext, feature: Any, attack: str, pessimism=None) -> list[Event]:
+    """Best union of outcomes per orientation: outcomes ordered by their empirical ratio, best prefix kept.
+
+    ``k1``/``k2`` are exact keys (``feature`` of the selection releases of D and D', one per release).  The
+    prefix of ``j`` outcomes is judged with :func:`union_pessimism` ``(j, K)`` standard errors of selection
+    pessimism (``K`` outcomes seen).  Nothing when there are more than ``ctx.max_categories`` distinct keys or
+    more than 5 % of the pooled sample size.
+
+    Parameters
+    ----------
+    k1, k2 : array_like
+        Keys of the selection releases of D and D'.
+    ctx : SelectionContext
+        The audit's selection context.
+    feature : Feature
+        The feature the keys come from (its ``decode`` prints the outcomes).
+    attack : str
+        Name of the attack family (recorded in the event).
+    pessimism : callable, optional
+        ``pessimism(j, K)`` in standard errors (default :func:`union_pessimism`).
+
+    Returns
+    -------
+    list of Event
+        The best event per orientation.
+    """
+    k1, k2 = np.asarray(k1).ravel(), np.asarray(k2).ravel()
+    cats, inv = np.unique(np.concatenate([k1, k2]), return_inverse=True)
+    inv = inv.ravel()
+    n1, n2 = k1.size, k2.size
+    if cats.size > ctx.max_categories or cats.size > 0.05 * (n1 + n2):
+        return []
+    t1, t2 = _Tally(cats.size, False), _Tally(cats.size, False)
+    t1.n = t1.nv = n1
+    t2.n = t2.nv = n2
+    t1.lt = np.bincount(inv[:n1], minlength=cats.size).astype(np.int64)
+    t2.lt = np.bincount(inv[n1:], minlength=cats.size).astype(np.int64)
+    _record(ctx, "set", feature, attack, cats, t1, t2, pessimism)
+    return _choose_sets(cats, t1, t2, ctx, feature, attack, pessimism)[0]

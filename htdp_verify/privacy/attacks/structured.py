@@ -277,11 +277,7 @@ def _set_events(feature, k1, k2, ctx, name):
     """Best union of key values per orientation (the outcome-union scan of :class:`DiscreteAttack`)."""
     import dataclasses
 
-    evs = DiscreteAttack().select(np.asarray(k1), np.asarray(k2), dataclasses.replace(ctx, max_categories=4096))
-    out = []
-    for e in evs:
-        out.append(Event("set", feature, "in", e.params, e.orientation, name, e.predicted, e.sel_props))
-    return out
+    return DiscreteAttack().scan_keys(k1, k2, dataclasses.replace(ctx, max_categories=4096), feature, name)
 
 
 class MaxStatisticAttack(Attack):

@@ -1,0 +1,171 @@
+"""The streaming part of the selection stage: fit on a bounded held subsample, count the rest chunk by chunk.
+
+An audit's selection split has ``n_select`` releases per side (by default a quarter of the certification size, so
+up to millions).  Holding them all made the peak memory grow with ``n``; instead:
+
+* the **fit** part holds at most :func:`fit_size` releases per side (``FIT_CAP``, or fewer when ``max_memory``
+  binds): the attacks run on it as before, and each of their scans is recorded as a
+  :class:`~htdp_verify.privacy.attacks.ScanFamily` (its fitted feature: learned score, direction, atoms,
+  patterns; its grid of candidate thresholds, interval end points or outcomes; its counts so far);
+* the **score** part reads the remaining selection releases from a block stream
+  (:func:`~htdp_verify.privacy.streaming.stream_releases`, its own seed per side drawn from the audit's
+  generator) and adds each chunk's counts at the fixed grids, so every family's events are chosen on the counts of
+  *all* its scan releases, by the same rule and pessimism as the in-memory scan; the releases held out to compare
+  attacks (the last third) are counted the same way, in a second pass.
+
+Attacks whose events do not come from a recorded scan (a custom :class:`~htdp_verify.privacy.attacks.Attack`, or
+one that rewrites its events' features) keep the events they chose on the fit part; these are still re-scored on
+the held-out releases.  Counts are additive and the stream's blocks do not depend on the memory budget or chunk
+size, so the selection is the same for a seed whatever ``max_memory`` (as long as it does not lower the fit part)
+or ``chunk_size``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .adapters import draw
+from .attacks import Event
+from .streaming import HELD_OVERHEAD, held_releases_cap, stream_releases
+
+__all__ = ["FIT_CAP", "MIN_SELECT", "fit_size", "fit_families", "SelectionStream"]
+
+#: most selection releases per side the fit part holds (learned scores train on half of it)
+FIT_CAP = 2**17
+#: fewest selection releases per side a memory budget may leave for the fit part (below it, fitting is guesswork)
+MIN_SELECT = 200
+
+
+def fit_size(n_select: int, release_nbytes: int, max_memory: Any) -> int:
+    """Selection releases per side the fit part holds: ``min(n_select, FIT_CAP, what fits in max_memory)``.
+
+    The memory rule is :func:`~htdp_verify.privacy.streaming.held_releases_cap` (both sides held, ``HELD_OVERHEAD``
+    bytes of working memory per byte held); the streamed rest costs one block at a time.
+
+    Parameters
+    ----------
+    n_select : int
+        Selection releases per side.
+    release_nbytes : int
+        Bytes of one release.
+    max_memory : int or str
+        Memory budget.
+
+    Returns
+    -------
+    int
+        Releases per side held by the fit part (the rest, ``n_select`` minus it, is streamed).
+
+    Raises
+    ------
+    ValueError
+        When ``max_memory`` holds fewer than ``MIN_SELECT`` releases per side and ``n_select`` is larger.
+    """
+    cap = held_releases_cap(release_nbytes, max_memory)
+    held = min(int(n_select), FIT_CAP, cap)
+    if held < min(int(n_select), MIN_SELECT):
+        raise ValueError(
+            f"max_memory={max_memory!r} holds only {cap} selection releases of {release_nbytes} bytes per side "
+            f"(at least {MIN_SELECT} are needed to fit the attacks; about "
+            f"{2 * HELD_OVERHEAD * MIN_SELECT * release_nbytes / 2**20:.1f} MiB): raise max_memory"
+        )
+    return held
+
+
+def fit_families(attacks: list, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> tuple[list, list[Event]]:
+    """Run every attack on the fit part, recording its scans (``ctx.families`` must be a list).
+
+    Returns
+    -------
+    families : list of ScanFamily
+        The recorded scans of the attacks whose every event came from one of them.
+    fixed : list of Event
+        The events of the other attacks, as they chose them on the fit part.
+    """
+    fams = ctx.families
+    if fams is None:
+        raise ValueError("ctx.families must be a list (the scans are recorded in it)")
+    kept, fixed = [], []
+    for a in attacks:
+        before = len(fams)
+        evs = a.select(Y1, Y2, ctx)
+        new = fams[before:]
+        del fams[before:]
+        feats = {id(f.feature) for f in new}
+        if evs and all(id(e.feature) in feats for e in evs):
+            kept += new
+        else:
+            fixed += evs
+    fams += kept
+    return kept, fixed
+
+
+class SelectionStream:
+    """The selection releases of both sides in order: the held fit part first, then a block stream per side.
+
+    Position ``i < held`` of a side is row ``i`` of its held array; position ``i >= held`` is release ``i - held``
+    of the side's stream (seed drawn from ``rng`` at construction, one per side).  :meth:`chunks` yields any range of
+    positions chunk by chunk; non-finite streamed releases are counted in ``non_finite``.
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        The mechanism.
+    data : tuple
+        ``(D, D')``.
+    held : tuple of numpy.ndarray
+        The held releases of D and D' (same length).
+    rng : numpy.random.Generator
+        The audit's generator (two seeds drawn from it).
+    release_nbytes : int
+        Bytes of one release (fixes the stream's blocks).
+    """
+
+    def __init__(self, mechanism: Any, data: tuple, held: tuple, rng: np.random.Generator, release_nbytes: int):
+        self.mechanism, self.data, self.held = mechanism, data, held
+        self.n_held = int(np.asarray(held[0]).shape[0])
+        self.entropy = [int(rng.integers(0, 2**63)) for _ in range(2)]
+        self.release_nbytes = int(release_nbytes)
+        self.non_finite = 0
+
+    def chunks(self, side: int, lo: int, hi: int):
+        """Chunks of positions ``lo .. hi - 1`` of ``side`` (0: D, 1: D')."""
+        if lo < self.n_held:
+            yield self.held[side][lo : min(hi, self.n_held)]
+        s0, s1 = max(lo, self.n_held) - self.n_held, max(hi, self.n_held) - self.n_held
+        if s1 > s0:
+            for y in stream_releases(
+                self.mechanism, self.data[side], self.entropy[side], s0, s1, release_nbytes=self.release_nbytes
+            ):
+                self.non_finite += non_finite_rows(y)
+                yield y
+
+
+def non_finite_rows(Y: Any) -> int:
+    """Releases (rows) with a NaN or infinite value."""
+    Y = np.asarray(Y)
+    if not np.issubdtype(Y.dtype, np.floating) or Y.shape[0] == 0:
+        return 0
+    return int(np.count_nonzero(~np.all(np.isfinite(Y.reshape(Y.shape[0], -1)), axis=1)))
+
+
+def add_chunks(stream: SelectionStream, families: list, part: str, lo: int, hi: int, fixed=(), fixed_counts=None):
+    """Add positions ``lo .. hi - 1`` of both sides to ``part`` of every family, one chunk at a time, each family's
+    score computed once per chunk; ``fixed`` events are counted by their indicator into ``fixed_counts``
+    (shape ``(2, len(fixed))``)."""
+    for side in (0, 1):
+        for y in stream.chunks(side, lo, hi):
+            for f in families:
+                f.add(part, side, y)
+            for i, e in enumerate(fixed):
+                fixed_counts[side, i] += int(np.count_nonzero(e.indicator(y)))
+
+
+def draw_held(mechanism: Any, pair: Any, n: int, rng: np.random.Generator, chunk_size: int) -> tuple:
+    """The held fit releases of both sides (``n`` each, drawn from ``rng`` as the in-memory selection draws)."""
+    return (
+        draw(mechanism, pair.d, n, rng, chunk_size=chunk_size),
+        draw(mechanism, pair.d_prime, n, rng, chunk_size=chunk_size),
+    )
