@@ -7,8 +7,10 @@ Each configuration runs in its own process (peak RSS from ``resource.getrusage``
     python benchmarks/bench_memory.py --d 1000 --n 1000000  # one configuration
     python benchmarks/bench_memory.py --max-memory 512MiB   # a smaller budget
 
-Prints one line per configuration: d, releases per side, ε lower bound, verdict, selection releases per side
-(and whether the default was lowered to fit ``max_memory``), seconds, peak RSS in GiB.
+Prints one line per configuration: d, releases per side, ε lower bound, verdict, selection releases per side, how
+many of them the selection held in memory to fit the attacks (the rest are counted on a stream:
+:mod:`htdp_verify.privacy.selection_stream`), seconds (wall and CPU: the machine may be shared), peak RSS in GiB.
+``--json PATH`` also writes the rows to a JSON file (e.g. ``benchmarks/results/bench_memory.json``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def one(d: int, n: int, max_memory: str, seed: int) -> dict:
         Y[:, 0] += D[0]
         return Y
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     r = audit(
         Mechanism(gauss, name=f"gaussian_d{d}"),
         PrivacyClaim(epsilon=1.0, delta=1e-5),
@@ -49,7 +51,9 @@ def one(d: int, n: int, max_memory: str, seed: int) -> dict:
         "verdict": r.verdict,
         "n_select": s["n_select_per_side"],
         "select_lowered": s["n_select_lowered_to_fit_max_memory"],
+        "select_held": s.get("n_select_held_per_side"),
         "seconds": round(time.perf_counter() - t, 1),
+        "cpu_seconds": round(time.process_time() - c, 1),
         "max_memory": max_memory,
         "peak_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
     }
@@ -61,12 +65,14 @@ def main() -> None:
     ap.add_argument("--n", type=int)
     ap.add_argument("--max-memory", default="2GiB")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", help="also write the rows to this JSON file")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
         print(json.dumps(one(a.d, a.n, a.max_memory, a.seed)), flush=True)
         return
     configs = [(a.d, a.n)] if a.d and a.n else [(10, 10**5), (10, 10**6), (10, 10**7), (1000, 10**5), (1000, 10**6)]
+    rows = []
     for d, n in configs:
         out = subprocess.run(
             [
@@ -86,7 +92,13 @@ def main() -> None:
             text=True,
             check=True,
         )
-        print(out.stdout.strip().splitlines()[-1], flush=True)
+        line = out.stdout.strip().splitlines()[-1]
+        print(line, flush=True)
+        rows.append(json.loads(line))
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(rows, fh, indent=1)
+            fh.write("\n")
 
 
 if __name__ == "__main__":

@@ -222,6 +222,7 @@ def assemble_result(
             "n_select_per_side": sel.n_per_side or plan.n_select,
             "n_certify_per_side": plan.n_samples,
             "n_select_lowered_to_fit_max_memory": bool(sel.capped),
+            "n_select_held_per_side": getattr(sel, "n_held", 0) or sel.n_per_side or plan.n_select,  # rest streamed
             "total_releases": drawn,
         },
         "selection": {
