@@ -129,15 +129,20 @@ def run_checks(
     workers: int = 1,
     backend: str = "processes",
     scheduler: str | None = None,
+    costs: dict | None = None,
 ) -> list[CheckResult]:
     """Run ``checks`` (each with its seed from :func:`derive_seed`) and return their results in check order.
 
     ``log``: a :class:`~htdp_verify.runlog.RunLog` that gets one line per finished check; ``done``: results of
     checks finished earlier (check name -> results), which are not run again.  ``workers`` > 1, ``backend="dask"``
     or a Dask ``scheduler`` address run the checks in parallel (:func:`htdp_verify.parallel.iter_checks`) with the
-    same results; the log then gets lines in the order checks finish.  Ctrl-C raises :class:`RunInterrupted`
-    carrying the finished results."""
+    same results; the log then gets lines in the order checks finish, each with where and when the check ran
+    (:func:`htdp_verify.parallel.task_timing`).  ``costs`` (expected seconds per check name, e.g. from the previous
+    run in ``out_dir``) make a parallel run submit the longest checks first; the results do not change.  Ctrl-C
+    raises :class:`RunInterrupted` carrying the finished results."""
     from tqdm.auto import tqdm
+
+    from .parallel import TaskClock
 
     parallel = workers != 1 or backend != "processes" or scheduler is not None
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -164,10 +169,10 @@ def run_checks(
                 el = int(time.perf_counter() - current["t0"])
                 bar.set_postfix_str(f"{current['text']} (running {el // 60}m{el % 60:02d}s)")
 
-    def finish(chk, s, out):
+    def finish(chk, s, out, timing=None):
         by_check[chk.name] = out
         if log is not None:
-            log.append(chk.name, s, out)
+            log.append(chk.name, s, out, timing)
         bar.update(1)
 
     ticker = threading.Thread(target=tick, daemon=True)
@@ -187,13 +192,16 @@ def run_checks(
                 backend=backend,
                 scheduler=scheduler,
                 progress=progress,
+                costs=costs,
             )
         for chk in todo if not parallel else ():
             finished = ordered()
             current["text"] = f"{_counts_text(finished)} | {chk.name}" if finished else chk.name
             current["t0"] = time.perf_counter()
             bar.set_postfix_str(current["text"])
-            finish(chk, *execute_check(chk, profile=profile, seed=seed, out_dir=out_dir, progress=progress))
+            clock = TaskClock()
+            s, out = execute_check(chk, profile=profile, seed=seed, out_dir=out_dir, progress=progress)
+            finish(chk, s, out, clock.stop())
         current["text"] = ""
         bar.set_postfix_str(_counts_text(ordered()))
     except KeyboardInterrupt:
@@ -206,7 +214,9 @@ def run_checks(
     return ordered()
 
 
-def _run_parallel(todo, finish, bar, ordered, *, profile, seed, out_dir, workers, backend, scheduler, progress):
+def _run_parallel(
+    todo, finish, bar, ordered, *, profile, seed, out_dir, workers, backend, scheduler, progress, costs=None
+):
     """The parallel half of :func:`run_checks`: the bar shows verdict counts and the checks in flight."""
     from contextlib import closing
 
@@ -230,10 +240,11 @@ def _run_parallel(todo, finish, bar, ordered, *, profile, seed, out_dir, workers
             backend=backend,
             scheduler=scheduler,
             status=status,
+            costs=costs,
         )
     ) as it:
-        for chk, s, out in it:
-            finish(chk, s, out)
+        for chk, s, out, timing in it:
+            finish(chk, s, out, timing)
 
 
 def _cmd_list(args) -> int:
@@ -298,8 +309,19 @@ def _parallel_settings(args):
     return (1 if args.workers is None else args.workers), backend
 
 
+def _parallel_meta(workers: int, backend: str, scheduler: str | None) -> dict:
+    """How the checks ran, for the results' meta: ``workers`` (processes or Dask worker threads; left out for an
+    existing cluster, whose size may change during the run), ``backend`` (``"serial"``: in the ``htdp-verify``
+    process, ``"processes"``: a local process pool, ``"dask"``) and the Dask ``scheduler`` address if one was given."""
+    if scheduler is not None:
+        return {"backend": "dask", "scheduler": scheduler}
+    if workers == 1 and backend == "processes":
+        return {"workers": 1, "backend": "serial"}
+    return {"workers": workers, "backend": backend}
+
+
 def _cmd_run(args) -> int:
-    from .runlog import STREAM_NAME, RunLog
+    from .runlog import STREAM_NAME, RunLog, previous_costs
 
     done = None
     if args.resume:
@@ -316,6 +338,9 @@ def _cmd_run(args) -> int:
         raise UsageError(str(exc)) from None
     workers, backend = _parallel_settings(args)
     meta = {"profile": profile, "seed": seed, "version": __version__, "names": list(names), "checks": len(checks)}
+    meta.update(_parallel_meta(workers, backend, args.scheduler))
+    parallel = workers != 1 or backend != "processes" or args.scheduler is not None
+    costs = previous_costs(out) if parallel else None  # read before the new run log replaces the old one
     t0 = time.perf_counter()
     interrupted = False
     with RunLog(out, meta, resume=bool(args.resume)) as log:
@@ -331,6 +356,7 @@ def _cmd_run(args) -> int:
                 workers=workers,
                 backend=backend,
                 scheduler=args.scheduler,
+                costs=costs,
             )
             n_done = len(checks)
         except RunInterrupted as exc:

@@ -33,14 +33,23 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .registry import Check, derive_seed, error_result, execute_check
 
-__all__ = ["BACKENDS", "MAX_WORKERS_PER_CPU", "max_workers", "check_workers", "iter_checks"]
+__all__ = [
+    "BACKENDS",
+    "MAX_WORKERS_PER_CPU",
+    "TaskClock",
+    "check_workers",
+    "iter_checks",
+    "max_workers",
+    "submission_order",
+    "task_timing",
+]
 
 #: where ``--workers`` checks run: ``"processes"`` (a local process pool) or ``"dask"`` (a Dask cluster)
 BACKENDS = ("processes", "dask")
@@ -56,6 +65,8 @@ THREAD_ENV = (
     "NUMEXPR_NUM_THREADS",
 )
 POLL_SECONDS = 1.0  # how often the status callback is refreshed while checks run
+#: seconds the workers of a finished run get to exit before they are terminated (every result is in by then)
+EXIT_GRACE_SECONDS = 10.0
 
 
 def _cpus() -> int:
@@ -98,6 +109,87 @@ def check_workers(workers: int) -> int:
     return workers
 
 
+# ------------------------------------------------------------------------------------------------- timing
+class TaskClock:
+    """Wall-clock and CPU time of one check in the process that runs it (see :func:`task_timing`).
+
+    ``TaskClock()`` starts it; ``stop()`` returns the :func:`task_timing` record.  Child processes the check uses
+    (a joblib pool) are counted: those that ended and were waited for, and, on Linux, those still alive."""
+
+    def __init__(self):
+        self.started, self._cpu, self._kids = time.time(), time.process_time(), _children_cpu()
+
+    def stop(self) -> dict:
+        return task_timing(self.started, time.time(), time.process_time() - self._cpu, _children_cpu() - self._kids)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's child processes: finished (waited-for) ones plus, where ``/proc`` lists them,
+    the live descendants (a joblib pool kept alive between calls)."""
+    total = 0.0
+    try:
+        import resource
+
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total = ru.ru_utime + ru.ru_stime
+    except (ImportError, OSError):  # pragma: no cover - not on Windows
+        return total
+    return total + _live_descendants_cpu(os.getpid())
+
+
+def _live_descendants_cpu(pid: int, depth: int = 0) -> float:
+    """CPU seconds (user + system) of the live descendants of ``pid`` read from ``/proc`` (0 where it is absent)."""
+    if depth > 4:
+        return 0.0
+    total = 0.0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for tid in tasks:
+        try:
+            kids = Path(f"/proc/{pid}/task/{tid}/children").read_text().split()
+        except OSError:
+            continue
+        for k in kids:
+            try:
+                stat = Path(f"/proc/{k}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(")") + 2 :].split()
+            total += (int(fields[11]) + int(fields[12])) / tick + _live_descendants_cpu(int(k), depth + 1)
+    return total
+
+
+def task_timing(started: float, finished: float, cpu: float, children_cpu: float = 0.0) -> dict:
+    """The timing record of one check, written into the run log (``results.jsonl``) next to its results.
+
+    Parameters
+    ----------
+    started, finished : float
+        Wall-clock times (seconds since the epoch) at which the process running the check began and ended it.
+    cpu : float
+        CPU seconds of that process (all its threads) in between.
+    children_cpu : float, default 0.0
+        CPU seconds of child processes it started and waited for in between (a joblib pool that stays alive
+        is not counted).
+
+    Returns
+    -------
+    dict
+        ``{"worker": pid, "started", "finished", "cpu_seconds", "children_cpu_seconds"}``; the results do not
+        depend on it (it is not part of ``results.json``).
+    """
+    return {
+        "worker": os.getpid(),
+        "started": round(started, 3),
+        "finished": round(finished, 3),
+        "cpu_seconds": round(cpu, 3),
+        "children_cpu_seconds": round(max(0.0, children_cpu), 3),
+    }
+
+
 # ------------------------------------------------------------------------------------------------- worker side
 def _limit_threads() -> None:
     """One BLAS/OpenMP thread and the Agg matplotlib backend in this (worker) process."""
@@ -120,6 +212,20 @@ def _limit_threads() -> None:
 _LIMITS = None
 
 
+def _no_nested_pools():
+    """A context in which joblib runs ``Parallel`` calls one after another in this process (its ``sequential``
+    backend), so that a check asking for ``n_jobs`` > 1 inside a worker does not start a pool of its own: N workers
+    then use N cores, without the start-up of a process pool per worker.  Results do not change for checks whose
+    outcome does not depend on how the work is split (the engine's joblib users seed each item, not each chunk)."""
+    try:
+        from joblib import parallel_config
+    except ImportError:  # pragma: no cover - joblib comes with scikit-learn
+        import contextlib
+
+        return contextlib.nullcontext()
+    return parallel_config(backend="sequential")
+
+
 def _init_process_worker() -> None:
     """Initializer of a pool worker: Ctrl-C is the parent's to handle (it stops the workers), one thread each."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -138,8 +244,10 @@ class _Task:
 
 
 def _run_task(task: _Task):
-    """Worker entry: run the check in a private folder; return ``(seed, results, files)`` with ``files`` the
-    bytes of every file the check wrote, keyed by its path relative to the folder (POSIX separators)."""
+    """Worker entry: run the check in a private folder; return ``(seed, results, files, timing)`` with ``files``
+    the bytes of every file the check wrote, keyed by its path relative to the folder (POSIX separators), and
+    ``timing`` the :func:`task_timing` of the whole task (unpickling the function included)."""
+    clock = TaskClock()
     if os.environ.get("MPLBACKEND") != "Agg" or os.environ.get("OMP_NUM_THREADS") != "1":
         _limit_threads()  # a Dask worker (the process pool's initializer already did this)
     if task.func is not None:
@@ -157,13 +265,14 @@ def _run_task(task: _Task):
         func = _REGISTRY[task.check.name].func
     folder = Path(tempfile.mkdtemp(prefix="htdp-check-"))
     try:
-        s, out = execute_check(
-            task.check, profile=task.profile, seed=task.seed, out_dir=folder, progress=False, func=func
-        )
+        with _no_nested_pools():
+            s, out = execute_check(
+                task.check, profile=task.profile, seed=task.seed, out_dir=folder, progress=False, func=func
+            )
         files = {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return s, out, files
+    return s, out, files, clock.stop()
 
 
 # ------------------------------------------------------------------------------------------------- parent side
@@ -224,15 +333,34 @@ class _ProcessPool:
             self.generation += 1
         return True
 
-    def close(self, abort: bool, futures=()):
-        if abort:  # stop running checks now (Ctrl-C): terminate the workers
-            terminate = getattr(self._pool, "terminate_workers", None)
-            if terminate is not None:  # Python >= 3.14
-                terminate()
-            else:
-                for p in list((getattr(self._pool, "_processes", None) or {}).values()):
+    def _terminate(self):
+        terminate = getattr(self._pool, "terminate_workers", None)
+        if terminate is not None:  # Python >= 3.14
+            terminate()
+        else:
+            for p in list((getattr(self._pool, "_processes", None) or {}).values()):
+                if p.is_alive():
                     p.terminate()
-        self._pool.shutdown(wait=not abort, cancel_futures=True)
+
+    def close(self, abort: bool, futures=()):
+        """Stop the pool.  ``abort`` (Ctrl-C, an early close): terminate the workers now.  Otherwise every result
+        is in: the workers are asked to exit and given :data:`EXIT_GRACE_SECONDS`, then terminated.  A worker whose
+        check left a process pool of its own running (joblib's loky pool stays alive for 300 s after its last
+        task) would otherwise keep the run waiting for that pool's idle timeout."""
+        if abort:  # stop running checks now (Ctrl-C): terminate the workers
+            self._terminate()
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            return
+        procs = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + EXIT_GRACE_SECONDS
+        for p in procs:
+            p.join(max(0.0, deadline - time.monotonic()))
+        if any(p.is_alive() for p in procs):
+            for p in procs:
+                if p.is_alive():
+                    p.terminate()
+        self._pool.shutdown(wait=True)
 
 
 class _DaskPool:
@@ -292,6 +420,33 @@ class _DaskPool:
                 self._cluster.close()
 
 
+def submission_order(checks: Sequence[Any], costs: Mapping[str, float] | None = None) -> list:
+    """``checks`` longest expected first (the LPT rule of scheduling: its makespan on m workers is at most
+    4/3 - 1/(3m) times the optimum), so that no long check is left to run alone at the end.
+
+    Checks without a cost (new since the run the costs come from) go first, in the order given: their length is
+    unknown, and starting them early bounds the tail they can make.  Ties keep the order given.
+
+    Parameters
+    ----------
+    checks : sequence of Check
+        The checks, in the order of the run.
+    costs : mapping, optional
+        Expected seconds per check name; ``None`` or empty keeps the order given.
+
+    Returns
+    -------
+    list
+        The same checks, in the order to submit them.
+    """
+    if not costs:
+        return list(checks)
+    unknown = [c for c in checks if c.name not in costs]
+    known = [c for c in checks if c.name in costs]
+    known.sort(key=lambda c: -float(costs[c.name]))  # stable: ties keep the order given
+    return unknown + known
+
+
 def iter_checks(
     checks: Sequence[Any],
     *,
@@ -304,15 +459,17 @@ def iter_checks(
     client: Any = None,
     start_method: str | None = None,
     status: Callable[..., Any] | None = None,
+    costs: Mapping[str, float] | None = None,
 ) -> Any:
-    """Run ``checks`` in parallel; yield ``(check, check seed, results)`` in the order they finish.
+    """Run ``checks`` in parallel; yield ``(check, check seed, results, timing)`` in the order they finish.
 
     At most as many checks as there are workers (Dask: worker threads) are in flight, submitted in the order
-    given.  A check that raises gives an ``"error"`` result, as in a serial run.  A worker process that dies (a crash,
-    ``os._exit``, the out-of-memory killer) breaks the pool: a new pool reruns the checks that were in flight one at
-    a time, so the check that kills its worker again gets an ``"error"`` result and the others their own results
-    (a Dask cluster retries such tasks itself).  Closing the generator early (or Ctrl-C while it waits) terminates
-    the checks in flight.
+    given, or longest expected first when ``costs`` are given (:func:`submission_order`: a long check started last
+    would otherwise run alone at the end while the other workers wait).  A check that raises gives an ``"error"``
+    result, as in a serial run.  A worker process that dies (a crash, ``os._exit``, the out-of-memory killer)
+    breaks the pool: a new pool reruns the checks that were in flight one at a time, so the check that kills its
+    worker again gets an ``"error"`` result and the others their own results (a Dask cluster retries such tasks
+    itself).  Closing the generator early (or Ctrl-C while it waits) terminates the checks in flight.
 
     Parameters
     ----------
@@ -339,12 +496,16 @@ def iter_checks(
         else ``"spawn"``).
     status : callable, optional
         called as ``status(running_names, seconds_of_the_oldest)`` about once a second (progress display).
+    costs : mapping, optional
+        expected seconds per check name (e.g. :func:`~htdp_verify.runlog.previous_costs` of an earlier run); the
+        order of submission only, never the results.
 
     Yields
     ------
     tuple
-        ``(check, seed, results)``: the check, the seed it ran with and its list of
-        :class:`~htdp_verify.results.CheckResult`.
+        ``(check, seed, results, timing)``: the check, the seed it ran with, its list of
+        :class:`~htdp_verify.results.CheckResult` and where and when it ran (:func:`task_timing`; ``None`` when
+        it could not run in a worker).
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -360,7 +521,7 @@ def iter_checks(
         workers = check_workers(_cpus() if workers is None else workers)
     out_dir = Path(out_dir)
     pool = _ProcessPool(workers, start_method) if backend == "processes" else _DaskPool(workers, scheduler, client)
-    queue = collections.deque(checks)
+    queue = collections.deque(submission_order(checks, costs))
     inflight: dict = {}  # future -> (check, start time); insertion order = submission order
     finished = False
     suspects: collections.deque = collections.deque()  # checks in flight when a worker died: rerun one by one
@@ -390,8 +551,9 @@ def iter_checks(
                     continue
                 chk, t0, gen = inflight.pop(fut)
                 s = derive_seed(seed, chk.name)
+                timing = None
                 try:
-                    s, out, files = fut.result()
+                    s, out, files, timing = fut.result()
                     _write_files(out_dir, files)
                 except Exception as exc:  # noqa: BLE001 - the check could not run in a worker: say why
                     if pool.broken(exc, gen):
@@ -402,7 +564,7 @@ def iter_checks(
                     died = isinstance(exc, cf.process.BrokenProcessPool)
                     why = "could not run: the worker process running it died" if died else "could not run in a worker"
                     out = [error_result(chk, s, time.perf_counter() - t0, f"{why}: {exc}", traceback.format_exc())]
-                yield chk, s, out
+                yield chk, s, out, timing
         finished = True
     finally:
         pool.close(abort=not finished, futures=list(inflight))

@@ -3,9 +3,11 @@ interrupted or crashes keeps every finished check and ``htdp-verify run --resume
 
 Line 1 is a header ``{"format": "htdp-verify-results-stream", "format_version": 2, "meta": {...}}`` whose meta
 holds what a resumed run must repeat (profile, seed, selected names).  Every further line is one finished check:
-``{"check": NAME, "seed": S, "results": [result, ...]}`` with results encoded as in ``results.json`` (see
-:data:`htdp_verify.results.FORMAT_VERSION`).  Each line is flushed and fsync'ed when written; a last line cut short by a
-crash is ignored on reading.
+``{"check": NAME, "seed": S, "results": [result, ...], "timing": {...}}`` with results encoded as in ``results.json``
+(see :data:`htdp_verify.results.FORMAT_VERSION`) and ``timing`` (optional) saying which process ran the check, when
+it started and finished (wall clock, seconds since the epoch) and the CPU seconds it used
+(:func:`htdp_verify.parallel.task_timing`); :func:`read_timings` reads them back, e.g. to find idle workers.
+Each line is flushed and fsync'ed when written; a last line cut short by a crash is ignored on reading.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from .results import FORMAT_VERSION, CheckResult, dumps
 
-__all__ = ["STREAM_NAME", "RunLog", "read_runlog"]
+__all__ = ["STREAM_NAME", "RunLog", "previous_costs", "read_runlog", "read_timings"]
 
 STREAM_NAME = "results.jsonl"
 STREAM_FORMAT = "htdp-verify-results-stream"
@@ -29,6 +31,7 @@ class RunLogContent:
 
     meta: dict
     done: dict = field(default_factory=dict)  # check name -> list[CheckResult], in the order written
+    timings: dict = field(default_factory=dict)  # check name -> its line's "timing" (checks that have one)
 
     @property
     def results(self) -> list[CheckResult]:
@@ -68,7 +71,7 @@ class RunLog:
         self._f.flush()
         os.fsync(self._f.fileno())
 
-    def append(self, check: str, seed: int | None, results: list[CheckResult]) -> None:
+    def append(self, check: str, seed: int | None, results: list[CheckResult], timing: dict | None = None) -> None:
         """Record one finished check (all its results) as one line.
 
         Parameters
@@ -79,8 +82,14 @@ class RunLog:
             The check's seed.
         results : list of CheckResult
             Its results.
+        timing : dict, optional
+            Where and when it ran (:func:`htdp_verify.parallel.task_timing`: worker pid, wall-clock start and end,
+            CPU seconds), written as the line's ``"timing"``; not part of the results.
         """
-        self._write({"check": check, "seed": seed, "results": [r.to_dict() for r in results]})
+        rec = {"check": check, "seed": seed, "results": [r.to_dict() for r in results]}
+        if timing is not None:
+            rec["timing"] = timing
+        self._write(rec)
 
     def close(self) -> None:
         self._f.close()
@@ -126,4 +135,67 @@ def read_runlog(out_dir: str | os.PathLike[str]) -> RunLogContent:
                 break
             raise ValueError(f"{path}, line {i}: not JSON") from None
         out.done[rec["check"]] = [CheckResult.from_dict(r) for r in rec["results"]]
+        if isinstance(rec.get("timing"), dict):
+            out.timings[rec["check"]] = rec["timing"]
     return out
+
+
+def read_timings(out_dir: str | os.PathLike[str]) -> dict:
+    """Per check, where and when it ran (the ``"timing"`` of its line in ``out_dir/results.jsonl``).
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        The report folder.
+
+    Returns
+    -------
+    dict
+        check name -> ``{"worker", "started", "finished", "cpu_seconds", "children_cpu_seconds"}``, for the
+        checks whose line has one (lines written before timings were recorded have none).
+    """
+    return read_runlog(out_dir).timings
+
+
+def previous_costs(out_dir: str | os.PathLike[str]) -> dict:
+    """How long each check took in the run last written to ``out_dir`` (read it before a new run overwrites it).
+
+    Used to submit the checks of a parallel run longest first.  Read from ``results.jsonl`` (a check's recorded
+    wall-clock time; the sum of its results' ``seconds`` for lines without a timing), else from ``results.json``
+    (the sum of the ``seconds`` of the results of each check).  A missing or unreadable file gives ``{}``: the costs
+    only order the work, so nothing is lost without them.
+
+    Parameters
+    ----------
+    out_dir : str or os.PathLike
+        The report folder of the earlier run.
+
+    Returns
+    -------
+    dict
+        check name -> seconds.
+    """
+    out_dir = Path(out_dir)
+    costs: dict = {}
+    try:
+        content = read_runlog(out_dir)
+    except (ValueError, OSError, KeyError, TypeError):
+        content = None
+    if content is not None and content.done:
+        for name, results in content.done.items():
+            t = content.timings.get(name)
+            if t and isinstance(t.get("started"), (int, float)) and isinstance(t.get("finished"), (int, float)):
+                costs[name] = max(0.0, float(t["finished"]) - float(t["started"]))
+            else:
+                costs[name] = float(sum(r.seconds or 0.0 for r in results))
+        return costs
+    try:
+        doc = json.loads((out_dir / "results.json").read_text(encoding="utf-8"))
+        for r in doc.get("results", []):
+            d = r.get("details") if isinstance(r.get("details"), dict) else {}
+            name = d.get("check") or r.get("name")
+            if isinstance(name, str) and isinstance(r.get("seconds"), (int, float)):
+                costs[name] = costs.get(name, 0.0) + float(r["seconds"])
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
+    return costs

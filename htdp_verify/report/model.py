@@ -424,6 +424,7 @@ def build_model(results: list[CheckResult], meta: dict, out_dir: str | os.PathLi
         f"seed {meta['seed']}" if meta.get("seed") is not None else "",
         f"{n_checks} checks" if n_checks else "",
         f"{meta['seconds']:.0f} s" if isinstance(meta.get("seconds"), (int, float)) else "",
+        _where_text(meta),
         f"htdp-verify {meta['version']}" if meta.get("version") else "",
         f"created {meta['created']}" if meta.get("created") else "",
     ]
@@ -449,3 +450,14 @@ def build_model(results: list[CheckResult], meta: dict, out_dir: str | os.PathLi
             if f in ("results.json", "report.md", "report.html") or (out_dir / f).is_file()
         ],
     )
+
+
+def _where_text(meta: dict) -> str:
+    """Where the checks ran, for the header: ``"2 workers (processes)"``, ``"dask at tcp://..."``; empty when serial."""
+    backend = meta.get("backend")
+    if backend in (None, "serial"):
+        return ""
+    if meta.get("scheduler"):
+        return f"{backend} at {meta['scheduler']}"
+    w = meta.get("workers")
+    return f"{w} worker{'s' if w != 1 else ''} ({backend})" if isinstance(w, int) else str(backend)
