@@ -223,6 +223,75 @@ def _dies(ctx):
     os._exit(3)
 
 
+def test_meta_says_where_the_checks_ran_and_the_log_when(tmp_path, scratch_registry):
+    _register(*CHEAP[:3])
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert cli.main(["run", "zw", "--out", str(one), "--no-progress"]) == 0
+    assert cli.main(["run", "zw", "--out", str(two), "--no-progress", "--workers", "2"]) == 0
+    m1 = json.loads((one / "results.json").read_text())["meta"]
+    m2 = json.loads((two / "results.json").read_text())["meta"]
+    assert (m1["workers"], m1["backend"]) == (1, "serial") and "scheduler" not in m1
+    assert (m2["workers"], m2["backend"]) == (2, "processes")
+    assert "2 workers (processes)" in (two / "report.md").read_text()
+    assert "workers (" not in (one / "report.md").read_text()
+    for out, parent_runs in ((one, True), (two, False)):
+        lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()[1:]]
+        ts = [x["timing"] for x in lines]
+        assert len(ts) == 3 and all(t["finished"] >= t["started"] and t["cpu_seconds"] >= 0 for t in ts)
+        assert all((t["worker"] == os.getpid()) == parent_runs for t in ts)
+
+
+def nested_joblib_check(ctx):
+    """Asks joblib for two processes, as diffprivlib audits do; reports which processes ran the items."""
+    from joblib import Parallel, delayed
+
+    pids = sorted(set(Parallel(n_jobs=2)(delayed(os.getpid)() for _ in range(4))))
+    return CheckResult(
+        name="zw.nested",
+        verdict="info",
+        statistic="n",
+        estimate=float(len(pids)),
+        seed=ctx.seed,
+        details={"pids": pids},
+    )
+
+
+def test_joblib_inside_a_worker_runs_in_the_worker(tmp_path, scratch_registry):
+    """No pool of joblib processes per worker: N workers use N cores, and no such pool outlives the run."""
+    _register(("zw.nested", nested_joblib_check))
+    out = tmp_path / "n"
+    assert cli.main(["run", "zw", "--out", str(out), "--no-progress", "--workers", "2"]) == 0
+    d = _results(out)[0]["details"]
+    timing = json.loads((out / "results.jsonl").read_text().splitlines()[1])["timing"]
+    assert d["pids"] == [timing["worker"]] and timing["worker"] != os.getpid()
+
+
+def lingering_child_check(ctx):
+    """Leaves a non-daemon child process running (as a joblib pool does for 300 s), which the worker's exit would
+    wait for; returns its pid so that the test can stop it."""
+    import multiprocessing
+    import time as _time
+
+    p = multiprocessing.get_context("spawn").Process(target=_time.sleep, args=(120,), daemon=False)
+    p.start()
+    return CheckResult(name="zw.linger", verdict="info", statistic="pid", estimate=float(p.pid), seed=ctx.seed)
+
+
+def test_a_run_does_not_wait_for_processes_a_check_left_behind(tmp_path, scratch_registry, monkeypatch):
+    monkeypatch.setattr(parallel, "EXIT_GRACE_SECONDS", 2.0)
+    _register(("zw.linger", lingering_child_check))
+    t0 = time.monotonic()
+    code = cli.main(["run", "zw", "--out", str(tmp_path / "l"), "--no-progress", "--workers", "2"])
+    took = time.monotonic() - t0
+    pid = int(_results(tmp_path / "l")[0]["estimate"])
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    assert code == 0
+    assert took < 90, f"the run waited {took:.0f} s for a child process of a worker"
+
+
 # --- resume of an interrupted parallel run (subprocess + Ctrl-C) ----------------------------------------------
 DRIVER = """
 import os, signal, sys, time
