@@ -2,6 +2,11 @@
 ``python benchmarks/bench_run_workers.py [--parts real,synthetic,audit] [--repeats R] [--names ...]``.
 
 Parts
+0. ``profile``: the whole quick profile (or ``--profile-names``) with ``--workers 1`` and ``2`` as subprocesses
+   (``--parts profile``): wall seconds, identical results, and from each run's timing records (``results.jsonl``):
+   checks' wall and CPU seconds, occupancy, busy fraction, the lone tail, the time outside checks (start-up,
+   report, workers' exit) and a load-free longest-first makespan from CPU seconds (:func:`timeline`).
+   ``--analyse DIR ...`` prints :func:`timeline` of finished runs.
 1. ``real``: ``htdp-verify run NAMES --profile quick`` (a CPU-bound subset of the registered checks, default
    ``hu2022.privacy`` and ``stats``) as a subprocess with ``--workers 1`` and ``--workers 2``: wall-clock seconds,
    the ratio, and whether the two runs' results are identical (every field but ``seconds``).
@@ -179,6 +184,103 @@ def real_subset(names, seed, repeats):
     return rows
 
 
+# ------------------------------------------------------------------------------------------------- part profile
+def timeline(out: Path, wall: float | None = None, workers: int | None = None) -> dict:
+    """Where the time of a run in ``out`` went, from the timing records of ``out/results.jsonl``.
+
+    ``span``: first check start to last check end; ``check_wall`` / ``check_cpu``: sums over checks of the wall time
+    and of the CPU time (the process running the check and its child processes); ``occupancy``: check wall /
+    (workers x span), the share of the workers' time with a check in flight (gaps between checks and a lone last
+    check lower it; load does not); ``busy_fraction``: check CPU / (workers x run wall), the share of the cores the
+    workers kept busy (lowered by load from other programs as well); ``end_wait``: run wall minus the time from the
+    run's start to the last check's end (start-up before the first check plus the exit after the last: the
+    report, and the workers' exit); ``lpt_cpu_makespan``: the wall time of the checks on ``workers`` idle cores if
+    each took its CPU seconds and they were submitted longest first (a load-free estimate)."""
+    from htdp_verify.runlog import read_timings
+
+    t = read_timings(out)
+    meta = json.loads((out / "results.json").read_text())["meta"]
+    workers = workers or meta.get("workers") or 1
+    t0 = min(x["started"] for x in t.values())
+    t1 = max(x["finished"] for x in t.values())
+    span = t1 - t0
+    cw = sum(x["finished"] - x["started"] for x in t.values())
+    cpu = {k: x["cpu_seconds"] + x.get("children_cpu_seconds", 0.0) for k, x in t.items()}
+    free = [0.0] * workers
+    for c in sorted(cpu.values(), reverse=True):
+        free[free.index(min(free))] += c
+    by_worker = {}
+    for x in t.values():
+        by_worker.setdefault(x["worker"], []).append(x)
+    last_alone = 0.0  # time at the end with fewer checks in flight than workers
+    ends = sorted(max(y["finished"] for y in v) for v in by_worker.values())
+    if workers > 1 and len(ends) >= 2:
+        last_alone = ends[-1] - ends[-2]
+    wall = wall if wall is not None else meta.get("seconds")
+    row = {
+        "checks": len(t),
+        "workers": workers,
+        "processes_seen": len(by_worker),
+        "run_wall_s": round(wall, 1) if wall else None,
+        "span_s": round(span, 1),
+        "check_wall_s": round(cw, 1),
+        "check_cpu_s": round(sum(cpu.values()), 1),
+        "occupancy": round(cw / (workers * span), 3),
+        "busy_fraction": round(sum(cpu.values()) / (workers * wall), 3) if wall else None,
+        "tail_one_worker_s": round(last_alone, 1),
+        "outside_checks_s": round(wall - span, 1) if wall else None,
+        "lpt_cpu_makespan_s": round(max(free), 1),
+    }
+    return row
+
+
+def analyse_runs(outs: list[Path]) -> list[dict]:
+    """:func:`timeline` of finished runs (wall: the run's ``meta.seconds``) and whether each run's results equal
+    the first's (every field but the wall-clock ``seconds``)."""
+    rows = []
+    for out in outs:
+        meta = json.loads((out / "results.json").read_text())["meta"]
+        row = {"part": "profile", "run": str(out), "profile": meta.get("profile"), "names": meta.get("names")}
+        row |= {"backend": meta.get("backend"), "seconds": meta.get("seconds"), **timeline(out)}
+        rows.append(row)
+        print(row, flush=True)
+    for out in outs[1:]:
+        a, b = _results(outs[0]), _results(out)
+        row = {"part": "profile", "identical_results": a == b, "runs": [str(outs[0]), str(out)], "results": len(a)}
+        row["differing"] = sorted({x["name"] for x in a if x not in b})
+        rows.append(row)
+        print(row, flush=True)
+    return rows
+
+
+def profile_runs(profile, seed, workers_list, names, keep):
+    """``htdp-verify run NAMES --profile PROFILE`` once per entry of ``workers_list`` (a subprocess each), with
+    :func:`timeline` of each and whether the results equal the first run's."""
+    rows, outs = [], {}
+    tmp = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench-workers-"))
+    for w in workers_list:
+        out = tmp / f"{profile}_w{w}"
+        cmd = [sys.executable, "-m", "htdp_verify.cli", "run", *names, "--profile", profile, "--seed", str(seed)]
+        cmd += ["--out", str(out), "--no-progress", "--workers", str(w)]
+        with LoadSampler() as ls:
+            t0 = time.perf_counter()
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            sec = time.perf_counter() - t0
+        row = {"part": "profile", "profile": profile, "names": names, "workers": w, "exit": r.returncode}
+        row |= {"seconds": round(sec, 1), **ls.summary(), **timeline(out, wall=sec, workers=w)}
+        outs[w] = out
+        rows.append(row)
+        print(row, flush=True)
+    first = workers_list[0]
+    for w in workers_list[1:]:
+        a, b = _results(outs[first]), _results(outs[w])
+        row = {"part": "profile", "profile": profile, "identical_results": a == b, "workers": [first, w]}
+        row |= {"results": len(a), "differing": sorted({x["name"] for x in a if x not in b})}
+        rows.append(row)
+        print(row, flush=True)
+    return rows
+
+
 # ------------------------------------------------------------------------------------------------- part 2
 WORK = 15_000_000  # pure-Python multiply-adds per synthetic check (about 3 s on one idle core)
 
@@ -341,7 +443,7 @@ class _Above:
 def ratios(rows):
     """Median serial/parallel time ratio per part (and mechanism)."""
     out = {}
-    for part in ("real", "synthetic"):
+    for part in ("real", "synthetic", "profile"):
         one = [r["seconds"] for r in rows if r.get("part") == part and r.get("workers") == 1]
         two = [r["seconds"] for r in rows if r.get("part") == part and r.get("workers") == 2]
         if one and two:
@@ -368,9 +470,19 @@ def main():
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--names", nargs="*", default=["hu2022.privacy", "stats"])
     ap.add_argument("--seed", type=int, default=20261121)
+    ap.add_argument("--profile-workers", default="1,2", help="part 'profile': the --workers values, in order")
+    ap.add_argument("--profile-names", nargs="*", default=[], help="part 'profile': check names (default: all)")
+    ap.add_argument("--keep", default=None, help="part 'profile': folder for the runs' output (default: a temp one)")
+    ap.add_argument(
+        "--analyse",
+        nargs="*",
+        default=None,
+        help="record timeline() of these finished run folders (part 'profile') instead of running",
+    )
     a = ap.parse_args()
-    parts = a.parts.split(",")
-    rows = []
+    analyse = a.analyse is not None  # runs made elsewhere (e.g. at once, each in its own session)
+    parts = ["profile"] if analyse else a.parts.split(",")
+    rows = analyse_runs([Path(d) for d in a.analyse]) if analyse else []
     info = {"cpus": os.cpu_count(), "affinity": len(os.sched_getaffinity(0)), "python": sys.version.split()[0]}
     print(info, flush=True)
     if "synthetic" in parts:
@@ -379,6 +491,10 @@ def main():
         rows += audit_backend(a.repeats)
     if "real" in parts:
         rows += real_subset(a.names, a.seed, a.repeats)
+    if "profile" in parts and not analyse:
+        rows.append({**capacity(), "before": "profile"})
+        ws = [int(x) for x in a.profile_workers.split(",")]
+        rows += profile_runs("quick", a.seed, ws, a.profile_names, a.keep)
     print("serial / parallel time ratio (median over repeats):", ratios(rows), flush=True)
     # keep the rows of parts not run this time (each part can be rerun alone)
     ran = {r["part"] for r in rows} | ({"certification"} if "audit" in parts else set())

@@ -10,7 +10,16 @@ single-threaded worker processes) and ``--scheduler ADDRESS`` (an existing Dask 
   can be imported, by value otherwise, e.g. a closure registered in a loop or a check defined in ``__main__``);
 * BLAS and OpenMP pools are limited to one thread per worker (``threadpoolctl`` and the usual environment
   variables), so N workers use N cores and not N × cores, and floating-point reductions run the same code path;
-* matplotlib uses the non-interactive ``Agg`` backend in workers (no display, no GUI event loop inherited).
+* matplotlib uses the non-interactive ``Agg`` backend in workers (no display, no GUI event loop inherited);
+* joblib runs ``Parallel`` calls inside a worker one item after another (its ``sequential`` backend): a check asking
+  for ``n_jobs=2`` would otherwise start a pool of processes in each worker, and that pool outlives the check for
+  300 s (joblib's idle timeout); the engine's joblib users seed each item, so the results do not depend on it.
+
+How the time is spent: the checks are submitted longest first when the costs of an earlier run are known
+(:func:`submission_order`; ``htdp-verify run`` reads them from the previous run in ``--out``), so no long check is
+left to run alone at the end; each check's worker pid, start, end and CPU seconds are recorded in the run log
+(:func:`task_timing`), which shows idle workers; at the end the workers get :data:`EXIT_GRACE_SECONDS` to exit and
+are then terminated (every result is in by then), so a process a check left behind cannot hold the run.
 
 Files a check writes (its figures) go to a private temporary folder of the worker; they come back to the parent as
 bytes with the results and are written into the report folder under the same relative names, so figures reach the
