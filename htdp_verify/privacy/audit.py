@@ -31,7 +31,7 @@ from .certification import bounds_stage, certification_stage
 from .plan import plan_audit
 from .result import AuditResult
 from .selection import search_stage, selection_stage
-from .sequential import annotate_result, sequential_bounds_stage, sequential_certification_stage
+from .sequential import as_design, rounds_audit
 from .verdict import assemble_result, verdict_stage
 
 __all__ = ["audit", "AuditResult"]
@@ -123,12 +123,16 @@ def audit(
         ``"serial"`` (default) or ``"dask"`` with a ``dask.distributed`` ``Client``: the
         certification's blocks are counted on the cluster's workers; the result is the same for a seed.
     sequential
-        certify in rounds with an anytime-valid test (:mod:`~htdp_verify.privacy.sequential`): stop as soon
-        as the bound exceeds the claim, or for futility; ``details["sequential"]`` says why and after how many
-        releases.  ``True`` or ``"betting"``: betting e-processes; ``"union"``: Clopper–Pearson at checkpoints with
-        a union bound (more conservative).  No profile.
+        audit in rounds of growing size (:mod:`~htdp_verify.privacy.sequential.rounds`): each round searches and
+        selects on fresh releases, then certifies its event with an anytime-valid test at α·2^-(k+1) (union bound
+        over rounds); stop at the first round that certifies a violation, or when ``max_samples`` is spent;
+        ``details["sequential"]`` has the rounds, the releases per stage, α per round and the stop reason.
+        ``True`` or ``"betting"``: betting e-processes inside a round; ``"union"``: Clopper–Pearson at checkpoints
+        with a union bound (more conservative); a :class:`~htdp_verify.privacy.sequential.RoundsDesign` sets the
+        round sizes.  No profile.
     max_samples
-        releases per side at most in a sequential audit (default ``n_samples``).
+        releases per side at most in a sequential audit, every stage and round included (default what the
+        fixed-n audit draws per side: search, ``n_select`` and ``n_samples``).
     name
         name of the result (default ``privacy.audit[<mechanism name>]``).
 
@@ -163,23 +167,11 @@ def audit(
         backend=backend,
         client=client,
     )
+    if sequential:
+        return rounds_audit(plan, rng, max_samples=max_samples, design=as_design(sequential), t0=t0)
     search = search_stage(plan, rng)
     selection = selection_stage(plan, search.pair, rng)
-    if sequential:
-        counts = sequential_certification_stage(
-            plan,
-            search.pair,
-            selection,
-            rng,
-            max_samples=max_samples,
-            method="betting" if sequential is True else sequential,
-        )
-        bounds = sequential_bounds_stage(plan, selection, counts)
-    else:
-        counts = certification_stage(plan, search.pair, selection, rng)
-        bounds = bounds_stage(plan, selection, counts)
+    counts = certification_stage(plan, search.pair, selection, rng)
+    bounds = bounds_stage(plan, selection, counts)
     verdict = verdict_stage(plan, bounds, counts)
-    result = assemble_result(
-        plan, search, selection, counts, bounds, verdict, seconds=time.perf_counter() - t0, rng=rng
-    )
-    return annotate_result(result, counts) if sequential else result
+    return assemble_result(plan, search, selection, counts, bounds, verdict, seconds=time.perf_counter() - t0, rng=rng)

@@ -239,7 +239,8 @@ def test_audit_sequential_stops_early_and_reports_it():
     seq = r.details["sequential"]
     assert r.verdict == "violated" and seq["stop_reason"] == "violated"
     assert seq["releases_per_side"] < 200_000 // 10
-    assert r.details["counts"]["n_per_side"] == seq["releases_per_side"]
+    assert r.details["counts"]["n_per_side"] == seq["within_round"]["releases_per_side"]
+    assert r.n_samples == seq["releases_used"] == sum(seq["releases_by_stage"].values())
     assert 1.0 < r.epsilon_lb <= 2.0 and r.epsilon_lb == max(seq["epsilon_lb_per_event"])
     r2 = audit(
         lap_half,

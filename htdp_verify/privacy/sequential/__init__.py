@@ -42,8 +42,11 @@ Stopping rule, checked at every checkpoint:
 :func:`~.streaming.count_streamed`) and returns :class:`SequentialCounts` (a :class:`~.certification.Counts`);
 :func:`sequential_bounds_stage` turns them into the pipeline's :class:`~.certification.Bounds`.
 
+The whole audit in rounds (what ``audit(..., sequential=True)`` runs: search and selection in rounds of growing
+size too, each round's certification at α·2^-(k+1)) is :func:`rounds_audit` in :mod:`.rounds`.
+
 Layout: :mod:`.engine` (schedule, betting e-processes, :func:`run_sequential`), :mod:`.stages` (the pipeline
-stages); every name is importable from here.
+stages of one certification), :mod:`.rounds` (the audit in rounds); every name is importable from here.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ from .engine import (
     epsilon_grid,
     run_sequential,
 )
+from .rounds import MIN_ROUND, RoundsDesign, as_design, round_alpha, rounds_audit
 from .stages import SequentialCounts, annotate_result, sequential_bounds_stage, sequential_certification_stage
 
 __all__ = [
@@ -71,4 +75,9 @@ __all__ = [
     "FUTILITY_MODES",
     "METHODS",
     "epsilon_grid",
+    "RoundsDesign",
+    "as_design",
+    "round_alpha",
+    "rounds_audit",
+    "MIN_ROUND",
 ]

@@ -28,7 +28,7 @@ __all__ = [
 
 
 FUTILITY_MODES = ("plausible", "certain", None)
-METHODS = ("betting", "union")
+METHODS = ("betting", "union", "fixed")
 METHOD_NOTES = {
     "union": "Clopper-Pearson at each checkpoint j of a fixed geometric schedule at alpha*6/(pi^2 j^2) (union bound "
     "over checkpoints, Darling & Robbins 1967): the bound holds at 1 - alpha at any stopping time",
@@ -36,6 +36,8 @@ METHOD_NOTES = {
     "grid eps, GRAPA bets (Waudby-Smith & Ramdas 2024); eps rejected once its wealth reaches 1/alpha "
     "(Ville's inequality); the bound is the largest grid eps with all smaller grid values rejected and "
     "holds at 1 - alpha at any stopping time",
+    "fixed": "one look: Clopper-Pearson at the end of the budget, at the full alpha (a fixed-n test; sequential "
+    "only across the rounds of a rounds audit)",
 }
 
 
@@ -268,6 +270,7 @@ def run_sequential(
     growth: float | None = None,
     futility: str | None = "plausible",
     futility_level: float = 1e-3,
+    prior: tuple | None = None,
 ) -> SequentialOutcome:
     """Run the anytime-valid test on a stream; ``count(m) -> (k_num_new, k_den_new)`` draws ``m`` fresh releases
     per side and returns how many fall in each of the ``n_events`` events (oriented: numerator first).
@@ -301,6 +304,11 @@ def run_sequential(
         ``"plausible"`` or ``"certain"`` (see the module docstring); ``None``: no futility stop.
     futility_level : float, default 0.001
         Level of the futility rule.
+    prior : tuple, optional
+        ``(k_num, k_den, n)`` pseudo-counts per event (betting only) added to the counts the bets are computed
+        from, e.g. the selection releases' counts.  They must come from releases independent of the stream (drawn
+        before it): then every bet is still fixed before the pairs it multiplies, and the e-process stays a
+        supermartingale under H0; the prior only lets the first round bet instead of waiting.
 
     Returns
     -------
@@ -323,12 +331,20 @@ def run_sequential(
         first, growth = first or 50, growth or 1.5
     else:
         first, growth = first or 100, growth or 2.0
-    sched = checkpoints(max_samples, first, growth)
+    sched = checkpoints(max_samples, first, growth) if method != "fixed" else np.asarray([max_samples], np.int64)
     J = len(sched)
     a_final = checkpoint_alpha(alpha, J) if method == "union" else alpha
     bet = _Betting(n_events, epsilon_grid(epsilon), delta, alpha, rng) if method == "betting" else None
     kn = np.zeros(n_events, dtype=np.int64)
     kd = np.zeros(n_events, dtype=np.int64)
+    if prior is None:
+        p_kn, p_kd, p_n = np.zeros(n_events), np.zeros(n_events), 0
+    else:
+        p_kn = np.broadcast_to(np.asarray(prior[0], float), (n_events,))
+        p_kd = np.broadcast_to(np.asarray(prior[1], float), (n_events,))
+        p_n = check_int("prior n", int(prior[2]), minimum=0)
+        if np.any(p_kn < 0) or np.any(p_kd < 0) or np.any(p_kn > p_n) or np.any(p_kd > p_n):
+            raise ValueError(f"prior counts must lie in [0, n={p_n}], got {prior!r}")
     best = np.zeros(n_events)
     n, history, reason, aj = 0, [], "max_samples", a_final
     for j, nj in enumerate(sched, start=1):
@@ -337,14 +353,14 @@ def run_sequential(
         a_num = np.asarray(a_num, dtype=np.int64).reshape(n_events)
         a_den = np.asarray(a_den, dtype=np.int64).reshape(n_events)
         if bet is not None:
-            bet.update(a_num, a_den, m, bet.bets(kn, kd, n))
+            bet.update(a_num, a_den, m, bet.bets(kn + p_kn, kd + p_kd, n + p_n))
         kn += a_num
         kd += a_den
         n = int(nj)
         if bet is not None:
             best = np.maximum(best, bet.bound())
         else:
-            aj = checkpoint_alpha(alpha, j)
+            aj = checkpoint_alpha(alpha, j) if method == "union" else alpha
             best = np.maximum(best, np.asarray(epsilon_lower_bound(kn, n, kd, n, aj, delta), float).reshape(n_events))
         history.append({"n_per_side": n, "epsilon_lb": float(best.max())})
         if best.max() > epsilon:

@@ -76,6 +76,7 @@ def sequential_certification_stage(
     growth: float | None = None,
     futility: str | None = "plausible",
     futility_level: float = 1e-3,
+    prior: tuple | None = None,
 ) -> SequentialCounts:
     """Certify the main events sequentially: rounds of fresh releases on both sides of ``pair`` at the checkpoints
     of :func:`checkpoints` (up to ``max_samples`` per side, default ``plan.n_samples``), stopping on a violation,
@@ -101,6 +102,8 @@ def sequential_certification_stage(
         ``"plausible"`` or ``"certain"`` (see the module docstring); ``None``: no futility stop.
     futility_level : float, default 0.001
         Level of the futility rule.
+    prior : tuple, optional
+        Pseudo-counts ``(k_num, k_den, n)`` the bets start from (see :func:`~.engine.run_sequential`).
 
     Returns
     -------
@@ -137,6 +140,7 @@ def sequential_certification_stage(
         growth=growth,
         futility=futility,
         futility_level=futility_level,
+        prior=prior,
     )
     n = max(out.n_per_side, 1)
     return SequentialCounts(
@@ -181,7 +185,7 @@ def sequential_bounds_stage(plan: AuditPlan, sel: Selection, c: SequentialCounts
     kn, kd, n, a = int(o.k_num[i]), int(o.k_den[i]), max(o.n_per_side, 1), o.alpha_at_stop
     eps_lb = float(o.eps_lb[i])
     point = math.inf if kd == 0 and kn > 0 else (math.log(kn / kd) if kn > 0 and kd > 0 else 0.0)
-    cp = o.method == "union"
+    cp = o.method in ("union", "fixed")
     return Bounds(
         index=i,
         eps_main=np.asarray(o.eps_lb, float),

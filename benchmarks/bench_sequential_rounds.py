@@ -1,0 +1,359 @@
+"""Benchmark of the sequential audit in rounds (``audit(..., sequential=True)``) end to end.
+
+Run: ``python benchmarks/bench_sequential_rounds.py`` (options below; ``--quick`` for a smoke run).
+
+1. **Releases to a violated verdict** (search + selection + certification, both sides) for Laplace, Gaussian
+   (analytic calibration, δ = 1e-5) and randomised-response mechanisms at 1.5×, 2× and 10× the claimed ε
+   (claims ε ∈ ``--claims``, default 1 and 0.1), scalar releases on the pair (0, 1) of query answers (sensitivity
+   1), attacks ``"auto"``, α = 0.05, over ``--seeds`` seeds: the power (fraction violated), the median and 90th
+   percentile of the releases drawn, for the sequential audit (betting inside a round, and ``--variants``) with its
+   default budget (what the fixed-n audit draws), and for the fixed-n ``audit()`` at ``n_samples = --n-default``
+   (its default ``n_select``) over ``--fixed-seeds`` seeds.  ``--equal-power``: also the smallest fixed-n size
+   (``n_samples`` doubling from 64, ``n_select = max(50, n/4)``) whose power over ``--ep-seeds`` seeds reaches the
+   sequential audit's (capped at 0.95), and the releases it draws.
+2. **Validity**: false "violated" over ``--validity-seeds`` seeds of exactly tight randomised response (ε = 1),
+   Laplace (b = 1, ε = 1) and analytic Gaussian ((1, 1e-5)), ``max_samples = --validity-max`` per side, with the
+   exact binomial upper 95 % limit of the rate.
+3. ``--dpl``: diffprivlib's LinearRegression as its registered check builds it (``audits/diffprivlib``, quick sizes,
+   the check's α), fixed-n (the check's call) against sequential rounds, over ``--dpl-seeds`` seeds: releases and
+   certified bound.
+
+Writes ``benchmarks/results/bench_sequential_rounds.json`` (``--out``).  CPU seconds are process time of this
+process (diffprivlib's models may run in worker processes: their wall time is reported too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+from scipy.stats import beta as beta_dist
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from estimators.baselines import analytic_gaussian_sigma
+from htdp_verify.claims import PrivacyClaim
+from htdp_verify.privacy import audit
+from htdp_verify.privacy.sequential import RoundsDesign
+
+ALPHA = 0.05
+DELTA_G = 1e-5
+PAIR = [(0.0, 1.0)]
+
+
+def laplace(eps):
+    def mech(data, size, rng):
+        return float(np.asarray(data, float).sum()) + rng.laplace(0.0, 1.0 / eps, size)
+
+    return mech
+
+
+def gaussian(eps):
+    sigma = analytic_gaussian_sigma(eps, DELTA_G, 1.0)
+
+    def mech(data, size, rng):
+        return float(np.asarray(data, float).sum()) + rng.normal(0.0, sigma, size)
+
+    return mech
+
+
+def rr(eps):
+    keep_p = math.exp(eps) / (1 + math.exp(eps))
+
+    def mech(data, size, rng):
+        x = int(round(float(np.asarray(data, float).sum())))
+        keep = rng.random(size) < keep_p
+        return np.where(keep, x, 1 - x).astype(float)
+
+    return mech
+
+
+MECHS = {"laplace": (laplace, 0.0), "gaussian": (gaussian, DELTA_G), "randomised_response": (rr, 0.0)}
+
+
+def upper95(k, n):
+    return float(beta_dist.ppf(0.95, k + 1, n - k)) if k < n else 1.0
+
+
+def summary(res):
+    used = np.array([r.n_samples for r in res], float)
+    viol = np.array([r.verdict == "violated" for r in res])
+    return {
+        "power": float(viol.mean()),
+        "median_releases": float(np.median(used)),
+        "p90_releases": float(np.quantile(used, 0.9)),
+        "median_releases_when_violated": float(np.median(used[viol])) if viol.any() else None,
+        "median_epsilon_lb": float(np.median([r.epsilon_lb for r in res])),
+    }
+
+
+def seq_runs(mech, claim, seeds, n_default, design, base=0):
+    return [
+        audit(
+            mech,
+            claim,
+            pairs=PAIR,
+            n_samples=n_default,
+            rng=np.random.default_rng(base + s),
+            attacks="auto",
+            sequential=design,
+        )
+        for s in range(seeds)
+    ]
+
+
+def fixed_runs(mech, claim, seeds, n, n_select=None, base=0):
+    return [
+        audit(
+            mech, claim, pairs=PAIR, n_samples=n, n_select=n_select, rng=np.random.default_rng(base + s), attacks="auto"
+        )
+        for s in range(seeds)
+    ]
+
+
+def equal_power(mech, claim, target, seeds, n_max):
+    n = 64
+    while n <= n_max:
+        res = fixed_runs(mech, claim, seeds, n, n_select=max(50, n // 4), base=50_000)
+        p = float(np.mean([r.verdict == "violated" for r in res]))
+        if p >= target:
+            return {"n_samples": n, "power": p, "median_releases": float(np.median([r.n_samples for r in res]))}
+        n *= 2
+    return None
+
+
+VARIANTS = {
+    "betting": RoundsDesign(),
+    "fixed_per_round": RoundsDesign(method="fixed"),
+    "betting_first50": RoundsDesign(first_select=50),
+}
+
+
+def power_table(args):
+    rows = []
+    for name, (make, delta) in MECHS.items():
+        for c in args.claims:
+            claim = PrivacyClaim(c, delta)
+            for f in (1.5, 2.0, 10.0):
+                mech = make(f * c)
+                row = {"mechanism": name, "claim_epsilon": c, "delta": delta, "true_over_claim": f}
+                t = time.process_time()
+                fx = fixed_runs(mech, claim, args.fixed_seeds, args.n_default)
+                row["fixed_n_default"] = {
+                    "n_samples": args.n_default,
+                    "seeds": args.fixed_seeds,
+                    **summary(fx),
+                    "cpu_s": time.process_time() - t,
+                }
+                for v in args.variants:
+                    t = time.process_time()
+                    seeds = args.seeds if v == "betting" else args.variant_seeds
+                    res = seq_runs(mech, claim, seeds, args.n_default, VARIANTS[v])
+                    s = summary(res)
+                    fixed_med = row["fixed_n_default"]["median_releases"]
+                    s["ratio_median_to_fixed_default"] = s["median_releases"] / fixed_med
+                    s["median_rounds"] = float(np.median([r.details["sequential"]["rounds_used"] for r in res]))
+                    s["seeds"] = seeds
+                    s["cpu_s"] = time.process_time() - t
+                    row[f"sequential_{v}"] = s
+                if args.equal_power:
+                    t = time.process_time()
+                    target = min(row["sequential_betting"]["power"], 0.95)
+                    ep = equal_power(mech, claim, target, args.ep_seeds, args.n_default) if target > 0 else None
+                    if ep is not None:
+                        ep["target_power"] = target
+                        ep["ratio_sequential_median_to_it"] = (
+                            row["sequential_betting"]["median_releases"] / ep["median_releases"]
+                        )
+                        ep["cpu_s"] = time.process_time() - t
+                    row["fixed_n_equal_power"] = ep
+                sb = row["sequential_betting"]
+                print(
+                    f"{name:20s} claim {c:g} x{f:g}: fixed-n({args.n_default}) "
+                    f"power {row['fixed_n_default']['power']:.2f} "
+                    f"releases {row['fixed_n_default']['median_releases']:.0f}; rounds power {sb['power']:.2f} "
+                    f"median {sb['median_releases']:.0f} (p90 {sb['p90_releases']:.0f}) "
+                    f"ratio {sb['ratio_median_to_fixed_default']:.4f}"
+                    + (
+                        f"; equal-power fixed n={row['fixed_n_equal_power']['n_samples']} releases "
+                        f"{row['fixed_n_equal_power']['median_releases']:.0f}"
+                        if args.equal_power and row.get("fixed_n_equal_power")
+                        else ""
+                    ),
+                    flush=True,
+                )
+                rows.append(row)
+    return rows
+
+
+def validity(args):
+    cases = [
+        ("randomised response eps=1", rr(1.0), PrivacyClaim(1.0)),
+        ("Laplace b=1 (eps=1)", laplace(1.0), PrivacyClaim(1.0)),
+        ("Gaussian analytic (1, 1e-5)", gaussian(1.0), PrivacyClaim(1.0, DELTA_G)),
+    ]
+    out = []
+    for label, mech, claim in cases:
+        t = time.process_time()
+        res = [
+            audit(
+                mech,
+                claim,
+                pairs=PAIR,
+                n_samples=args.validity_max,
+                max_samples=args.validity_max,
+                rng=np.random.default_rng(90_000 + s),
+                attacks="auto",
+                sequential=True,
+            )
+            for s in range(args.validity_seeds)
+        ]
+        k = sum(r.verdict == "violated" for r in res)
+        row = {
+            "mechanism": label,
+            "seeds": args.validity_seeds,
+            "false_violated": int(k),
+            "rate": k / args.validity_seeds,
+            "rate_upper95": upper95(k, args.validity_seeds),
+            "alpha": ALPHA,
+            "max_samples_per_side": args.validity_max,
+            "median_rounds": float(np.median([r.details["sequential"]["rounds_used"] for r in res])),
+            "median_releases": float(np.median([r.n_samples for r in res])),
+            "cpu_s": time.process_time() - t,
+        }
+        print(
+            f"validity {label}: {k}/{args.validity_seeds} false 'violated' (upper 95% {row['rate_upper95']:.3f}, "
+            f"alpha {ALPHA}), median rounds {row['median_rounds']:.0f}",
+            flush=True,
+        )
+        out.append(row)
+    return out
+
+
+def dpl(args):
+    from audits.diffprivlib.checks import _sizes, audit_component, check_alpha
+    from audits.diffprivlib.components import COMPONENTS
+    from htdp_verify.claims import Provenance
+    from htdp_verify.privacy import Mechanism
+
+    comp = COMPONENTS["models.LinearRegression"]
+    sizes = _sizes(comp, "quick")
+    max_pairs = sizes.pop("max_pairs")
+    a = check_alpha()
+    out = []
+    for eps in args.dpl_eps:
+        adapter = comp.build(eps)
+        pairs = list(comp.pairs())[:max_pairs]
+        mech = Mechanism(adapter, name=adapter.name, guarantee=adapter.privacy, vectorised=False)
+        claim = adapter.privacy.claim(Provenance("bench", adapter.name, "", ""))
+        for label in ["fixed_n"] + list(args.dpl_variants):
+            rows = []
+            for s in range(args.dpl_seeds):
+                t, tw = time.process_time(), time.time()
+                if label == "fixed_n":
+                    r = audit_component(
+                        adapter, pairs, rng=np.random.default_rng(s), attacks=comp.attacks, alpha=a, **sizes
+                    )
+                else:
+                    r = audit(
+                        mech,
+                        claim,
+                        pairs=pairs if len(pairs) > 1 else pairs[0],
+                        n_samples=sizes["n_samples"],
+                        n_select=sizes["n_select"],
+                        n_search=sizes["n_search"] * len(pairs),
+                        alpha=a,
+                        attacks=comp.attacks,
+                        rng=np.random.default_rng(s),
+                        sequential=DPL_VARIANTS[label],
+                    )
+                rows.append(
+                    {
+                        "seed": s,
+                        "verdict": r.verdict,
+                        "epsilon_lb": r.epsilon_lb,
+                        "releases": r.n_samples,
+                        "cpu_s": time.process_time() - t,
+                        "wall_s": time.time() - tw,
+                        **(
+                            {
+                                "by_stage": r.details["sequential"]["releases_by_stage"],
+                                "rounds": r.details["sequential"]["rounds_used"],
+                                "bound_alpha": r.details["sequential"]["epsilon_lb_alpha"],
+                            }
+                            if label != "fixed_n"
+                            else {}
+                        ),
+                    }
+                )
+                print(f"dpl LinearRegression eps={eps:g} {label} seed {s}: {rows[-1]}", flush=True)
+            out.append(
+                {
+                    "component": comp.key,
+                    "epsilon": eps,
+                    "variant": label,
+                    "alpha": a,
+                    "sizes": sizes,
+                    "runs": rows,
+                    "violated": sum(r["verdict"] == "violated" for r in rows),
+                    "median_releases": float(np.median([r["releases"] for r in rows])),
+                    "median_epsilon_lb": float(np.median([r["epsilon_lb"] for r in rows])),
+                    "median_wall_s": float(np.median([r["wall_s"] for r in rows])),
+                }
+            )
+    return out
+
+
+DPL_VARIANTS = {
+    "rounds_betting": RoundsDesign(),
+    "rounds_fixed": RoundsDesign(method="fixed"),
+    "rounds_betting_first20": RoundsDesign(first_select=20),
+    "rounds_fixed_first20": RoundsDesign(method="fixed", first_select=20),
+}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--seeds", type=int, default=100)
+    p.add_argument("--variant-seeds", type=int, default=50)
+    p.add_argument("--fixed-seeds", type=int, default=20)
+    p.add_argument("--n-default", type=int, default=100_000)
+    p.add_argument("--claims", type=float, nargs="+", default=[1.0, 0.1])
+    p.add_argument("--variants", nargs="+", default=["betting", "fixed_per_round", "betting_first50"])
+    p.add_argument("--equal-power", action="store_true")
+    p.add_argument("--ep-seeds", type=int, default=40)
+    p.add_argument("--validity-seeds", type=int, default=500)
+    p.add_argument("--validity-max", type=int, default=20_000)
+    p.add_argument("--skip-power", action="store_true")
+    p.add_argument("--skip-validity", action="store_true")
+    p.add_argument("--dpl", action="store_true")
+    p.add_argument("--dpl-seeds", type=int, default=3)
+    p.add_argument("--dpl-eps", type=float, nargs="+", default=[1.0])
+    p.add_argument("--dpl-variants", nargs="+", default=list(DPL_VARIANTS))
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "bench_sequential_rounds.json"))
+    args = p.parse_args()
+    if args.quick:
+        args.seeds, args.variant_seeds, args.fixed_seeds, args.validity_seeds, args.ep_seeds = 10, 5, 3, 50, 10
+    t0 = time.process_time()
+    res: dict = {"alpha": ALPHA, "argv": sys.argv[1:], "load_avg_at_start": os.getloadavg()}
+    if not args.skip_power:
+        res["power"] = power_table(args)
+    if not args.skip_validity:
+        res["validity"] = validity(args)
+    if args.dpl:
+        res["diffprivlib_linear_regression"] = dpl(args)
+    res["cpu_s"] = time.process_time() - t0
+    res["load_avg_at_end"] = os.getloadavg()
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as fh:
+        json.dump(res, fh, indent=2, default=float)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,271 @@
+"""The sequential audit in rounds (``audit(..., sequential=True)``): validity over rounds, early stop, accounting.
+
+Mechanisms are vectorised and cheap (randomised response, Laplace), so a few hundred end-to-end audits take
+seconds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from htdp_verify import PrivacyClaim
+from htdp_verify.privacy import audit
+from htdp_verify.privacy.sequential import RoundsDesign, round_alpha, run_sequential
+from htdp_verify.privacy.sequential import rounds as rounds_mod
+from htdp_verify.stats.design import BudgetExceededError
+
+
+def rr_tight(data, size, rng):
+    """Randomised response at ε = 1 on the bit ``data``: the event "output = 1" has probability ratio exactly e."""
+    x = int(round(float(np.asarray(data, float).sum())))
+    keep = rng.random(size) < math.e / (1 + math.e)
+    return np.where(keep, x, 1 - x).astype(float)
+
+
+def laplace(b):
+    def mech(data, size, rng):
+        return float(np.asarray(data, float).sum()) + rng.laplace(0.0, b, size)
+
+    return mech
+
+
+PAIR = [(0.0, 1.0)]
+
+# Meta-test design.  Level of each audit ALPHA = 0.05; SEEDS = 200 independent end-to-end audits (seeds 0..199) of
+# exactly tight randomised response, each at most MAXN = 1500 releases per side in rounds of selection 20, 40, 80,
+# ... (growth 2, certification budget 4x the selection): 4 rounds; no futility stop (the test looks at every
+# checkpoint of every round, the worst case for validity).  The checker fails when the number of false "violated"
+# exceeds CRITICAL, the 0.999 quantile of Binomial(SEEDS, ALPHA): a valid audit fails it with probability <= 1e-3.
+# Smallest effect detected: a true false-violation rate of 0.13 fails it with probability ~0.8.
+# Broken variants.  (a) No split of alpha across rounds (every round at the full ALPHA): the audit's ledger refuses
+# it (BudgetExceededError); with the ledger disabled its false-violation rate is NOT detectable at this size
+# (measured 6 / 300 against 1 / 300 for the valid audit: the betting test is conservative on a tight mechanism,
+# so K rounds at the full alpha still err far less often than alpha).  (b) Certification on the round's own
+# selection releases (replayed, not fresh): the checker fails on it (measured 49 / 300).
+ALPHA, SEEDS, MAXN = 0.05, 200, 1500
+CRITICAL = int(binom.ppf(0.999, SEEDS, ALPHA))
+DESIGN = RoundsDesign(first_select=20, growth=2.0, certify_ratio=4.0, futility=None)
+
+
+def false_violations(mech=rr_tight):
+    out = 0
+    for s in range(SEEDS):
+        r = audit(
+            mech,
+            PrivacyClaim(1.0),
+            pairs=PAIR,
+            n_samples=MAXN,
+            max_samples=MAXN,
+            alpha=ALPHA,
+            attacks="threshold",
+            rng=np.random.default_rng(s),
+            sequential=DESIGN,
+        )
+        out += r.verdict == "violated"
+    return out, r
+
+
+def test_false_violation_rate_over_rounds_is_at_most_alpha():
+    k, last = false_violations()
+    assert last.details["sequential"]["rounds_used"] >= 4  # the design really runs several rounds
+    assert k <= CRITICAL, f"{k} false violations in {SEEDS} runs at alpha={ALPHA} (critical {CRITICAL})"
+
+
+def test_the_ledger_refuses_rounds_without_an_alpha_split(monkeypatch):
+    monkeypatch.setattr(rounds_mod, "round_alpha", lambda alpha, k: alpha)
+    with pytest.raises(BudgetExceededError):
+        false_violations()
+
+
+class _Replay:
+    """Broken on purpose: during certification the mechanism replays the round's selection releases (cycled)."""
+
+    def __init__(self, mech):
+        self.mech, self.store, self.pos, self.replay = mech, {}, {}, False
+
+    def __call__(self, data, size, rng):
+        key = float(np.asarray(data, float).sum())
+        if not self.replay:
+            self.store[key], self.pos[key] = np.asarray(self.mech(data, size, rng)), 0
+            return self.store[key]
+        y = self.store[key]
+        idx = (self.pos[key] + np.arange(size)) % y.shape[0]
+        self.pos[key] += size
+        return y[idx]
+
+
+def test_the_meta_test_catches_certification_on_the_selection_releases(monkeypatch):
+    rep = _Replay(rr_tight)
+    stage = rounds_mod.sequential_certification_stage
+
+    def replaying(*args, **kw):
+        rep.replay = True
+        try:
+            return stage(*args, **kw)
+        finally:
+            rep.replay = False
+
+    monkeypatch.setattr(rounds_mod, "sequential_certification_stage", replaying)
+    k, _ = false_violations(rep)
+    assert k > CRITICAL, f"broken variant not detected: {k} <= {CRITICAL}"
+
+
+def test_round_levels_sum_below_alpha():
+    a = [round_alpha(0.05, k) for k in range(30)]
+    assert a[0] == 0.025 and all(x > y for x, y in zip(a, a[1:])) and sum(a) < 0.05
+    with pytest.raises(ValueError, match="k"):
+        round_alpha(0.05, -1)
+
+
+def test_an_obvious_violation_stops_in_the_first_round():
+    r = audit(
+        laplace(0.1),  # true epsilon 10 against a claim of 1
+        PrivacyClaim(1.0),
+        pairs=PAIR,
+        n_samples=100_000,
+        rng=np.random.default_rng(1),
+        sequential=True,
+    )
+    seq = r.details["sequential"]
+    assert r.verdict == "violated" and seq["stop_reason"] == "violated"
+    assert seq["rounds_used"] == 1 and seq["epsilon_lb_round"] == 0
+    assert seq["alpha_per_round"] == [0.025] and seq["epsilon_lb_alpha"] == 0.025
+    # the fixed-n audit would draw its 25 000 selection and ~100 000 certification releases per side
+    assert r.n_samples == seq["releases_used"] == sum(seq["releases_by_stage"].values()) < 125_000 // 50
+    assert seq["releases_by_stage"]["search"] == 0 and seq["releases_by_stage"]["selection"] == 2 * 250
+    assert r.epsilon_lb > 1.0 and "round 0" in r.summary and "alpha_k = 0.025" in r.summary
+
+
+def test_a_claim_that_holds_spends_the_budget_in_growing_rounds_and_accounts_for_alpha():
+    r = audit(
+        laplace(1.0),  # exactly 1-DP
+        PrivacyClaim(2.0),
+        pairs=PAIR,
+        n_samples=30_000,
+        max_samples=40_000,
+        rng=np.random.default_rng(2),
+        attacks="threshold",
+        sequential=True,
+    )
+    seq = r.details["sequential"]
+    rounds = seq["rounds"]
+    assert r.verdict != "violated" and seq["stop_reason"] == "max_samples"
+    sel = [x["select_per_side"] for x in rounds]
+    assert len(rounds) >= 3 and sel[:2] == [250, 1000] and sel[-1] >= 4000  # x4 a round, the last takes the rest
+    assert seq["alpha_per_round"] == [0.05 * 0.5 ** (k + 1) for k in range(len(rounds))]
+    assert r.n_samples <= 2 * 40_000 and r.n_samples == sum(x["releases"] for x in rounds)
+    # far inside its claim: every round's selection already rules a violation out, so nothing is certified
+    assert all(x["certification"].startswith("skipped") for x in rounds)
+    assert seq["releases_by_stage"]["certification"] == 0 and r.details["budget"]["spent"] == 0
+    # exactly at its claim: rounds certify, each spending its own alpha_k, in all less than alpha
+    r2 = audit(
+        laplace(1.0),
+        PrivacyClaim(1.0),
+        pairs=PAIR,
+        n_samples=30_000,
+        max_samples=40_000,
+        rng=np.random.default_rng(2),
+        attacks="threshold",
+        sequential=True,
+    )
+    seq2 = r2.details["sequential"]
+    spends = r2.details["budget"]["spends"]
+    assert r2.verdict != "violated" and spends and seq2["releases_by_stage"]["certification"] > 0
+    assert 0 < r2.details["budget"]["spent"] < 0.05 and all(a in seq2["alpha_per_round"] for _, a in spends)
+
+
+def test_rounds_search_several_pairs_and_count_the_search():
+    leaky = [(0.0, 1.0), (0.0, 0.05)]
+    r = audit(
+        laplace(0.25),  # true epsilon 4 on the first pair, 0.2 on the second
+        PrivacyClaim(1.0),
+        pairs=leaky,
+        n_samples=50_000,
+        rng=np.random.default_rng(4),
+        attacks="threshold",
+        sequential=True,
+    )
+    seq = r.details["sequential"]
+    assert r.verdict == "violated" and seq["releases_by_stage"]["search"] > 0
+    assert r.details["pair"]["text"].startswith("given pair 0")
+
+
+def test_union_and_fixed_tests_inside_a_round():
+    for method in ("union", "fixed"):
+        r = audit(
+            laplace(0.5),
+            PrivacyClaim(1.0),
+            pairs=PAIR,
+            n_samples=50_000,
+            rng=np.random.default_rng(5),
+            attacks="threshold",
+            sequential=method if method == "union" else RoundsDesign(method="fixed"),
+        )
+        assert r.verdict == "violated"
+        assert r.details["cp_bounds"]["numerator_lower"] is not None
+        if method == "fixed":  # one look at the end of the round's budget
+            rd = r.details["sequential"]["rounds"][-1]
+            assert rd["certify_used_per_side"] == rd["certify_budget_per_side"]
+
+
+def test_bad_arguments():
+    kw = dict(pairs=PAIR, n_samples=1000, rng=np.random.default_rng(0), attacks="threshold")
+    with pytest.raises(ValueError, match="sequential"):
+        audit(laplace(1.0), PrivacyClaim(1.0), sequential="peek", **kw)
+    with pytest.raises(ValueError, match="profile"):
+        audit(laplace(1.0), PrivacyClaim(1.0), sequential=True, profile=True, **kw)
+    with pytest.raises(ValueError, match="max_samples"):
+        audit(laplace(1.0), PrivacyClaim(1.0), sequential=True, max_samples=30, **kw)
+    for bad in (dict(growth=1.0), dict(certify_ratio=0), dict(first_select=5), dict(method="x"), dict(futility="y")):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            RoundsDesign(**bad)
+
+
+# The bets of a round start from the selection's counts (a prior).  Meta-test of that: a prior pointing hard at a
+# violation, on a stream of an exactly tight mechanism, must not raise the false-violation rate above alpha.
+# Design as above (ALPHA = 0.3, P_SEEDS = 400 seeds, critical value the 0.999 binomial quantile); the checker is the
+# same binomial checker shown above to fail on a broken variant.
+P_SEEDS = 400
+P_CRITICAL = int(binom.ppf(0.999, P_SEEDS, ALPHA))
+
+
+def _prior_run(seed):
+    rng = np.random.default_rng(seed)
+    pn, pd = math.e / (1 + math.e), 1 / (1 + math.e)
+    o = run_sequential(
+        lambda m: (np.array([rng.binomial(m, pn)]), np.array([rng.binomial(m, pd)])),
+        1,
+        epsilon=1.0,
+        delta=0.0,
+        alpha=ALPHA,
+        max_samples=2000,
+        rng=rng,
+        first=10,
+        growth=1.5,
+        futility=None,
+        prior=(100.0, 0.0, 100),  # misleading but independent: "always in the numerator, never the other"
+    )
+    return o.stop_reason == "violated"
+
+
+def test_a_misleading_prior_keeps_the_level():
+    k = sum(_prior_run(s) for s in range(P_SEEDS))
+    assert k <= P_CRITICAL, f"{k} false violations (critical {P_CRITICAL})"
+
+
+def test_prior_validation():
+    with pytest.raises(ValueError, match="prior"):
+        run_sequential(
+            lambda m: ([0], [0]),
+            1,
+            epsilon=1.0,
+            delta=0.0,
+            alpha=0.05,
+            max_samples=100,
+            rng=np.random.default_rng(0),
+            prior=(5, 0, 3),
+        )
