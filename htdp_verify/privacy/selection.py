@@ -332,7 +332,11 @@ def _streamed_selection(plan: AuditPlan, pair: Pair, rng: np.random.Generator, n
     fit = min(held, cut)
     ctx = context_for(plan, pair, families=[])
     families, fixed = fit_families(atts, Y1[:fit], Y2[:fit], ctx)
-    stream = SelectionStream(plan.mechanism, (pair.d, pair.d_prime), (Y1, Y2), rng, nbytes)
+    non_finite = _non_finite_rows(Y1) + _non_finite_rows(Y2)
+    rest = (Y1[fit:].copy(), Y2[fit:].copy())  # held releases past the fit part (none unless held > cut)
+    if not fixed:  # only an attack without recorded scans needs the fit releases again (its profile)
+        Y1 = Y2 = None
+    stream = SelectionStream(plan.mechanism, (pair.d, pair.d_prime), rest, rng, nbytes, first=fit)
     add_chunks(stream, families, "scan", fit, cut)
     family_of, events = {}, list(fixed)
     for f in families:
@@ -376,7 +380,7 @@ def _streamed_selection(plan: AuditPlan, pair: Pair, rng: np.random.Generator, n
         len(events),
         2 * n,
         time.perf_counter() - ts,
-        _non_finite_rows(Y1) + _non_finite_rows(Y2) + stream.non_finite,
+        non_finite + stream.non_finite,
         nbytes,
         n,
         False,

@@ -42,10 +42,13 @@ MIN_SELECT = 200
 
 
 def fit_size(n_select: int, release_nbytes: int, max_memory: Any) -> int:
-    """Selection releases per side the fit part holds: ``min(n_select, FIT_CAP, what fits in max_memory)``.
+    """Selection releases per side held in memory: all ``n_select`` when they fit (``FIT_CAP`` and
+    ``max_memory``), else the fit part of a streamed selection, ``min(FIT_CAP, 2/3 of what fits in max_memory)``.
 
     The memory rule is :func:`~htdp_verify.privacy.streaming.held_releases_cap` (both sides held, ``HELD_OVERHEAD``
-    bytes of working memory per byte held); the streamed rest costs one block at a time.
+    bytes of working memory per byte held), measured on a selection whose attacks fit on two thirds of what it
+    holds (the last third re-scores them); a streamed selection fits its attacks on all it holds, hence 2/3.  The
+    streamed rest costs one block at a time.
 
     Parameters
     ----------
@@ -59,20 +62,23 @@ def fit_size(n_select: int, release_nbytes: int, max_memory: Any) -> int:
     Returns
     -------
     int
-        Releases per side held by the fit part (the rest, ``n_select`` minus it, is streamed).
+        Releases per side held (the rest, ``n_select`` minus it, is streamed).
 
     Raises
     ------
     ValueError
         When ``max_memory`` holds fewer than ``MIN_SELECT`` releases per side and ``n_select`` is larger.
     """
+    n_select = int(n_select)
     cap = held_releases_cap(release_nbytes, max_memory)
-    held = min(int(n_select), FIT_CAP, cap)
-    if held < min(int(n_select), MIN_SELECT):
+    if n_select <= min(FIT_CAP, cap):
+        return n_select
+    held = min(FIT_CAP, (2 * cap) // 3)
+    if held < MIN_SELECT:
         raise ValueError(
-            f"max_memory={max_memory!r} holds only {cap} selection releases of {release_nbytes} bytes per side "
-            f"(at least {MIN_SELECT} are needed to fit the attacks; about "
-            f"{2 * HELD_OVERHEAD * MIN_SELECT * release_nbytes / 2**20:.1f} MiB): raise max_memory"
+            f"max_memory={max_memory!r} holds only {held} selection releases of {release_nbytes} bytes per side "
+            f"to fit the attacks (at least {MIN_SELECT} are needed; about "
+            f"{3 * HELD_OVERHEAD * MIN_SELECT * release_nbytes / 2**20:.1f} MiB): raise max_memory"
         )
     return held
 
@@ -106,11 +112,12 @@ def fit_families(attacks: list, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> tup
 
 
 class SelectionStream:
-    """The selection releases of both sides in order: the held fit part first, then a block stream per side.
+    """The selection releases of one pair in order: held releases first, then a block stream per side.
 
-    Position ``i < held`` of a side is row ``i`` of its held array; position ``i >= held`` is release ``i - held``
-    of the side's stream (seed drawn from ``rng`` at construction, one per side).  :meth:`chunks` yields any range of
-    positions chunk by chunk; non-finite streamed releases are counted in ``non_finite``.
+    Position ``i < n_held`` of a side is row ``i - first`` of its array in ``held`` (positions below ``first``
+    were used to fit the attacks and are not kept); position ``i >= n_held`` is release ``i - n_held`` of the
+    side's stream (seed drawn from ``rng`` at construction, one per side).  :meth:`chunks` yields any range of
+    positions from ``first`` on, chunk by chunk; non-finite streamed releases are counted in ``non_finite``.
 
     Parameters
     ----------
@@ -119,24 +126,30 @@ class SelectionStream:
     data : tuple
         ``(D, D')``.
     held : tuple of numpy.ndarray
-        The held releases of D and D' (same length).
+        The held releases of D and D' from position ``first`` on (same length).
     rng : numpy.random.Generator
         The audit's generator (two seeds drawn from it).
     release_nbytes : int
         Bytes of one release (fixes the stream's blocks).
+    first : int, default 0
+        Position of the first row of ``held``.
     """
 
-    def __init__(self, mechanism: Any, data: tuple, held: tuple, rng: np.random.Generator, release_nbytes: int):
-        self.mechanism, self.data, self.held = mechanism, data, held
-        self.n_held = int(np.asarray(held[0]).shape[0])
+    def __init__(
+        self, mechanism: Any, data: tuple, held: tuple, rng: np.random.Generator, release_nbytes: int, first: int = 0
+    ):
+        self.mechanism, self.data, self.held, self.first = mechanism, data, held, int(first)
+        self.n_held = self.first + int(np.asarray(held[0]).shape[0])
         self.entropy = [int(rng.integers(0, 2**63)) for _ in range(2)]
         self.release_nbytes = int(release_nbytes)
         self.non_finite = 0
 
     def chunks(self, side: int, lo: int, hi: int):
-        """Chunks of positions ``lo .. hi - 1`` of ``side`` (0: D, 1: D')."""
-        if lo < self.n_held:
-            yield self.held[side][lo : min(hi, self.n_held)]
+        """Chunks of positions ``lo .. hi - 1`` of ``side`` (0: D, 1: D'); ``lo`` at least ``first``."""
+        if lo < self.first:
+            raise ValueError(f"lo must be at least {self.first} (the releases before were not kept), got {lo}")
+        if lo < min(hi, self.n_held):
+            yield self.held[side][lo - self.first : min(hi, self.n_held) - self.first]
         s0, s1 = max(lo, self.n_held) - self.n_held, max(hi, self.n_held) - self.n_held
         if s1 > s0:
             for y in stream_releases(

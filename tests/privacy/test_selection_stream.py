@@ -122,10 +122,12 @@ def test_stream_releases_give_release_i_whatever_the_range():
 
 def test_fit_size_memory_rule():
     assert ss.fit_size(10**6, 8, "2GiB") == ss.FIT_CAP  # small releases: the fixed cap binds
-    assert ss.fit_size(50_000, 8000, "2GiB") == 2**31 // (2 * 4 * 8000)  # wide releases: the budget binds
+    cap = 2**31 // (2 * 4 * 8000)  # 33 554 releases of 8 kB per side fit 2 GiB (HELD_OVERHEAD 4)
+    assert ss.fit_size(cap, 8000, "2GiB") == cap  # held whole: its attacks fit on two thirds of it
+    assert ss.fit_size(cap + 1, 8000, "2GiB") == (2 * cap) // 3  # streamed: its attacks fit on all it holds
     assert ss.fit_size(1000, 8, "2GiB") == 1000  # a small selection is held whole
     assert ss.fit_size(100, 8, 2**13) == 100  # 128 fit: enough for a selection below MIN_SELECT
-    with pytest.raises(ValueError, match=r"max_memory=8192 holds only 128"):
+    with pytest.raises(ValueError, match=r"max_memory=8192 holds only 85 "):
         ss.fit_size(5000, 8, 2**13)
 
 
@@ -191,7 +193,7 @@ def _last_third(monkeypatch, e):
 def test_streamed_audit_is_identical_across_memory_budgets_and_chunk_sizes(monkeypatch):
     monkeypatch.setattr(ss, "FIT_CAP", 3000)
     out = []
-    for max_memory, chunk_size in (("2GiB", 1_000_000), (2**20, 777), (3000 * 8 * 8, 1000)):
+    for max_memory, chunk_size in (("2GiB", 1_000_000), (2**20, 777), (4500 * 8 * 8, 1000)):
         r = audit(
             lap,
             PrivacyClaim(1.0),
@@ -205,7 +207,7 @@ def test_streamed_audit_is_identical_across_memory_budgets_and_chunk_sizes(monke
     assert out[1] == out[0] and out[2] == out[0]
     assert out[0][0] > 0.5  # Laplace(1) shifted by 1 (ε = 1): found with 40 000 releases per side
     # a budget that lowers the fit part changes the fit, as documented (the check above can fail)
-    r = audit(lap, PrivacyClaim(1.0), pairs=[PAIR], n_samples=40_000, rng=np.random.default_rng(9), max_memory=2**14)
+    r = audit(lap, PrivacyClaim(1.0), pairs=[PAIR], n_samples=40_000, rng=np.random.default_rng(9), max_memory=2**15)
     assert (r.epsilon_lb, r.details["event"]["event"], r.counts) != out[0]
 
 
