@@ -18,9 +18,24 @@ __all__ = ["box_pairs"]
 # ---------------------------------------------------------------------------------------------------------
 # neighbouring pairs
 # ---------------------------------------------------------------------------------------------------------
-def _corners(lo, hi):
+def _corners(lo, hi, limit: int):
+    """The first ``limit`` corners of the box in ``itertools.product`` order (lower bound = 0, upper = 1, the last
+    coordinate varying fastest).  Generated lazily: the box has ``2**d`` corners, and listing them all before
+    truncating (as this function once did) needs ``2**d`` arrays, a ``MemoryError`` from d ≈ 30 on."""
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
-    return [np.where(np.array(bits, bool), hi, lo) for bits in itertools.product((0, 1), repeat=lo.size)]
+    bits = itertools.islice(itertools.product((0, 1), repeat=lo.size), max(int(limit), 0))
+    return [np.where(np.array(b, bool), hi, lo) for b in bits]
+
+
+def _corner_text(c, lo, hi) -> str:
+    """A corner's label: its coordinates up to 8 features; beyond, which coordinates sit at the upper bound (an
+    ``array2string`` of 50 numbers spans several lines)."""
+    if c.size <= 8:
+        return np.array2string(c, separator=",")
+    up = np.flatnonzero(c == hi)
+    if up.size == 0:
+        return f"[lower bound in all {c.size} coordinates]"
+    return f"[upper bound at coordinates {','.join(str(int(j)) for j in up)} of {c.size}, lower elsewhere]"
 
 
 def box_pairs(bases: dict, lo, hi, relation: str, *, labels=None, max_corners: int = 16) -> list[Pair]:
@@ -39,14 +54,16 @@ def box_pairs(bases: dict, lo, hi, relation: str, *, labels=None, max_corners: i
         D = np.asarray(D, float)
         one_d = D.ndim == 1
         feat = D[:, None] if one_d else (D[:, :-1] if labels is not None else D)
-        corners = _corners(np.broadcast_to(lo, feat.shape[1:]), np.broadcast_to(hi, feat.shape[1:]))[:max_corners]
+        blo, bhi = np.broadcast_to(lo, feat.shape[1:]), np.broadcast_to(hi, feat.shape[1:])
+        corners = _corners(blo, bhi, max_corners)
         rows = []
         for c in corners:
+            text = _corner_text(c, blo, bhi)
             if labels is None:
-                rows.append((c, f"corner {np.array2string(c, separator=',')}"))
+                rows.append((c, f"corner {text}"))
             else:
                 for lab in labels:
-                    rows.append((np.r_[c, lab], f"corner {np.array2string(c, separator=',')} label {lab:g}"))
+                    rows.append((np.r_[c, lab], f"corner {text} label {lab:g}"))
         ref = D[0] if not one_d else np.atleast_1d(D[0])
         rows.sort(key=lambda rw: -float(np.linalg.norm(np.atleast_1d(rw[0]) - ref)))  # farthest first (stable)
         if relation == "replace":

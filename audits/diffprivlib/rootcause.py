@@ -44,6 +44,10 @@ __all__ = [
 ]
 
 _NO_ISSUE = "no upstream issue found"
+ISSUE_LOGREG_CLASSES = (
+    "IBM/differential-privacy-library#106 (open): LogisticRegression infers the label set with np.unique(y), so "
+    "removing a class's only record changes the model"
+)
 ISSUE_LINREG = (
     "IBM/differential-privacy-library#105 (open; fix PR #110 open): the diagonal XᵀX sensitivity uses "
     "the lower bound twice; also item 1 of #104"
@@ -71,6 +75,8 @@ STEPS = {
     "mean_": "tools.mean / nanmean (DP centring or StandardScaler mean)",
     "scale_var_": "standard_scaler: tools.nanvar per feature",
     "coef_logreg": "logistic_regression: Vector objective perturbation per class at ε / n_classes",
+    "classes_logreg": "logistic_regression.fit: classes_ = np.unique(y) (the labels present, no noise); one "
+    "objective per present class",
     "predict_proba": "forest: PermuteAndFlip leaf labels on a data-independent tree",
     "bin": "tools.histogram(dd): np.histogram (weights summed, cast to int), then GeometricTruncated(sensitivity 1) "
     "per bin",
@@ -97,6 +103,8 @@ def _model_names(c: Config, dim: int) -> list[str]:
     if name == "KMeans":
         return [f"cluster_centers_[{i},{j}]" for i in range(c.kw["n_clusters"]) for j in range(d)]
     if name == "StandardScaler":
+        if not c.kw.get("with_std", True):  # var_ is not computed: the release is mean_ alone
+            return [f"mean_[{j}]" for j in range(dim)]
         half = dim // 2
         return [f"mean_[{j}]" for j in range(half)] + [f"scale_var_[{j}]" for j in range(dim - half)]
     if name == "LogisticRegression":
@@ -199,6 +207,24 @@ def _gnb_absent(c, pair, ledger_eps):
     }
 
 
+def _logreg_classes(c, pair, ledger_eps):
+    if c.key != "models.LogisticRegression":
+        return None
+    a, b = _class_counts(c, pair.d), _class_counts(c, pair.d_prime)
+    flips = [i for i in range(len(a)) if (a[i] == 0) != (b[i] == 0)]
+    if not flips:
+        return None
+    return {
+        "step": STEPS["classes_logreg"],
+        "cause_text": (
+            f"class {flips[0]} has {a[flips[0]]} record(s) in D and {b[flips[0]]} in D': diffprivlib reads the "
+            "classes from y (classes_ = np.unique(y)), so the set of classes present is released exactly "
+            "(shape of coef_; in the declared-class layout, a zero row for an absent class)"
+        ),
+        "upstream": ISSUE_LOGREG_CLASSES,
+    }
+
+
 def _gnb_budget(c, pair, ledger_eps):
     if c.key != "models.GaussianNB" or ledger_eps is None or ledger_eps <= c.epsilon * (1 + 1e-9):
         return None
@@ -280,7 +306,7 @@ def _weights(c, pair, ledger_eps):
 
 
 #: evaluated in order; the first that holds (and matches the leaking step when one is named) is the cause
-KNOWN_CAUSES = [_gnb_absent, _linreg_bounds, _weights, _gnb_budget, _kmeans_budget, _kmeans_empty]
+KNOWN_CAUSES = [_gnb_absent, _logreg_classes, _linreg_bounds, _weights, _gnb_budget, _kmeans_budget, _kmeans_empty]
 
 
 def known_causes(c: Config, pair, ledger_eps: float | None = None) -> list[dict]:
@@ -500,6 +526,7 @@ def explain(
     rep = reproduce(c, pair, res, n=repro_n, out_dir=out_dir)
     return {
         "config": c.to_dict(),
+        "release": str(getattr(build_adapter(c), "release_description", "") or ""),
         "epsilon_lb": res.epsilon_lb,
         "event": res.event,
         "event_coordinate": ev_coord,

@@ -33,7 +33,7 @@ import numpy as np
 from htdp_verify.claims import PrivacyClaim, Provenance
 from htdp_verify.results import CheckResult
 
-from .space import FAMILIES, SPACE, Config, build_adapter, config_pairs, sample_configs
+from .space import FAMILIES, SPACE, Config, build_adapter, config_pairs, make_config, sample_configs
 
 __all__ = [
     "SEARCH_ALPHA",
@@ -81,7 +81,11 @@ SEARCH_SIZES = {
             shrink=1,
             repro_n=100,
             max_release_seconds=0.1,
-            max_d=10,
+            max_d=50,
+            # screened after the drawn ones, without the speed probe: one wide model in every quick run
+            pinned=(
+                ("models.KMeans", 1.0, {"bounds": (0.0, 1.0), "n_clusters": 2}, {"n": 20, "d": 20, "shape": "spread"}),
+            ),
         ),
     },
     "full": {
@@ -111,7 +115,7 @@ SEARCH_SIZES = {
             shrink=4,
             repro_n=1_000,
             max_release_seconds=2.0,
-            max_d=10,
+            max_d=50,
         ),
     },
 }
@@ -133,10 +137,12 @@ class Screened:
     releases: int = 0
     seconds: float = 0.0
     error: str = ""
+    release: str = ""
 
     def row(self) -> dict:
         return {
             "config": self.config.label(),
+            "release": self.release,
             "score": round(self.score, 4),
             "screen_epsilon_lb": self.epsilon_lb,
             "point_estimate": self.point,
@@ -261,12 +267,10 @@ def screen(
     out = Screened(config)
     try:
         adapter = build_adapter(config)
+        out.release = release_description(adapter)
         pairs = config_pairs(config)
         if max_d is not None and config.dat.get("d", 1) > max_d:
-            out.error = (
-                f"too wide: d = {config.dat['d']} > {max_d} for this profile (KMeans at d = 50 exhausted "
-                "an 8 GB memory cap in the full run; cause not pinned down)"
-            )
+            out.error = f"too wide: d = {config.dat['d']} > {max_d} for this profile"
             out.seconds = time.perf_counter() - t0
             return out
         if max_release_seconds is not None:
@@ -294,6 +298,12 @@ def screen(
     return out
 
 
+def release_description(adapter) -> str:
+    """What a release of ``adapter`` holds, where the adapter says (models: the fitted attributes, and the layout
+    rule when their shape depends on the sample); ``""`` otherwise."""
+    return str(getattr(adapter, "release_description", "") or "")
+
+
 def _rank_key(s: Screened):
     return (s.score, s.point / s.config.epsilon)
 
@@ -315,9 +325,11 @@ def run_search(
     configs=None,
     max_release_seconds: float | None = None,
     max_d: int | None = None,
+    pinned=(),
 ) -> SearchOutcome:
     """Search the components ``keys``: screen ``n_configs`` sampled configurations (or the given ``configs``),
-    certify the ``k`` best on fresh samples at ``alpha / k`` each, explain the violations.
+    then the ``pinned`` ones (:class:`Config` objects, screened without the speed probe; a profile's fixed wide
+    configuration), certify the ``k`` best on fresh samples at ``alpha / k`` each, explain the violations.
 
     ``rng`` drives everything (sampling, screening, certification, root cause) through independent child
     generators, so a search is reproducible from its seed."""
@@ -333,6 +345,9 @@ def run_search(
         out.screened.append(
             screen(c, r_screen, sizes=screen_sizes, max_release_seconds=max_release_seconds, max_d=max_d)
         )
+    for c in pinned:
+        if c not in cfgs:
+            out.screened.append(screen(c, r_screen, sizes=screen_sizes, max_d=max_d))
     out.seconds["screening"] = time.perf_counter() - t0
     out.releases["screening"] = sum(s.releases for s in out.screened)
     ok = [s for s in out.screened if not s.error]
@@ -441,6 +456,7 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
         "certified": [
             {
                 "config": s.config.to_dict(),
+                "release": s.release,
                 "pair": s.pair_label,
                 "event": r.event,
                 "epsilon_lb": r.epsilon_lb,
@@ -526,6 +542,7 @@ def search_check(
         out_dir=out_dir,
         max_release_seconds=sz["max_release_seconds"],
         max_d=sz.get("max_d"),
+        pinned=[make_config(*p) for p in sz.get("pinned", ()) if p[0] in keys],
     )
     return _result(out, f"diffprivlib.search.{family}", seed)
 

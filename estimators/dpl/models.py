@@ -69,14 +69,23 @@ class DPLModel(EstimatorContract, DPLAdapter):
     * LinearRegression: ``coef_``, ``intercept_``, then the noisy objective coefficients diffprivlib stores on the
       fitted model (``_obj_coefs``: Σy², Xᵀy, XᵀX after the functional mechanism's noise, on centred data when
       ``fit_intercept``); ``coef_`` is their post-processing, so they are covered by the same ε claim
-    * LogisticRegression: ``coef_``, ``intercept_`` (``classes`` is checked against the labels; diffprivlib reads
-      the classes from ``y``, and a neighbour that removes a class changes the output shape, which this adapter
-      reports as a ``ValueError`` from scikit-learn)
+    * LogisticRegression: ``coef_``, ``intercept_``.  With two declared ``classes`` the fitted model's own arrays
+      (``d + 1`` values).  With ``K >= 3`` declared classes one row per declared class, always ``K·d`` weights then
+      ``K`` intercepts: diffprivlib reads the classes from ``y`` (``classes_`` = the labels present), so its arrays
+      have ``K`` rows when every class occurs and one row when two do.  The rows are placed by class: a present
+      class gets its one-vs-rest row; when only two classes ``a < b`` occur, ``b`` gets the fitted ``(w, w_0)``
+      and ``a`` gets ``(-w, -w_0)`` (scikit-learn's binary decision function for ``classes_[0]``); **a declared
+      class absent from the sample gets a row of zeros**.  The padding is a function of the fitted model
+      (post-processing), so the claim is unchanged; it makes visible what ``classes_`` already reveals, which
+      classes occur.  A sample with one class is refused by scikit-learn (``ValueError``)
     * GaussianNB: ``theta_``, ``var_``, ``class_count_`` (fitted with ``partial_fit(X, y, classes=classes)``, the
       API through which diffprivlib accepts explicit classes)
     * KMeans: ``cluster_centers_``
     * PCA: ``components_``, ``explained_variance_``, ``mean_``
-    * StandardScaler: ``mean_``, ``var_``
+    * StandardScaler: the statistics diffprivlib computes for the configuration (:attr:`released_attributes`):
+      ``mean_`` and ``var_`` with ``with_std=True`` (``mean_`` is computed for the variance even with
+      ``with_mean=False``), ``mean_`` alone with ``with_std=False`` (``var_`` is then ``None``); with both off
+      diffprivlib computes no statistic and the adapter refuses the configuration (nothing is released)
     * RandomForestClassifier: ``predict_proba`` at the public ``probe`` points (the trees' shapes vary from seed
       to seed, so their raw arrays do not line up across releases; a function of the model is post-processing).
 
@@ -147,10 +156,45 @@ class DPLModel(EstimatorContract, DPLAdapter):
             raise ValueError("probe must be a finite 2-d array of points")
         if self.probe is not None and model != "RandomForestClassifier":
             raise ValueError("probe applies to RandomForestClassifier only")
+        if model == "StandardScaler" and not (params.get("with_mean", True) or params.get("with_std", True)):
+            raise ValueError(
+                "with_mean=False with with_std=False: diffprivlib's StandardScaler then computes no statistic "
+                "(mean_ and var_ are None), so there is no release to audit"
+            )
         self.name = f"models.{model}"
+        if model == "StandardScaler" and self.released_attributes != ("mean_", "var_"):
+            self.name += f"[releases {', '.join(self.released_attributes)}]"
         self.privacy = PrivacyGuarantee(self.epsilon, 0.0, "replace")
         self.relation_note = _MODEL_NOTE
         self.min_chunk = 4
+
+    @property
+    def released_attributes(self) -> tuple:
+        """Names of the fitted model's attributes the release holds, in order (see the class docstring)."""
+        return {
+            "LinearRegression": ("coef_", "intercept_", "_obj_coefs"),
+            "LogisticRegression": ("coef_", "intercept_"),
+            "GaussianNB": ("theta_", "var_", "class_count_"),
+            "KMeans": ("cluster_centers_",),
+            "PCA": ("components_", "explained_variance_", "mean_"),
+            "StandardScaler": ("mean_", "var_") if self.params.get("with_std", True) else ("mean_",),
+            "RandomForestClassifier": ("predict_proba(probe)",),
+        }[self.model]
+
+    @property
+    def release_description(self) -> str:
+        """One line saying what the release holds for this configuration (attributes, and the padding rule where
+        the fitted arrays' shape depends on the sample)."""
+        text = "release: " + ", ".join(self.released_attributes)
+        if self.model == "StandardScaler" and not self.params.get("with_std", True):
+            text += " (var_ is not computed with with_std=False)"
+        if self.model == "LogisticRegression" and len(self.params["classes"]) >= 3:
+            k = len(self.params["classes"])
+            text += (
+                f" as {k} rows, one per declared class (a class absent from the sample: a zero row; two classes "
+                "present: the fitted row and its negation)"
+            )
+        return text
 
     # the features' bounds (for neighbour generation)
     @property
@@ -295,7 +339,7 @@ class DPLModel(EstimatorContract, DPLAdapter):
             # diffprivlib keeps on the fitted model as ``_obj_coefs`` = (Σy², Xᵀy, XᵀX) after noise: the DP release
             parts = [np.ravel(m.coef_), np.ravel(m.intercept_)] + [np.ravel(c) for c in m._obj_coefs]
         elif name == "LogisticRegression":
-            parts = [np.ravel(m.coef_), np.ravel(m.intercept_)]
+            parts = list(self._logreg_rows(m, d))
         elif name == "GaussianNB":
             parts = [np.ravel(m.theta_), np.ravel(m.var_), np.ravel(m.class_count_)]
         elif name == "KMeans":
@@ -303,11 +347,31 @@ class DPLModel(EstimatorContract, DPLAdapter):
         elif name == "PCA":
             parts = [np.ravel(m.components_), np.ravel(m.explained_variance_), np.ravel(m.mean_)]
         elif name == "StandardScaler":
-            parts = [np.ravel(m.mean_), np.ravel(m.var_)]
+            parts = [np.ravel(getattr(m, a)) for a in self.released_attributes]
         else:  # RandomForestClassifier
             probe = self.probe if self.probe is not None else _probe_grid(self.params["bounds"], d)
             parts = [np.ravel(m.predict_proba(probe))]
         return np.concatenate([np.asarray(p, dtype=float) for p in parts])
+
+    def _logreg_rows(self, m, d: int):
+        """``(weights, intercepts)`` of a fitted LogisticRegression laid out on the declared classes (class
+        docstring): the fitted arrays unchanged for two declared classes, ``(K·d,)`` and ``(K,)`` otherwise."""
+        cl = np.asarray(self.params["classes"], dtype=float)
+        coef = np.asarray(m.coef_, dtype=float).reshape(-1, d)
+        icpt = np.broadcast_to(np.asarray(m.intercept_, dtype=float).ravel(), (coef.shape[0],))
+        if cl.size == 2:
+            return coef.ravel(), icpt.ravel()
+        present = np.asarray(m.classes_, dtype=float)
+        idx = np.searchsorted(cl, present)
+        if present.size < 2 or np.any(idx >= cl.size) or not np.array_equal(cl[np.minimum(idx, cl.size - 1)], present):
+            raise ValueError(f"the fitted classes {present.tolist()} are not a subset of classes={cl.tolist()}")
+        W, b = np.zeros((cl.size, d)), np.zeros(cl.size)
+        if present.size == 2:  # one fitted row: the score of classes_[1]; classes_[0] scores its negation
+            W[idx[1]], b[idx[1]] = coef[0], icpt[0]
+            W[idx[0]], b[idx[0]] = -coef[0], -icpt[0]
+        else:
+            W[idx], b[idx] = coef, icpt
+        return W.ravel(), b
 
     def run_seeds(self, data, seeds) -> np.ndarray:
         """As :meth:`DPLAdapter.run_seeds`, with BLAS / OpenMP limited to one thread in this process: the fits are
