@@ -41,6 +41,34 @@ class Verdict:
     unbounded: bool
 
 
+def format_lower_bound(value: float, claim: float) -> str:
+    """``value`` (a certified lower bound) as text, rounded *down* to 4 significant digits, with more digits when
+    4 would hide on which side of ``claim`` it lies (1.0003 against a claim of 1 prints "1.0003", not "1").
+
+    Parameters
+    ----------
+    value : float
+        The certified lower bound.
+    claim : float
+        The claimed value it is compared with.
+
+    Returns
+    -------
+    str
+        The text; its number never exceeds ``value``.
+    """
+    if not math.isfinite(value) or value == 0:
+        return f"{value:g}"
+    for digits in range(4, 18):
+        scale = 10.0 ** (digits - 1 - math.floor(math.log10(abs(value))))
+        shown = math.floor(value * scale) / scale
+        if shown > value:  # floating-point rounding of the division: step one unit down
+            shown = (math.floor(value * scale) - 1) / scale
+        if (shown > claim) == (value > claim):
+            return f"{shown:.{digits}g}"
+    return repr(value)
+
+
 def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
     """Verdict on the claim, and the detectability statement (the largest certifiable ε, the event floor).
 
@@ -172,8 +200,9 @@ def assemble_result(
         "method": sel.methods[i],
     }
     dtext = f" at delta={claim.delta:g}" if claim.delta > 0 else ""
+    shown = format_lower_bound(b.eps_lb, claim.epsilon)
     summary = (
-        f"certified epsilon >= {b.eps_lb:.4g}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
+        f"certified epsilon >= {shown}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
         f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {pair.describe()}; counts "
         f"{kn}/{nn_i} vs {kd}/{nd_i}" + (" [possibly unbounded]" if v.unbounded else "")
     )
