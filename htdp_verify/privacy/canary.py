@@ -60,6 +60,7 @@ from .adapters import as_mechanism
 from .audit import AuditResult
 from .canary_bound import _p_value, epsilon_lower_bound_one_run, guess_plans, one_run_p_value
 from .canary_designs import CanaryDesign, cluster_canaries, mean_canaries, regression_canaries
+from .verdict import format_lower_bound
 
 __all__ = [
     "CanaryDesign",
@@ -214,8 +215,9 @@ def audit_one_run(
     if 2.0 * M * claim.delta >= 1.0:
         statement += f"; 2*m*delta = {2 * M * claim.delta:.3g} >= 1 makes the bound vacuous (use fewer canaries)"
     elapsed = time.perf_counter() - t0
+    shown = format_lower_bound(eps_lb, claim.epsilon)
     summary = (
-        f"one-run certified epsilon >= {eps_lb:.4g}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
+        f"one-run certified epsilon >= {shown}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
         f"{claim.epsilon:g}; {best['correct']}/{best['guesses']} guesses right on {M} canaries "
         f"({runs} run(s)); ceiling {max_cert:.4g}"
     )
