@@ -1,23 +1,33 @@
-"""How often the public audit's pair search keeps a good pair, over many seeds, on the benchmark's SVT rows.
+"""How often the public audit's pair search keeps a good pair, over many seeds, on the benchmark's rows.
 
-For each row with an exact law (SVT1, SVT2, SVT4: 9 catalogue pairs each, StatDP's patterns plus an in-domain
-extreme pair) the *oracle* bound of every pair is computed from the exact laws at the certification size (the best
-likelihood-ratio event, :func:`audits.benchmark.ceiling._best_prefix`), and a pair is *good* when its oracle bound is
-at least ``--good`` (default 0.9) of the best pair's.  Then, for ``--seeds`` run seeds, the search stage of the
-public ``audit(m, claim, pairs=all, attacks="auto")`` runs exactly as ``audit()`` runs it at the benchmark's budget
+For each row (default SVT1, SVT2, SVT4: 9 catalogue pairs each, StatDP's patterns plus an in-domain extreme pair;
+``--rows`` takes any catalogue row whose every pair has an exact law, i.e. those of
+:data:`audits.benchmark.ceiling.CEILING_MECHANISMS` with more than one pair: ReportNoisyMax1–3, RAPPOR,
+OneTimeRAPPOR, Laplace, TruncatedGeometric, NoisyHist1/2, PrefixSum_N1, ...) the *oracle* bound of every pair
+is computed from the exact laws at the certification size (the best likelihood-ratio event,
+:func:`audits.benchmark.ceiling._best_prefix`), and a pair is *good* when its oracle bound is at least
+``--good`` (default 0.9) of the best pair's.  Then, for ``--seeds`` run seeds, the search stage of the public
+``audit(m, claim, pairs=all, attacks="auto")`` runs exactly as ``audit()`` runs it at the benchmark's budget
 split (``audits.benchmark.run.auto_sizes``) and the chosen pair is recorded::
 
     python benchmarks/bench_pair_search.py --budget 1000000 --seeds 30
     python benchmarks/bench_pair_search.py --rows SVT4 --budget 4000000 --seeds 30
+    python benchmarks/bench_pair_search.py --rows ReportNoisyMax1 ReportNoisyMax3 RAPPOR --seeds 30
+
+``--set NAME=VALUE`` overrides a constant of :mod:`htdp_verify.privacy.search` for the run (to compare
+configurations with the same script); ``--legacy`` sets the constants of the search before common random numbers
+and pooling (``COUPLED=False POOL=False HELD_OUT_Z=1.0 ROUNDS=((0.4, 1.0), (0.6, 1/3))``), which reproduces it.
 
 Prints per row: pairs, good pairs, the oracle bound of each, the search's hit rate (chosen pair good) with a
 Clopper–Pearson 95 % interval, and the median ratio of the chosen pair's oracle bound to the best pair's.
-Writes ``benchmarks/results/pair_search.json``.
+Writes ``benchmarks/results/pair_search.json`` (or ``--out``); rows without an exact law for every pair, or with a
+single pair, are skipped with a message.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import time
 from pathlib import Path
@@ -25,18 +35,25 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+import htdp_verify.privacy.search as search_module
 from audits.benchmark.catalogue import get_mechanism
 from audits.benchmark.ceiling import _best_prefix, partition_probabilities
 from audits.benchmark.run import auto_sizes
 from htdp_verify.privacy.plan import plan_audit
 from htdp_verify.privacy.selection import search_stage
 
+LEGACY = {"COUPLED": False, "POOL": False, "HELD_OUT_Z": 1.0, "ROUNDS": ((0.4, 1.0), (0.6, 1 / 3))}
 
-def oracle_by_pair(name: str, n: int, alpha: float = 0.05) -> dict[str, float]:
+
+def oracle_by_pair(name: str, n: int, alpha: float = 0.05) -> dict[str, float] | None:
+    """Oracle bound of every pair of row ``name`` at ``n`` per side, or ``None`` when a pair has no exact law."""
     m = get_mechanism(name)
     out = {}
     for p in m.pairs:
-        P1, P2 = partition_probabilities(name, p.d, p.d_prime)
+        probs = partition_probabilities(name, p.d, p.d_prime)
+        if probs is None:
+            return None
+        P1, P2 = probs
         out[p.label] = max(_best_prefix(P1, P2, n, alpha)[0], _best_prefix(P2, P1, n, alpha)[0])
     return out
 
@@ -82,14 +99,28 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--good", type=float, default=0.9)
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "pair_search.json"))
+    ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="override a search constant")
+    ap.add_argument("--legacy", action="store_true", help="the search's constants before common random numbers")
     a = ap.parse_args()
+    config = dict(LEGACY) if a.legacy else {}
+    for kv in a.set:
+        k, v = kv.split("=", 1)
+        config[k] = ast.literal_eval(v)
+    for k, v in config.items():
+        if not hasattr(search_module, k):
+            raise ValueError(f"--set: htdp_verify.privacy.search has no constant {k}")
+        setattr(search_module, k, v)
     report = []
     for name in a.rows:
-        n_cert = auto_sizes(a.budget, len(get_mechanism(name).pairs))["n_samples"]
-        ob = oracle_by_pair(name, n_cert)
+        npairs = len(get_mechanism(name).pairs)
+        n_cert = auto_sizes(a.budget, npairs)["n_samples"]
+        ob = oracle_by_pair(name, n_cert) if npairs > 1 else None
+        if ob is None:
+            print(f"{name}: skipped (a single pair, or a pair without an exact law)", flush=True)
+            continue
         best = max(ob.values())
         good = {k for k, v in ob.items() if v >= a.good * best}
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         chosen = [search_once(name, a.budget, s) for s in range(a.seeds)]
         hits = sum(c in good for c in chosen)
         ratio = float(np.median([ob[c] / best if best > 0 else 0.0 for c in chosen]))
@@ -106,12 +137,14 @@ def main() -> None:
             "median_oracle_ratio_of_chosen": ratio,
             "chosen": chosen,
             "seconds": round(time.perf_counter() - t, 1),
+            "cpu_seconds": round(time.process_time() - c, 1),
+            "search_config": {k: repr(v) for k, v in config.items()} or "default",
         }
         report.append(row)
         print(
             f"{name}: {len(good)}/{len(ob)} good pairs (oracle best {best:.3f}); search kept a good pair "
             f"{hits}/{a.seeds} (95% CI {row['hit_rate_ci95'][0]:.2f}-{row['hit_rate_ci95'][1]:.2f}); median "
-            f"oracle ratio of the chosen pair {ratio:.2f}; {row['seconds']} s",
+            f"oracle ratio of the chosen pair {ratio:.2f}; {row['seconds']} s ({row['cpu_seconds']} s CPU)",
             flush=True,
         )
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)

@@ -1,21 +1,38 @@
 """Pair search: which of several neighbouring pairs should an audit certify?  Honest, held-out and cross-fitted.
 
 :func:`search_pairs` spends a search budget of ``n_search`` releases per side over the candidate pairs by
-successive halving: every pair gets a first slice (40 % of the budget, shared equally), the best third a second,
-larger slice (60 %).  On each slice a pair is scored by an *honest* prediction of the bound it would certify at
-the final size: events are chosen on one half of the slice by the audit's attacks (at ``SELECT_Z`` standard errors
-of selection pessimism, redone at 1 s.e. when nothing survives at this size) and the ``TOP`` best are re-counted
-on the other half with ``HELD_OUT_Z`` s.e. of pessimism; with cross-fitting the halves swap roles and the two
-scores are averaged.  Ties (nothing resolvable) are broken by the smoothed held-out log-ratio.
+successive halving (``ROUNDS``): every pair gets a first slice (25 % of the budget, shared equally), the better
+half a second (25 %), the best two a third (50 %); a surviving pair keeps the releases of its earlier rounds
+(``POOL``), so the last comparison is made on everything it was given.  A pair is scored by an *honest* prediction
+of the bound it would certify at the final size: events are chosen on one half of its releases by the audit's
+attacks (at ``SELECT_Z`` standard errors of selection pessimism, redone at 1 s.e. when nothing survives at this
+size) and the ``TOP`` best are re-counted on the other half; with cross-fitting the halves swap roles and the two
+scores are averaged.  The held-out score of an event is the bound predicted at the final size from its held-out
+proportions, its log-ratio lowered by ``HELD_OUT_Z`` standard errors of the held-out estimate.  Ties (nothing
+resolvable) are broken by the smoothed held-out log-ratio.
+
+Common random numbers (``COUPLED``): the two sides of a pair are drawn from generators in the same state, so a
+release on ``D`` and the release in the same row on ``D'`` share their noise.  Each side's law is exactly the
+mechanism's; only the *comparison* of the sides is sharper: the held-out log-ratio of an event is estimated with
+the two sides' covariance (delta method), which for SVT1's best event at 2·10⁴ releases per side is 0.011 against
+0.067 with independent sides, worth ~36 times the releases.  For a mechanism whose noise does not line up row by
+row (it draws a data-dependent number of variates) the sides are simply less correlated, and the score falls back
+to the independent-sides error.  The certification never sees these draws.
 
 The search spends no α: the audit certifies the winner on fresh samples.
 
-Why these constants (measured on the ground-truth benchmark, ``audits/benchmark``, with the pair search alone over
-30 seeds; "good" = a pair whose exact-law oracle bound clearly exceeds the claim): a plug-in in-sample score chases
-lucky rare events (SVT3 flagged at 3/6 seeds with 1 s.e. selection, 6/6 with 3 s.e.); a plug-in held-out score
-ranked pairs by the noise of small held-out counts at large budgets (RNM3 missed, RAPPOR 0.39 → 0.24); 2 s.e. on
-the held-out side made the choice worse for rare-outcome events (RNM1/2, SVT2).  SVT4 found a good pair 10/30
-times at 6·10⁵ releases per side and 19/30 at 2·10⁶; SVT1/SVT2 29/30 and 30/30 at 6·10⁶.
+Why these constants (measured on the ground-truth benchmark with ``benchmarks/bench_pair_search.py``: the search
+stage of ``audit()`` alone at the benchmark's default budget of 10⁶ releases per side, 2.9·10⁵ of them for the
+search; "good" = a pair whose exact-law oracle bound is at least 0.9 of the best pair's).  Before common random
+numbers (independent sides, 40 % / 60 % halving 9 → 3 pairs, no pooling, the held-out proportions made pessimistic
+by 1 s.e. with Wilson bounds) the search kept a good pair 5/30 (SVT1), 4/30 (SVT2), 13/30 (SVT4) times: at ~10⁴
+releases per pair every prediction of the SVT pairs (oracle bounds 0.067 against 0.014–0.037) was 0, and the
+tie-break favoured rare events with large ratios.  Tuned on SVT1/2/4 (20 seeds each, the other changes on):
+coupling alone with 1 s.e. Wilson pessimism 3/10 (SVT1); coupling with a plug-in held-out score 6/10; coupling,
+plug-in and pooling 16/20, 14/20, 18/20; the same with three rounds 17/20, 17/20 (SVT1, SVT2); coupling, pooling
+and 1 paired s.e. 16/20 (SVT1); 0.5 paired s.e. 14/20 (SVT1).  RESULTS_PLACEHOLDER
+Older measurements: a plug-in in-sample score chases lucky rare events (SVT3 flagged at 3/6 seeds with 1 s.e.
+selection, 6/6 with 3 s.e.), hence ``SELECT_Z`` = 3.
 """
 
 from __future__ import annotations
@@ -37,7 +54,9 @@ __all__ = ["SearchResult", "search_pairs", "SELECT_Z", "HELD_OUT_Z", "TOP", "ROU
 SELECT_Z = 3.0  # selection pessimism on the fitting half (the audit's own selection uses 3 s.e. too)
 HELD_OUT_Z = 1.0  # pessimism of the held-out re-count
 TOP = 4  # events re-counted per fold
-ROUNDS = ((0.4, 1.0), (0.6, 1 / 3))  # (share of the search budget, fraction of the pairs kept) per round
+ROUNDS = ((0.25, 1.0), (0.25, 1 / 2), (0.5, 2 / 9))  # (share of the search budget, fraction of the pairs scored)
+COUPLED = True  # common random numbers for the two sides of a pair
+POOL = True  # a surviving pair keeps its earlier rounds' releases
 MIN_PER_PAIR = 500  # releases per side per pair and round with the default budget (a caller's n_search may go lower)
 
 
@@ -83,33 +102,87 @@ def _select(atts, Y1, Y2, ctx):
     return evs
 
 
-def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, n_s: int, rng, chunk_size: int):
-    """Cross-fitted held-out score of one pair on ``n_s`` releases per side: (score, event text, tie-break)."""
-    Y1 = draw(mechanism, p.d, n_s, rng, chunk_size=chunk_size)
-    Y2 = draw(mechanism, p.d_prime, n_s, rng, chunk_size=chunk_size)
+def _event_score(a: np.ndarray, b: np.ndarray, ctx: SelectionContext) -> tuple[float, float]:
+    """Held-out score of one event from its indicators on the numerator side ``a`` and the denominator side ``b``
+    (row ``i`` of both drawn with the same random numbers when ``COUPLED``): the bound it is predicted to certify
+    at the final size, its log-ratio lowered by ``HELD_OUT_Z`` standard errors of the held-out estimate (the
+    delta method with the two sides' covariance, so coupled draws earn their smaller error); and the tie-break,
+    the smoothed log-ratio."""
+    nb = a.shape[0]
+    kn, kd = int(np.count_nonzero(a)), int(np.count_nonzero(b))
+    tie = math.log((kn + 1) / (kd + 1))
+    if HELD_OUT_Z <= 0 or kn == 0 or kd == 0:  # plug-in; or no paired error: Wilson bounds per side
+        z = max(HELD_OUT_Z, 0.0)
+        v = float(predicted_bound(kn / nb, kd / nb, ctx.n_final, ctx.alpha, ctx.delta, "epsilon", nb, nb, z))
+        return v, tie
+    pn, pd = kn / nb, kd / nb
+    cov = np.count_nonzero(a & b) / nb - pn * pd
+    var = ((1 - pn) / pn + (1 - pd) / pd - 2 * cov / (pn * pd)) / nb
+    pn_low = pn * math.exp(-HELD_OUT_Z * math.sqrt(max(var, 0.0)))
+    v = float(predicted_bound(pn_low, pd, ctx.n_final, ctx.alpha, ctx.delta, "epsilon", None, None, 0.0))
+    return v, tie
+
+
+def _draw_pair(mechanism, p: Pair, n: int, rng, chunk_size: int):
+    """``n`` releases per side on ``p``; with ``COUPLED`` both sides from generators in the same state (common
+    random numbers: each side's law is exact, only the two sides' draws are dependent)."""
+    if COUPLED:
+        seed = int(rng.integers(0, 2**63 - 1))
+        g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
+    else:
+        g1 = g2 = rng
+    return draw(mechanism, p.d, n, g1, chunk_size=chunk_size), draw(mechanism, p.d_prime, n, g2, chunk_size=chunk_size)
+
+
+def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, halves, rng, chunk_size: int, n_s: int):
+    """Cross-fitted held-out score of one pair after ``n_s`` more releases per side: (score, event text, tie).
+
+    ``halves`` holds the pair's earlier releases (``[A1, A2, B1, B2]``, or ``None``); with ``POOL`` the new
+    releases are added to them and the score uses all of them.  Returns the score, the best event's text, the
+    tie-break and the updated halves."""
+    Y1, Y2 = _draw_pair(mechanism, p, n_s, rng, chunk_size)
     h = n_s // 2
-    atts = make_attacks(attacks, Y1[:h], log_density=ctx.log_density, max_categories=ctx.max_categories)
+    parts = [Y1[:h], Y2[:h], Y1[h:], Y2[h:]]
+    if halves is not None:
+        parts = [np.concatenate([old, new]) for old, new in zip(halves, parts)]
+    A1, A2, B1, B2 = parts
+    atts = make_attacks(attacks, A1, log_density=ctx.log_density, max_categories=ctx.max_categories)
     atts = [a for a in atts if a.in_search] or atts  # costly families (gradient boosting) compete in selection only
     c = dataclasses.replace(ctx, pair=(p.d, p.d_prime), z=SELECT_Z)
     preds, ties, texts = [], [], []
-    for tr, te in ((slice(0, h), slice(h, n_s)), (slice(h, n_s), slice(0, h))):
-        evs = _select(atts, Y1[tr], Y2[tr], c)
-        nb = Y1[te].shape[0]
+    for (f1, f2), (t1, t2) in (((A1, A2), (B1, B2)), ((B1, B2), (A1, A2))):
+        evs = _select(atts, f1, f2, c)
         best, best_ev, tie = 0.0, "", -math.inf
         for e in evs[:TOP]:
-            k1 = int(np.count_nonzero(e.indicator(Y1[te])))
-            k2 = int(np.count_nonzero(e.indicator(Y2[te])))
-            kn, kd = (k1, k2) if e.orientation > 0 else (k2, k1)
-            v = float(
-                predicted_bound(kn / nb, kd / nb, ctx.n_final, ctx.alpha, ctx.delta, "epsilon", nb, nb, HELD_OUT_Z)
-            )
-            t = math.log((kn + 1) / (kd + 1))
+            i1, i2 = np.asarray(e.indicator(t1), bool), np.asarray(e.indicator(t2), bool)
+            v, t = _event_score(*((i1, i2) if e.orientation > 0 else (i2, i1)), ctx)
             if (v, t) > (best, tie):
                 best, best_ev, tie = v, e.describe(), t
         preds.append(best)
         ties.append(tie if math.isfinite(tie) else 0.0)
         texts.append(best_ev)
-    return float(np.mean(preds)), texts[int(np.argmax(preds))], float(np.mean(ties))
+    return float(np.mean(preds)), texts[int(np.argmax(preds))], float(np.mean(ties)), parts
+
+
+def _held_size(parts) -> int:
+    """Releases per side held in ``[A1, A2, B1, B2]``."""
+    return int(parts[0].shape[0] + parts[2].shape[0])
+
+
+def _plan_rounds(n_pairs: int, n_search: int, min_per_pair: int) -> list[tuple[float, int]]:
+    """``ROUNDS`` for ``n_pairs`` pairs as (share of the budget, pairs scored): a round that would score as many
+    pairs as the one before or a single pair is merged into the round before; one round only when the first
+    would give a pair fewer than ``min_per_pair`` releases per side."""
+    if ROUNDS[0][0] * n_search / n_pairs < min_per_pair:
+        return [(1.0, n_pairs)]
+    out: list[list] = []
+    for share, frac in ROUNDS:
+        k = max(1, math.ceil(n_pairs * frac))
+        if out and (k <= 1 or k >= out[-1][1]):
+            out[-1][0] += share
+        else:
+            out.append([share, k])
+    return [(float(sh), int(k)) for sh, k in out]
 
 
 def search_pairs(
@@ -138,15 +211,18 @@ def search_pairs(
         the audit's :class:`~htdp_verify.privacy.attacks.SelectionContext` (final size, per-event α, δ).
     n_search
         releases **per side** for the whole search (all pairs, all rounds); every pair scored in a round
-        gets at least ``min_per_pair`` per side.  With at most three pairs, or a budget too thin for two rounds,
-        there is one round only (so the search spends at most ``max(n_search, min_per_pair * #pairs)``).
+        gets at least ``min_per_pair`` per side.  With two pairs, or a budget too thin for a first round of
+        ``min_per_pair`` per pair, there is one round only (so the search spends at most
+        ``max(n_search, min_per_pair * #pairs)``).
     rng
         the generator every release is drawn from.
     chunk_size
         releases per mechanism call.
     max_per_pair
         most releases per side one pair may be scored on in a round (the memory budget's cap, see
-        :func:`~htdp_verify.privacy.streaming.held_releases_cap`; never below ``min_per_pair``).
+        :func:`~htdp_verify.privacy.streaming.held_releases_cap`; never below ``min_per_pair``); the releases
+        the survivors keep for pooling, together with the pair being scored, stay within it too (a pair that
+        would exceed it is scored on its new releases only).
     min_per_pair
         fewest releases per side a pair is scored on in a round (default ``MIN_PER_PAIR``; ``audit()``
         passes less when the caller chose a smaller ``n_search``, e.g. for estimators that cost seconds a release).
@@ -159,23 +235,26 @@ def search_pairs(
     """
     pair_list = as_pairs(pairs)
     n_search = check_int("n_search", n_search, minimum=20)
-    rounds = list(ROUNDS)
-    if (
-        max(1, math.ceil(len(pair_list) * rounds[1][1])) <= 1  # a second round would score one pair
-        or rounds[0][0] * n_search / len(pair_list) < min_per_pair
-    ):  # or the first round would be too thin
-        rounds = [(1.0, 1.0)]
+    rounds = _plan_rounds(len(pair_list), n_search, min_per_pair)
+    cap = None if max_per_pair is None else max(max_per_pair, min_per_pair)
     keep: list[SearchResult] = [SearchResult(p, 0.0) for p in pair_list]
     eliminated: list[SearchResult] = []
-    for r, (share, frac) in enumerate(rounds, start=1):
-        k = max(1, math.ceil(len(pair_list) * frac))
+    held: dict[int, list] = {}
+    for r, (share, k) in enumerate(rounds, start=1):
         eliminated = keep[k:] + eliminated
         keep = keep[:k]
+        held = {key: v for key, v in held.items() if key in {id(s) for s in keep}}  # the eliminated pairs' go
         n_s = max(min_per_pair, int(share * n_search / len(keep)))
-        if max_per_pair is not None:
-            n_s = min(n_s, max(max_per_pair, min_per_pair))
+        if cap is not None:
+            n_s = min(n_s, cap)
         for s in keep:
-            s.predicted, s.event, s.tie = _score_pair(mechanism, s.pair, attacks, ctx, n_s, rng, chunk_size)
+            old = held.pop(id(s), None)
+            others = sum(_held_size(v) for v in held.values())
+            if old is not None and (not POOL or (cap is not None and others + _held_size(old) + n_s > cap)):
+                old = None  # pooling off, or all the releases held would exceed the memory budget's cap
+            s.predicted, s.event, s.tie, parts = _score_pair(mechanism, s.pair, attacks, ctx, old, rng, chunk_size, n_s)
+            if POOL and r < len(rounds) and (cap is None or others + _held_size(parts) <= cap):
+                held[id(s)] = parts
             s.n_per_side, s.round = n_s, r
             s.drawn += n_s
         keep.sort(key=lambda s: (-s.predicted, -s.tie))
