@@ -251,3 +251,12 @@ def test_attacks_without_a_recorded_scan_keep_their_fitted_events(monkeypatch):
     assert fams == [] and len(fixed) == 4 and all(isinstance(e.feature, _Neg) for e in fixed)
     with pytest.raises(ValueError, match="families"):
         ss.fit_families([_Rewritten()], np.zeros(50), np.ones(50), SelectionContext(n_final=10, alpha=0.05))
+
+
+def test_the_profile_rechooses_the_best_family_on_all_its_releases(monkeypatch):
+    sel = _selection(monkeypatch, 3000, profile=True)
+    assert sel.n_held == 3000 and len(sel.profile) == 13  # 12 deltas and the GDP mu
+    best = sel.main[0]
+    assert all(p.feature is best.feature and p.kind == best.kind for p in sel.profile)
+    # the GDP mu event is chosen by its own objective on the same feature's counts (scan and held-out parts)
+    assert sel.profile[-1].predicted > 0 and sel.methods[0] in ("cp", "poisson")
