@@ -37,6 +37,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -98,6 +99,24 @@ def _drop_seconds(x):
 
 def _results(out: Path):
     return _drop_seconds(json.loads((out / "results.json").read_text())["results"])
+
+
+#: what differs between any two runs with one seed, serial or not: wall-clock throughput and the sweep time quoted in
+#: a summary, and reproduction-script names made with Python's per-process string hash
+WALL_KEYS = ("seconds", "releases_per_second")
+WALL_TEXT = ((re.compile(r"sweep [0-9.]+ s"), "sweep <t> s"), (re.compile(r"_[0-9]+\.py\b"), "_<hash>.py"))
+
+
+def _normalised(x):
+    """``x`` without :data:`WALL_KEYS` and with the :data:`WALL_TEXT` patterns masked in strings."""
+    if isinstance(x, dict):
+        return {k: _normalised(v) for k, v in x.items() if k not in WALL_KEYS}
+    if isinstance(x, list):
+        return [_normalised(v) for v in x]
+    if isinstance(x, str):
+        for pat, rep in WALL_TEXT:
+            x = pat.sub(rep, x)
+    return x
 
 
 # ------------------------------------------------------------------------------------------------- capacity
@@ -248,6 +267,9 @@ def analyse_runs(outs: list[Path]) -> list[dict]:
         a, b = _results(outs[0]), _results(out)
         row = {"part": "profile", "identical_results": a == b, "runs": [str(outs[0]), str(out)], "results": len(a)}
         row["differing"] = sorted({x["name"] for x in a if x not in b})
+        na, nb = _normalised(a), _normalised(b)
+        row["identical_but_wall_clock_and_hash_names"] = na == nb
+        row["differing_beyond_those"] = sorted({x["name"] for x in na if x not in nb})
         rows.append(row)
         print(row, flush=True)
     return rows
@@ -479,10 +501,13 @@ def main():
         default=None,
         help="record timeline() of these finished run folders (part 'profile') instead of running",
     )
+    ap.add_argument("--note", default=None, help="with --analyse: a remark stored in each row (e.g. the load)")
     a = ap.parse_args()
     analyse = a.analyse is not None  # runs made elsewhere (e.g. at once, each in its own session)
     parts = ["profile"] if analyse else a.parts.split(",")
-    rows = analyse_runs([Path(d) for d in a.analyse]) if analyse else []
+    rows = (
+        [r | {"note": a.note} if a.note else r for r in analyse_runs([Path(d) for d in a.analyse])] if analyse else []
+    )
     info = {"cpus": os.cpu_count(), "affinity": len(os.sched_getaffinity(0)), "python": sys.version.split()[0]}
     print(info, flush=True)
     if "synthetic" in parts:
