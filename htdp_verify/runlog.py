@@ -86,7 +86,7 @@ class RunLog:
             Where and when it ran (:func:`htdp_verify.parallel.task_timing`: worker pid, wall-clock start and end,
             CPU seconds), written as the line's ``"timing"``; not part of the results.
         """
-        rec = {"check": check, "seed": seed, "results": [r.to_dict() for r in results]}
+        rec: dict = {"check": check, "seed": seed, "results": [r.to_dict() for r in results]}
         if timing is not None:
             rec["timing"] = timing
         self._write(rec)
