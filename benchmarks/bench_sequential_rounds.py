@@ -14,9 +14,9 @@ Run: ``python benchmarks/bench_sequential_rounds.py`` (options below; ``--quick`
 2. **Validity**: false "violated" over ``--validity-seeds`` seeds of exactly tight randomised response (ε = 1),
    Laplace (b = 1, ε = 1) and analytic Gaussian ((1, 1e-5)), ``max_samples = --validity-max`` per side, with the
    exact binomial upper 95 % limit of the rate.
-3. ``--dpl``: diffprivlib's LinearRegression as its registered check builds it (``audits/diffprivlib``, quick sizes,
-   the check's α), fixed-n (the check's call) against sequential rounds, over ``--dpl-seeds`` seeds: releases and
-   certified bound.
+3. ``--dpl``: diffprivlib's LinearRegression (``--dpl-component``) as its registered check builds it
+   (``audits/diffprivlib``, the sizes and attacks of ``--dpl-profile``, default quick, the check's α), fixed-n (the
+   check's call) against sequential rounds, over ``--dpl-seeds`` seeds: releases and certified bound.
 
 Writes ``benchmarks/results/bench_sequential_rounds.json`` (``--out``).  CPU seconds are process time of this
 process (diffprivlib's models may run in worker processes: their wall time is reported too).
@@ -241,8 +241,9 @@ def dpl(args):
     from htdp_verify.claims import Provenance
     from htdp_verify.privacy import Mechanism
 
-    comp = COMPONENTS["models.LinearRegression"]
-    sizes = _sizes(comp, "quick")
+    comp = COMPONENTS[args.dpl_component]
+    sizes = _sizes(comp, args.dpl_profile)
+    attacks = comp.full_attacks if (args.dpl_profile == "full" and comp.full_attacks) else comp.attacks
     max_pairs = sizes.pop("max_pairs")
     a = check_alpha()
     out = []
@@ -256,9 +257,7 @@ def dpl(args):
             for s in range(args.dpl_seeds):
                 t, tw = time.process_time(), time.time()
                 if label == "fixed_n":
-                    r = audit_component(
-                        adapter, pairs, rng=np.random.default_rng(s), attacks=comp.attacks, alpha=a, **sizes
-                    )
+                    r = audit_component(adapter, pairs, rng=np.random.default_rng(s), attacks=attacks, alpha=a, **sizes)
                 else:
                     r = audit(
                         mech,
@@ -268,7 +267,7 @@ def dpl(args):
                         n_select=sizes["n_select"],
                         n_search=sizes["n_search"] * len(pairs),
                         alpha=a,
-                        attacks=comp.attacks,
+                        attacks=attacks,
                         rng=np.random.default_rng(s),
                         sequential=DPL_VARIANTS[label],
                     )
@@ -291,7 +290,7 @@ def dpl(args):
                         ),
                     }
                 )
-                print(f"dpl LinearRegression eps={eps:g} {label} seed {s}: {rows[-1]}", flush=True)
+                print(f"dpl {comp.key} eps={eps:g} {label} seed {s}: {rows[-1]}", flush=True)
             out.append(
                 {
                     "component": comp.key,
@@ -299,6 +298,7 @@ def dpl(args):
                     "variant": label,
                     "alpha": a,
                     "sizes": sizes,
+                    "profile": args.dpl_profile,
                     "runs": rows,
                     "violated": sum(r["verdict"] == "violated" for r in rows),
                     "median_releases": float(np.median([r["releases"] for r in rows])),
@@ -335,6 +335,8 @@ def main():
     p.add_argument("--dpl-seeds", type=int, default=3)
     p.add_argument("--dpl-eps", type=float, nargs="+", default=[1.0])
     p.add_argument("--dpl-variants", nargs="+", default=list(DPL_VARIANTS))
+    p.add_argument("--dpl-profile", default="quick", choices=["quick", "full"])
+    p.add_argument("--dpl-component", default="models.LinearRegression")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "bench_sequential_rounds.json"))
     args = p.parse_args()
