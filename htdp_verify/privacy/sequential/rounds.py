@@ -300,9 +300,10 @@ def rounds_audit(
         # its own size (too little for a round of its own)
         last = 2 * sum(sizes) > rem
         if last:
-            sizes = _fit_last(design, rem, n_pairs)
-            if sizes is None:
+            fitted = _fit_last(design, rem, n_pairs)
+            if fitted is None:
                 break
+            sizes = fitted
         a_k = round_alpha(plan.alpha, k)
         plan_k = _round_plan(plan, sizes, a_k, ledger)
         search: SearchOutcome = search_stage(plan_k, rng)
