@@ -2,8 +2,11 @@
 per-call models serially and with the adapters' worker processes, and the engine's Dask backend on a
 certification large enough to span several blocks.
 
-Run: ``python benchmarks/bench_dpl_search.py [--dask]``; prints one JSON object (results also written to
-``benchmarks/results/bench_dpl_search.json``).  Numbers depend on the machine's load; the script prints the
+Run: ``python benchmarks/bench_dpl_search.py [--dask] [--wide]``; prints one JSON object (results also written to
+``benchmarks/results/bench_dpl_search.json``, merged into what the file holds).  ``--wide``: for d = 2 to 50 the
+peak memory (tracemalloc) and time of building a configuration's candidate pairs, and the CPU seconds per release
+of the wide models (the box has 2**d corners, of which the pairs use the first four; listing all of them before
+truncating was the MemoryError of KMeans at d = 50).  Numbers depend on the machine's load; the script prints the
 load average next to them.
 
 Why the Dask backend does not speed up model audits: ``audit(..., backend="dask")`` ships *blocks* of the
@@ -64,6 +67,38 @@ def models(n=200):
     return out
 
 
+def wide(n=10):
+    """Pairs' peak memory and time, and CPU seconds per release (process time: robust to the machine's load), for
+    KMeans (2 clusters) and StandardScaler at d in (2, 10, 20, 50)."""
+    import tracemalloc
+
+    from audits.diffprivlib.space import build_adapter, config_pairs, make_config
+
+    out = {}
+    for key, args in (
+        ("models.KMeans", dict(bounds=(0.0, 1.0), n_clusters=2)),
+        ("models.StandardScaler", dict(bounds=(0.0, 1.0), with_mean=True, with_std=True)),
+    ):
+        for d in (2, 10, 20, 50):
+            c = make_config(key, 1.0, args, dict(n=20, d=d, shape="spread"))
+            tracemalloc.start()
+            t = time.perf_counter()
+            pairs = config_pairs(c)
+            secs = time.perf_counter() - t
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            a = build_adapter(c)
+            t = time.process_time()
+            a(pairs[0].d, n, np.random.default_rng(0))
+            out[c.label()] = {
+                "pairs": len(pairs),
+                "pairs_seconds": round(secs, 4),
+                "pairs_peak_MiB": round(peak / 2**20, 3),
+                "cpu_seconds_per_release": round((time.process_time() - t) / n, 4),
+            }
+    return out
+
+
 def dask_certification(n=4 * 65_536):
     from distributed import Client, LocalCluster
 
@@ -101,14 +136,22 @@ def dask_certification(n=4 * 65_536):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dask", action="store_true")
+    ap.add_argument("--wide", action="store_true", help="only the wide-data measurements")
     args = ap.parse_args()
-    res = {"load_average": os.getloadavg(), "models_releases_per_second": models()}
+    res = {"load_average": os.getloadavg()}
+    if args.wide:
+        res["wide_models"] = wide()
+    else:
+        res["models_releases_per_second"] = models()
     if args.dask:
         res["dask_certification_laplace"] = dask_certification()
     print(json.dumps(res, indent=1))
     p = Path(__file__).parent / "results" / "bench_dpl_search.json"
     p.parent.mkdir(exist_ok=True)
-    p.write_text(json.dumps(res, indent=1), encoding="utf-8")
+    old = json.loads(p.read_text(encoding="utf-8")) if p.exists() else {}
+    if args.wide:
+        res["wide_models_load_average"] = res.pop("load_average")
+    p.write_text(json.dumps({**old, **res}, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

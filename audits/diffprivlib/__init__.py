@@ -30,7 +30,9 @@ Budgets (70 checks, 2 shared cores): quick ~3-5 minutes, full ~17 minutes at loa
 
 Layout (everything is re-exported here): :mod:`.components` (suite settings and the component table),
 :mod:`.pairs` (dataset-level neighbours in a box), :mod:`.checks` (running one audit, the registered checks, the
-results table), :mod:`.repro` (reproduction scripts). Importing this package registers the checks.
+results table), :mod:`.repro` (reproduction scripts), :mod:`.ledger` with :mod:`.recorder` (white-box budget
+ledger), :mod:`.space_table` / :mod:`.space` / :mod:`.search` / :mod:`.rootcause` (configuration search).
+Importing this package registers the checks.
 """
 
 from __future__ import annotations
