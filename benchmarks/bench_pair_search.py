@@ -16,7 +16,8 @@ split (``audits.benchmark.run.auto_sizes``) and the chosen pair is recorded::
 
 ``--set NAME=VALUE`` overrides a constant of :mod:`htdp_verify.privacy.search` for the run (to compare
 configurations with the same script); ``--legacy`` sets the constants of the search before common random numbers
-and pooling (``COUPLED=False POOL=False HELD_OUT_Z=1.0 ROUNDS=((0.4, 1.0), (0.6, 1/3))``), which reproduces it.
+and pooling (``COUPLED=False POOL=False PAIRED_SE=False HELD_OUT_Z=1.0 ROUNDS=((0.4, 1.0), (0.6, 1/3))``), which
+reproduces it.
 
 Prints per row: pairs, good pairs, the oracle bound of each, the search's hit rate (chosen pair good) with a
 Clopper–Pearson 95 % interval, and the median ratio of the chosen pair's oracle bound to the best pair's.
@@ -42,7 +43,13 @@ from audits.benchmark.run import auto_sizes
 from htdp_verify.privacy.plan import plan_audit
 from htdp_verify.privacy.selection import search_stage
 
-LEGACY = {"COUPLED": False, "POOL": False, "HELD_OUT_Z": 1.0, "ROUNDS": ((0.4, 1.0), (0.6, 1 / 3))}
+LEGACY = {
+    "COUPLED": False,
+    "POOL": False,
+    "PAIRED_SE": False,
+    "HELD_OUT_Z": 1.0,
+    "ROUNDS": ((0.4, 1.0), (0.6, 1 / 3)),
+}
 
 
 def oracle_by_pair(name: str, n: int, alpha: float = 0.05) -> dict[str, float] | None:

@@ -57,6 +57,7 @@ TOP = 4  # events re-counted per fold
 ROUNDS = ((0.25, 1.0), (0.25, 1 / 2), (0.5, 2 / 9))  # (share of the search budget, fraction of the pairs scored)
 COUPLED = True  # common random numbers for the two sides of a pair
 POOL = True  # a surviving pair keeps its earlier rounds' releases
+PAIRED_SE = True  # held-out pessimism from the paired standard error of the log-ratio (else Wilson bounds per side)
 MIN_PER_PAIR = 500  # releases per side per pair and round with the default budget (a caller's n_search may go lower)
 
 
@@ -111,7 +112,7 @@ def _event_score(a: np.ndarray, b: np.ndarray, ctx: SelectionContext) -> tuple[f
     nb = a.shape[0]
     kn, kd = int(np.count_nonzero(a)), int(np.count_nonzero(b))
     tie = math.log((kn + 1) / (kd + 1))
-    if HELD_OUT_Z <= 0 or kn == 0 or kd == 0:  # plug-in; or no paired error: Wilson bounds per side
+    if HELD_OUT_Z <= 0 or kn == 0 or kd == 0 or not PAIRED_SE:  # plug-in, or Wilson bounds per side
         z = max(HELD_OUT_Z, 0.0)
         v = float(predicted_bound(kn / nb, kd / nb, ctx.n_final, ctx.alpha, ctx.delta, "epsilon", nb, nb, z))
         return v, tie
