@@ -154,8 +154,8 @@ def main() -> None:
             f"oracle ratio of the chosen pair {ratio:.2f}; {row['seconds']} s ({row['cpu_seconds']} s CPU)",
             flush=True,
         )
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps(report, indent=1))
+        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.out).write_text(json.dumps(report, indent=1))  # after every row: a long run keeps what it measured
 
 
 if __name__ == "__main__":
