@@ -314,6 +314,9 @@ DPL_VARIANTS = {
     "rounds_fixed": RoundsDesign(method="fixed"),
     "rounds_betting_first20": RoundsDesign(first_select=20),
     "rounds_fixed_first20": RoundsDesign(method="fixed", first_select=20),
+    # one round whose split matches the fixed-n check's (selection 400, search 100 per pair, 1000 to certify at
+    # the full profile's default budget): the sequential test on the fixed-n audit's own sizes
+    "rounds_betting_fixed_split": RoundsDesign(first_select=400, search_ratio=0.25, certify_ratio=2.5),
 }
 
 
