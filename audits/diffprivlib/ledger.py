@@ -46,6 +46,7 @@ __all__ = [
     "check_ledger",
     "STRUCTURES",
     "SENSITIVITY_RULES",
+    "LEDGER_CAUSES",
     "ledger_table",
 ]
 
@@ -201,6 +202,19 @@ SENSITIVITY_RULES = {
 }
 
 
+#: why a component's ledger can exceed its claim (diffprivlib 0.6.6 source), attached to a violated budget verdict
+LEDGER_CAUSES = {
+    "models.GaussianNB": "the class counts and the per-class means/variances are calibrated for one class each, "
+    "but a replaced record leaves one class and enters another, so two classes' blocks change (parallel "
+    "composition over classes holds for add/remove, not for replace-one)",
+    "models.KMeans": "k_means._split_epsilon returns (ε_i, ε_0) but _update_centers unpacks (ε_0, ε_i), so each "
+    "coordinate's sum gets the count's share (the total grows with d)",
+    "models.LinearRegression": "linear_regression._construct_regression_obj: the diagonal Σx_i² sensitivity uses "
+    "the lower bound twice, max(|lower|, |lower|)², which is 0 for a lower bound of 0 "
+    "(IBM/differential-privacy-library#105)",
+}
+
+
 def _rule(key: str, table: dict):
     for prefix in sorted(table, key=len, reverse=True):
         if key.startswith(prefix):
@@ -345,6 +359,10 @@ def check_ledger(
         )
     if info["sensitivity_notes"]:
         res.summary += "; " + "; ".join(info["sensitivity_notes"][:2])
+    cause = _rule(key, LEDGER_CAUSES)
+    if res.verdict == "violated" and cause:
+        res.details["cause"] = cause
+        res.summary += f"; cause: {cause}"
     res.seconds = time.perf_counter() - t0
     return res
 

@@ -44,7 +44,7 @@ def test_overspending_wrapper_is_violated_and_its_split_twin_consistent(split, v
 
 def test_tools_mean_at_eps_1_is_consistent_and_lists_its_mechanism():
     res = ledger_check(COMPONENTS["tools.mean"], 1.0, seed=3)
-    assert res.verdict == "consistent"
+    assert res.verdict == "consistent" and "cause" not in res.details
     assert res.estimate == pytest.approx(1.0)
     (mech,) = res.details["mechanisms"]
     # tools.mean noises the mean with LaplaceTruncated, sensitivity (upper - lower) / n = 3 / 10
@@ -96,6 +96,7 @@ def test_gaussian_nb_spends_twice_its_claim_under_replace_one():
     # a replaced record may switch class: two class counts and two classes' means/variances change
     assert res.verdict == "violated" and res.estimate == pytest.approx(2.0)
     assert res.details["summed_epsilon_add_remove"] == pytest.approx(1.0)
+    assert "replace-one" in res.details["cause"] and "cause:" in res.summary
 
 
 def test_linear_regression_without_intercept_leaves_the_squares_unnoised():
@@ -103,6 +104,7 @@ def test_linear_regression_without_intercept_leaves_the_squares_unnoised():
     # bounds [0, 1]: the Σx_j² coefficients get sensitivity max(|0|, |0|)² = 0 in diffprivlib 0.6.6
     assert res.verdict == "violated" and np.isinf(res.estimate)
     assert any("stated sensitivity 0 <" in n for n in res.details["sensitivity_notes"])
+    assert "#105" in res.details["cause"]
 
 
 def test_kmeans_in_ten_dimensions_overspends_even_under_add_remove():
@@ -110,6 +112,7 @@ def test_kmeans_in_ten_dimensions_overspends_even_under_add_remove():
     led = run_ledger(comp, 1.0, seed=0)
     res = check_ledger(led, "models.KMeans", PrivacyClaim(1.0, 0.0, "add_remove"))
     assert res.verdict == "violated" and res.estimate > 1.1
+    assert "_split_epsilon" in res.details["cause"]
 
 
 def test_sensitivity_of_sum_of_squares():
