@@ -91,8 +91,8 @@ def audit(
     rng
         the ``numpy.random.Generator`` every release is drawn from.
     n_select
-        releases per side for event selection (default ``max(2000, n_samples // 4)``, lowered to what fits in
-        ``max_memory`` when the releases are large; an explicit value that does not fit raises ``ValueError``).
+        releases per side for event selection (default ``max(2000, n_samples // 4)``; beyond what ``max_memory``
+        holds, the releases are streamed: see ``max_memory``).
     n_search
         releases per side for the whole pair search (successive halving over the pairs, held-out and
         cross-fitted scores; default ``max(500 * #pairs, n_samples // 2)``, each pair scored on at least 500 per
@@ -115,10 +115,11 @@ def audit(
         releases per mechanism call in search and selection.
     max_memory
         memory budget (bytes or ``"2GiB"``).  Certification generates and counts releases in fixed blocks
-        (:mod:`~htdp_verify.privacy.streaming`) and keeps none; its counts do not depend on the budget.  Search and
-        selection hold their releases, at most what fits in the budget (``HELD_OVERHEAD`` bytes of working memory
-        per byte held): when the default ``n_select`` does not fit it is lowered (``details["samples"]`` says so),
-        so the result depends on the budget only when the budget binds.
+        (:mod:`~htdp_verify.privacy.streaming`) and keeps none; its counts do not depend on the budget.  Selection
+        fits the attacks on at most ``FIT_CAP`` held releases per side (:mod:`~htdp_verify.privacy.selection_stream`;
+        fewer when the budget binds) and counts its candidate events on the rest block by block; the pair search
+        holds its releases, at most what fits (``HELD_OVERHEAD`` bytes of working memory per byte held).  The result
+        depends on the budget only when it lowers the fitted part (``details["samples"]["n_select_held_per_side"]``).
     backend, client
         ``"serial"`` (default) or ``"dask"`` with a ``dask.distributed`` ``Client``: the
         certification's blocks are counted on the cluster's workers; the result is the same for a seed.
