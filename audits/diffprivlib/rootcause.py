@@ -245,7 +245,18 @@ def _linreg_bounds(c, pair, ledger_eps):
         return None
     lo, hi = c.kw["bounds_X"]
     if abs(lo) >= abs(hi):
-        return None
+        if not (c.kw.get("fit_intercept") and ledger_eps == float("inf")):
+            return None
+        return {
+            "step": STEPS["XtX_diag"],
+            "cause_text": (
+                f"bounds_X = ({lo:g}, {hi:g}) with fit_intercept: diffprivlib shifts the bounds by the noisy "
+                "mean X_offset before building the objective, and the diagonal Σx_i² coefficient is noised with "
+                "sensitivity (lower - X_offset)², the shifted lower bound used twice; it is 0 when the noisy "
+                "mean lands on the lower bound (the ledger recorded a stated sensitivity of 0: ε = ∞)"
+            ),
+            "upstream": ISSUE_LINREG,
+        }
     return {
         "step": STEPS["XtX_diag"],
         "cause_text": (

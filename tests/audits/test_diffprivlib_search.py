@@ -144,6 +144,13 @@ def test_known_cause_rules_match_only_their_configurations():
     assert rules == ["linreg_bounds"]
     assert "#105" in rootcause.known_causes(lin0, p)[0]["upstream"]
     assert rootcause.known_causes(lin_sym, space.config_pairs(lin_sym)[0]) == []
+    # fit_intercept shifts the bounds by the noisy mean: a zero stated sensitivity (ledger ε = ∞) with a lower
+    # bound of the larger magnitude is the same diagonal-sensitivity cause; without the ledger's ∞ it is not claimed
+    lin_neg = lin0.replace(bounds_X=(-2.0, 0.0))
+    pn = space.config_pairs(lin_neg)[0]
+    assert rootcause.known_causes(lin_neg, pn) == []
+    assert [r["rule"] for r in rootcause.known_causes(lin_neg, pn, float("inf"))] == ["linreg_bounds"]
+    assert rootcause.known_causes(lin_neg.replace(fit_intercept=False), pn, float("inf")) == []
     gnb = make_config(
         "models.GaussianNB",
         1.0,
