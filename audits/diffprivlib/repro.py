@@ -97,6 +97,22 @@ def _release_source(adapter: DPLAdapter) -> str:
                 "    return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)]"
                 " + [np.ravel(c) for c in m._obj_coefs])"
             )
+        elif name == "LogisticRegression" and len(adapter.params["classes"]) >= 3:
+            src += [
+                "    m.fit(X, y)",
+                "    # one row per declared class: a class absent from y gets a zero row; with two classes present,",
+                "    # classes_[1] gets the fitted (coef_, intercept_) and classes_[0] its negation",
+                f"    cl = np.array({_py(adapter.params['classes'])}, dtype=float)",
+                "    coef = np.asarray(m.coef_, dtype=float).reshape(-1, X.shape[1])",
+                "    b0 = np.broadcast_to(np.ravel(np.asarray(m.intercept_, dtype=float)), (coef.shape[0],))",
+                "    W, b = np.zeros((cl.size, X.shape[1])), np.zeros(cl.size)",
+                "    idx = np.searchsorted(cl, np.asarray(m.classes_, dtype=float))",
+                "    if idx.size == 2:",
+                "        W[idx[1]], b[idx[1]], W[idx[0]], b[idx[0]] = coef[0], b0[0], -coef[0], -b0[0]",
+                "    else:",
+                "        W[idx], b[idx] = coef, b0",
+                "    return np.concatenate([W.ravel(), b])",
+            ]
         elif name == "LogisticRegression":
             src.append("    m.fit(X, y)")
             src.append("    return np.concatenate([np.ravel(m.coef_), np.ravel(m.intercept_)])")
@@ -111,7 +127,7 @@ def _release_source(adapter: DPLAdapter) -> str:
             attrs = {
                 "KMeans": ["cluster_centers_"],
                 "PCA": ["components_", "explained_variance_", "mean_"],
-                "StandardScaler": ["mean_", "var_"],
+                "StandardScaler": list(adapter.released_attributes),
             }[name]
             src.append("    return np.concatenate([" + ", ".join(f"np.ravel(m.{a})" for a in attrs) + "])")
         return "\n".join(src) + "\n"
@@ -198,7 +214,7 @@ CLAIMED_DELTA = {claim.delta!r}
     else:
         body += (
             "# the certified event was a learned / projected score; use instead the best single-coordinate\n"
-            "# threshold, chosen on the first half of the releases and counted on the second half\n"
+            "# threshold or atom, chosen on the first half of the releases and counted on the second half\n"
             "event = None\n"
         )
     body += f'''
@@ -210,20 +226,27 @@ def eps_lower_bound(k1, k2, n, alpha=0.05, delta=0.0):
     return float(np.log((lo - delta) / hi)) if lo > delta else 0.0
 
 
+def _hits(Y, j, side, t):
+    return Y[:, j] >= t if side == ">=" else Y[:, j] <= t if side == "<=" else Y[:, j] == t
+
+
 def best_coordinate_threshold(Y1, Y2):
+    """The best one-sided threshold or atom (a value taken by >= 10 % of one side's releases) of one coordinate."""
     best = (-1.0, None)
     for j in range(Y1.shape[1]):
-        for t in np.unique(np.quantile(np.r_[Y1[:, j], Y2[:, j]], np.linspace(0.01, 0.99, 99))):
-            for side in (">=", "<="):
-                a = np.mean(Y1[:, j] >= t) if side == ">=" else np.mean(Y1[:, j] <= t)
-                b = np.mean(Y2[:, j] >= t) if side == ">=" else np.mean(Y2[:, j] <= t)
-                for num, den, swap in ((a, b, False), (b, a, True)):
-                    gap = np.log((num + 1e-3) / (den + 1e-3))
-                    if gap > best[0]:
-                        best = (gap, (j, side, t, swap))
+        cands = [(side, t) for t in np.unique(np.quantile(np.r_[Y1[:, j], Y2[:, j]], np.linspace(0.01, 0.99, 99)))
+                 for side in (">=", "<=")]
+        for Y in (Y1, Y2):
+            vals, cnt = np.unique(Y[:, j], return_counts=True)
+            cands += [("==", v) for v in vals[cnt >= 0.1 * Y.shape[0]]]
+        for side, t in cands:
+            a, b = np.mean(_hits(Y1, j, side, t)), np.mean(_hits(Y2, j, side, t))
+            for num, den, swap in ((a, b, False), (b, a, True)):
+                gap = np.log((num + 1e-3) / (den + 1e-3))
+                if gap > best[0]:
+                    best = (gap, (j, side, t, swap))
     j, side, t, swap = best[1]
-    f = (lambda Y: Y[:, j] >= t) if side == ">=" else (lambda Y: Y[:, j] <= t)
-    return f, swap, f"output[{{j}}] {{side}} {{t:.6g}}"
+    return (lambda Y: _hits(Y, j, side, t)), swap, f"output[{{j}}] {{side}} {{t:.6g}}"
 
 
 def main(n={n}):

@@ -160,6 +160,9 @@ def test_logreg_class_set_leak_is_flagged_and_explained():
         space.build_adapter(c), [flip], rng=np.random.default_rng(2), n_samples=100, n_select=100, n_search=20
     )
     assert res.verdict == "violated" and res.epsilon_lb > 10 * c.epsilon
+    # the certified event is a learned score; the script's fallback finds the zero row as an atom ("== 0")
+    rep = rootcause.reproduce(c, flip, res, n=100)
+    assert rep["exceeds_claim"] and "== 0" in rep["output"], rep
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -225,3 +228,26 @@ def test_pinned_configurations_are_screened_without_the_speed_probe():
     )
     assert [s.config for s in out.screened] == [pinned]
     assert out.screened[0].error == "" and out.certified
+
+
+def test_reproduction_scripts_release_what_the_adapter_releases():
+    """The reproduction script's plain-diffprivlib ``release`` follows the same layouts (a script that released
+    the raw arrays would be ragged for LogisticRegression and hold ``None`` for StandardScaler)."""
+    import diffprivlib
+    from diffprivlib.accountant import BudgetAccountant
+
+    from audits.diffprivlib.repro import _release_source
+
+    scaler = make_config(
+        "models.StandardScaler",
+        1.0,
+        dict(bounds=(0.0, 1.0), with_mean=True, with_std=False),
+        dict(n=5, d=2, shape="spread"),
+    )
+    for c in (_logreg(3), _logreg(3, shape="spread"), scaler):
+        adapter, D = space.build_adapter(c), space.base_dataset(c)
+        ns = {"np": np, "diffprivlib": diffprivlib, "BudgetAccountant": BudgetAccountant}
+        exec(_release_source(adapter), ns)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.testing.assert_allclose(ns["release"](D, 3), adapter.release(D, 3))
