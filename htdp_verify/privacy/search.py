@@ -34,8 +34,9 @@ rounds 17/20, 17/20 (SVT1, SVT2); two rounds, pooling and 1 paired s.e. 16/20, 1
 (SVT1).  The constants here (three rounds, pooling, 1 paired s.e.), 30 seeds: SVT1 23/30, SVT2 23/30, SVT4 29/30
 (SVT2's misses chose "one above rest below", oracle 0.033).  Checked afterwards on rows not used for tuning (30 seeds,
 former → now): ReportNoisyMax1 24 → 30, ReportNoisyMax2 26 → 30, ReportNoisyMax3 27 → 30 of 30; RAPPOR 7/10 → 30/30
-(the former search over 10 seeds only), OneTimeRAPPOR 9/10 → 10/10 (three pairs: now two rounds).  What limits SVT1/2: the attacks' events at this size certify
-~0.035–0.045 on the good pairs (oracle 0.067), close to the other pairs' 0.033–0.037.
+(the former search over 10 seeds only), OneTimeRAPPOR 9/10 → 10/10 (three pairs: now two rounds).  What limits
+SVT1/2: the attacks' events at this size certify ~0.035–0.045 on the good pairs (oracle 0.067), close to the other
+pairs' 0.033–0.037.
 Older measurements: a plug-in in-sample score chases lucky rare events (SVT3 flagged at 3/6 seeds with 1 s.e.
 selection, 6/6 with 3 s.e.), hence ``SELECT_Z`` = 3.
 """
