@@ -5,7 +5,8 @@ sensitivity 0.3 (loss 0.3); 20 fixed seeds, 500 releases per side and pair.  Und
 information the search picks the leaky pair with probability 1/4 per seed, so it picks it at least ``K`` times in 20
 with probability below 1e-3 (``K`` is computed below from the binomial law).  The test asserts the real scorer
 reaches ``K`` and, with the held-out score replaced by a random one (monkeypatched), that the same design does not:
-a scorer that ranked pairs at random would fail this test.
+a scorer that ranked pairs at random would fail this test (when written: K = 12, the search's scorer 18/20, the
+random one 5/20).  The smallest effect the design is built for: privacy loss 1 against 0.3 at 500 releases per side.
 """
 
 from __future__ import annotations
