@@ -32,7 +32,8 @@ coupling alone, Wilson pessimism 3/10 (SVT1; the former search 1/10 on the same 
 held-out score (no pessimism) 6/10; plug-in and pooling 16/20, 14/20, 18/20 (SVT1, SVT2, SVT4); the same with three
 rounds 17/20, 17/20 (SVT1, SVT2); two rounds, pooling and 1 paired s.e. 16/20, 16/20, 18/20; 0.5 paired s.e. 14/20
 (SVT1).  The constants here (three rounds, pooling, 1 paired s.e.), 30 seeds: SVT1 23/30, SVT2 23/30, SVT4 29/30
-(SVT2's misses chose "one above rest below", oracle 0.033).  Checked afterwards on rows not used for tuning (30 seeds,
+(SVT2's misses chose "one above rest below", oracle 0.033); with ``SELECT_Z`` = 2 23/30, 23/30 and with ``TOP`` = 2
+22/30, 23/30 (SVT1, SVT2): no gain.  Checked afterwards on rows not used for tuning (30 seeds,
 former → now): ReportNoisyMax1 24 → 30, ReportNoisyMax2 26 → 30, ReportNoisyMax3 27 → 30 of 30; RAPPOR 7/10 → 30/30
 (the former search over 10 seeds only), OneTimeRAPPOR 9/10 → 10/10 (three pairs: now two rounds).  What limits
 SVT1/2: the attacks' events at this size certify ~0.035–0.045 on the good pairs (oracle 0.067), close to the other
