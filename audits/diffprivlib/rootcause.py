@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import io
 import re
 from pathlib import Path
@@ -457,7 +458,7 @@ def reproduce(c: Config, pair, res, *, n: int, out_dir=None) -> dict:
             f"{kw}, random_state=seed, accountant=BudgetAccountant())\n"
             "    return np.ravel(np.asarray(out[0], dtype=float))" + src[end:]
         )
-    name = "repro_search_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", c.key) + f"_{abs(hash(c)) % 10**8}.py"
+    name = "repro_search_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", c.key) + f"_{_digest(c)}.py"
     path = None
     if out_dir is not None:
         path = Path(out_dir) / name
@@ -553,3 +554,9 @@ def explain(
         "smallest": smallest,
         "reproduction": rep,
     }
+
+
+def _digest(c: Config) -> str:
+    """Eight hex digits naming configuration ``c`` the same way in every process (Python's ``hash`` of a str is
+    salted per process, so a script named by it changed name from run to run)."""
+    return hashlib.sha256(repr((c.key, c.epsilon, c.args, c.data)).encode()).hexdigest()[:8]
