@@ -9,6 +9,7 @@ which the events are chosen again on all of them (:mod:`~htdp_verify.privacy.sel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -53,14 +54,21 @@ class _Tally:
         self.n = 0
         self.nv = 0
         self.lt = np.zeros(size, dtype=np.int64)
-        self.le = np.zeros(size, dtype=np.int64) if ordered else None
+        self.le: np.ndarray | None = np.zeros(size, dtype=np.int64) if ordered else None
+
+    @property
+    def at_or_below(self) -> np.ndarray:
+        """``le`` of an ordered grid (``ValueError`` on an outcome grid, which has none)."""
+        if self.le is None:
+            raise ValueError("an outcome grid has no at-or-below counts")
+        return self.le
 
     def __iadd__(self, other: _Tally) -> _Tally:
         self.n += other.n
         self.nv += other.nv
         self.lt += other.lt
         if self.le is not None:
-            self.le += other.le
+            self.le += other.at_or_below
         return self
 
 
@@ -94,7 +102,7 @@ def _event(kind, feature, side, params, orient, attack, pred, props) -> Event:
 def _choose_thresholds(grid, t1: _Tally, t2: _Tally, ctx, feature, attack) -> tuple[list[Event], list]:
     n1, n2 = t1.n, t2.n
     ge1, ge2 = (t1.nv - t1.lt) / n1, (t2.nv - t2.lt) / n2
-    le1, le2 = t1.le / n1, t2.le / n2
+    le1, le2 = t1.at_or_below / n1, t2.at_or_below / n2
     combos = [(">=", 1, ge1, ge2), (">=", -1, ge2, ge1), ("<=", 1, le1, le2), ("<=", -1, le2, le1)]
     num = np.stack([c[2] for c in combos])
     den = np.stack([c[3] for c in combos])
@@ -112,7 +120,7 @@ def _choose_thresholds(grid, t1: _Tally, t2: _Tally, ctx, feature, attack) -> tu
 
 
 def _interval_props(t: _Tally) -> np.ndarray:
-    return (t.le[None, :] - t.lt[:, None]) / t.n  # rows: a = grid[i], cols: b = grid[j]
+    return (t.at_or_below[None, :] - t.lt[:, None]) / t.n  # rows: a = grid[i], cols: b = grid[j]
 
 
 def _choose_intervals(grid, t1: _Tally, t2: _Tally, ctx, feature, attack) -> tuple[list[Event], list]:
@@ -147,7 +155,11 @@ def _choose_sets(cats, t1: _Tally, t2: _Tally, ctx, feature, attack, pessimism=N
     return events, where
 
 
-_CHOOSE = {"threshold": _choose_thresholds, "interval": _choose_intervals, "set": _choose_sets}
+_CHOOSE: dict[str, Callable[..., tuple[list[Event], list]]] = {
+    "threshold": _choose_thresholds,
+    "interval": _choose_intervals,
+    "set": _choose_sets,
+}
 
 
 class ScanFamily:
@@ -283,13 +295,13 @@ class ScanFamily:
         out = []
         for t in self._total((part,)):
             if self.kind == "threshold":
-                k = t.nv - t.lt[w] if event.side == ">=" else t.le[w]
+                k = t.nv - t.lt[w] if event.side == ">=" else t.at_or_below[w]
             elif self.kind == "interval":
-                k = t.le[w[1]] - t.lt[w[0]]
+                k = t.at_or_below[w[1]] - t.lt[w[0]]
             else:
                 k = t.lt[w].sum()
             out += [int(k), t.n]
-        return tuple(out)
+        return out[0], out[1], out[2], out[3]
 
 
 def _record(ctx, kind, feature, attack, grid, t1, t2, pessimism=None):
