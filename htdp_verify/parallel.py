@@ -18,7 +18,7 @@ single-threaded worker processes) and ``--scheduler ADDRESS`` (an existing Dask 
 How the time is spent: the checks are submitted longest first when the costs of an earlier run are known
 (:func:`submission_order`; ``htdp-verify run`` reads them from the previous run in ``--out``), so no long check is
 left to run alone at the end; each check's worker pid, start, end and CPU seconds are recorded in the run log
-(:func:`task_timing`), which shows idle workers; at the end the workers get :data:`EXIT_GRACE_SECONDS` to exit and
+(:func:`task_timing`), which shows idle workers; at the end the workers get ``EXIT_GRACE_SECONDS`` to exit and
 are then terminated (every result is in by then), so a process a check left behind cannot hold the run.
 
 Files a check writes (its figures) go to a private temporary folder of the worker; they come back to the parent as
@@ -353,7 +353,7 @@ class _ProcessPool:
 
     def close(self, abort: bool, futures=()):
         """Stop the pool.  ``abort`` (Ctrl-C, an early close): terminate the workers now.  Otherwise every result
-        is in: the workers are asked to exit and given :data:`EXIT_GRACE_SECONDS`, then terminated.  A worker whose
+        is in: the workers are asked to exit and given ``EXIT_GRACE_SECONDS``, then terminated.  A worker whose
         check left a process pool of its own running (joblib's loky pool stays alive for 300 s after its last
         task) would otherwise keep the run waiting for that pool's idle timeout."""
         if abort:  # stop running checks now (Ctrl-C): terminate the workers

@@ -252,9 +252,24 @@ def _methods(plan: AuditPlan, events) -> list[str]:
 
 
 def selection_size(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> tuple[int, bool]:
-    """Selection releases per side: always ``plan.n_select`` now (what does not fit ``max_memory`` is streamed,
-    :func:`~.selection_stream.fit_size`), and ``False`` (never lowered).  Raises when the budget cannot hold the
-    fit part (fewer than ``MIN_SELECT`` releases per side)."""
+    """Selection releases per side: always ``plan.n_select`` (what does not fit ``max_memory`` is streamed,
+    :func:`~.selection_stream.fit_size`).  Raises when the budget cannot hold the fit part (fewer than
+    ``MIN_SELECT`` releases per side).
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan (``n_select``, ``max_memory``, mechanism).
+    pair : Pair
+        The pair audited (one release of D is probed, on a copy of ``rng``).
+    rng : numpy.random.Generator
+        The audit's generator (not advanced).
+
+    Returns
+    -------
+    tuple
+        ``(n_select, False)``: the size, and that it was not lowered.
+    """
     fit_size(plan.n_select, probe_release_nbytes(plan.mechanism, pair.d, rng), plan.max_memory)
     return plan.n_select, False
 

@@ -102,6 +102,15 @@ def fit_size(n_select: int, release_nbytes: int, max_memory: Any) -> int:
 def fit_families(attacks: list, Y1: np.ndarray, Y2: np.ndarray, ctx: Any) -> tuple[list, list[Event]]:
     """Run every attack on the fit part, recording its scans (``ctx.families`` must be a list).
 
+    Parameters
+    ----------
+    attacks : list of Attack
+        The audit's attacks.
+    Y1, Y2 : numpy.ndarray
+        The fit part's releases on D and on D'.
+    ctx : SelectionContext
+        The selection context; its ``families`` list receives the recorded scans.
+
     Returns
     -------
     families : list of ScanFamily
@@ -161,7 +170,20 @@ class SelectionStream:
         self.non_finite = 0
 
     def chunks(self, side: int, lo: int, hi: int):
-        """Chunks of positions ``lo .. hi - 1`` of ``side`` (0: D, 1: D'); ``lo`` at least ``first``."""
+        """Chunks of positions ``lo`` to ``hi - 1`` of ``side`` (0: D, 1: D'); ``lo`` at least ``first``.
+
+        Parameters
+        ----------
+        side : int
+            0 for D, 1 for D'.
+        lo, hi : int
+            The range of positions (``lo`` inclusive, ``hi`` exclusive).
+
+        Yields
+        ------
+        numpy.ndarray
+            The releases of consecutive positions, held ones first.
+        """
         if lo < self.first:
             raise ValueError(f"lo must be at least {self.first} (the releases before were not kept), got {lo}")
         if lo < min(hi, self.n_held):
@@ -176,7 +198,18 @@ class SelectionStream:
 
 
 def non_finite_rows(Y: Any) -> int:
-    """Releases (rows) with a NaN or infinite value."""
+    """Releases (rows) with a NaN or infinite value.
+
+    Parameters
+    ----------
+    Y : array_like
+        Releases, one per row.
+
+    Returns
+    -------
+    int
+        How many rows hold a NaN or an infinite value (0 for non-float releases).
+    """
     Y = np.asarray(Y)
     if not np.issubdtype(Y.dtype, np.floating) or Y.shape[0] == 0:
         return 0
@@ -184,9 +217,24 @@ def non_finite_rows(Y: Any) -> int:
 
 
 def add_chunks(stream: SelectionStream, families: list, part: str, lo: int, hi: int, fixed=(), fixed_counts=None):
-    """Add positions ``lo .. hi - 1`` of both sides to ``part`` of every family, one chunk at a time, each family's
-    score computed once per chunk; ``fixed`` events are counted by their indicator into ``fixed_counts``
-    (shape ``(2, len(fixed))``)."""
+    """Add positions ``lo`` to ``hi - 1`` of both sides to ``part`` of every family, one chunk at a time, each family's
+    score computed once per chunk; ``fixed`` events are counted by their indicator into ``fixed_counts``.
+
+    Parameters
+    ----------
+    stream : SelectionStream
+        The selection releases.
+    families : list of ScanFamily
+        The recorded scans whose counts grow.
+    part : str
+        The part of the counts added to (e.g. ``"scan"`` or ``"held"``).
+    lo, hi : int
+        The range of positions (``lo`` inclusive, ``hi`` exclusive).
+    fixed : sequence of Event, optional
+        Events counted by their indicator.
+    fixed_counts : numpy.ndarray, optional
+        Shape ``(2, len(fixed))``, incremented in place (row 0: D, row 1: D').
+    """
     for side in (0, 1):
         for y in stream.chunks(side, lo, hi):
             for f in families:
@@ -196,7 +244,26 @@ def add_chunks(stream: SelectionStream, families: list, part: str, lo: int, hi: 
 
 
 def draw_held(mechanism: Any, pair: Any, n: int, rng: np.random.Generator, chunk_size: int) -> tuple:
-    """The held fit releases of both sides (``n`` each, drawn from ``rng`` as the in-memory selection draws)."""
+    """The held fit releases of both sides (``n`` each, drawn from ``rng`` as the in-memory selection draws).
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The audited mechanism.
+    pair : Pair
+        The pair audited.
+    n : int
+        Releases per side.
+    rng : numpy.random.Generator
+        The audit's generator.
+    chunk_size : int
+        Releases per mechanism call.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The releases on D and on D'.
+    """
     return (
         draw(mechanism, pair.d, n, rng, chunk_size=chunk_size),
         draw(mechanism, pair.d_prime, n, rng, chunk_size=chunk_size),

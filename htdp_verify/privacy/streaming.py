@@ -151,7 +151,7 @@ def _block(mechanism, data, entropy: int, b: int, size: int) -> np.ndarray:
 
 
 def stream_releases(mechanism: Any, data: Any, entropy: int, start: int, stop: int, *, release_nbytes: int):
-    """Releases ``start .. stop - 1`` of the block stream with seed ``entropy``, one block (or part) at a time.
+    """Releases ``start`` to ``stop - 1`` of the block stream with seed ``entropy``, one block (or part) at a time.
 
     The blocks are laid out as in :func:`count_streamed`: block ``b`` holds releases ``b·B .. (b+1)·B - 1`` with
     ``B = block_size(release_nbytes)``, drawn from ``SeedSequence(entropy, spawn_key=(b,))``, but every block is

@@ -83,7 +83,24 @@ class DiscreteAttack(Attack):
         return self.scan_keys(key(Y1), key(Y2), ctx, key, self.name)
 
     def scan_keys(self, k1, k2, ctx: SelectionContext, feature, attack: str) -> list[Event]:
-        """The outcome-union scan (:func:`~.scan.scan_sets`) of keys ``k1``/``k2`` of ``feature``."""
+        """The outcome-union scan (:func:`~.scan.scan_sets`) of keys ``k1``/``k2`` of ``feature``.
+
+        Parameters
+        ----------
+        k1, k2 : numpy.ndarray
+            The outcome keys of the releases on D and on D'.
+        ctx : SelectionContext
+            The selection context.
+        feature : callable
+            The feature the keys come from (recorded with the scan).
+        attack : str
+            The attack's name.
+
+        Returns
+        -------
+        list of Event
+            The chosen outcome unions.
+        """
         return scan_sets(k1, k2, ctx, feature, attack, pessimism=union_pessimism)
 
     def applicable(self, Y: np.ndarray) -> bool:

@@ -237,7 +237,18 @@ class ScanFamily:
         self.add_scores(part, side, self.feature(Y))
 
     def sizes(self, parts=("scan",)) -> tuple[int, int]:
-        """Releases counted per side in ``parts``."""
+        """Releases counted per side in ``parts``.
+
+        Parameters
+        ----------
+        parts : sequence of str, default ("scan",)
+            The parts whose counts are summed.
+
+        Returns
+        -------
+        tuple of int
+            Releases counted on D and on D'.
+        """
         t = self._total(parts)
         return t[0].n, t[1].n
 
