@@ -295,7 +295,7 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
     ts = time.perf_counter()
     n = plan.n_select
     nbytes = probe_release_nbytes(plan.mechanism, pair.d, rng)
-    held = fit_size(n, nbytes, plan.max_memory)
+    held = fit_size(n, nbytes, plan.max_memory, capped=not _has_own_attacks(plan.attacks))
     if held < n:
         return _streamed_selection(plan, pair, rng, n, held, ts)
     Y1 = draw(plan.mechanism, pair.d, n, rng, chunk_size=plan.chunk_size)
@@ -322,6 +322,17 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
         False,
         n,
     )
+
+
+def _has_own_attacks(attacks) -> bool:
+    """Whether ``attacks`` holds a caller's own ``Attack`` object (a class defined outside the engine's attack
+    package): its events may not come from recorded scans, so it chooses them on the held releases alone, and
+    those are then as many as ``max_memory`` allows (not capped at ``FIT_CAP``)."""
+    items = attacks if isinstance(attacks, (list, tuple)) else [attacks]
+    return any(not isinstance(a, str) and not type(a).__module__.startswith(_ATTACKS_PACKAGE) for a in items)
+
+
+_ATTACKS_PACKAGE = DiscreteAttack.__module__.rsplit(".", 1)[0]
 
 
 def _main_events(plan: AuditPlan, events) -> list[Event]:

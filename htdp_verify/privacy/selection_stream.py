@@ -57,7 +57,7 @@ FIT_CAP = 2**16
 MIN_SELECT = 200
 
 
-def fit_size(n_select: int, release_nbytes: int, max_memory: Any) -> int:
+def fit_size(n_select: int, release_nbytes: int, max_memory: Any, *, capped: bool = True) -> int:
     """Selection releases per side held in memory: all ``n_select`` when they fit (``FIT_CAP`` and
     ``max_memory``), else the fit part of a streamed selection, ``min(FIT_CAP, 2/3 of what fits in max_memory)``.
 
@@ -74,6 +74,10 @@ def fit_size(n_select: int, release_nbytes: int, max_memory: Any) -> int:
         Bytes of one release.
     max_memory : int or str
         Memory budget.
+    capped : bool, default True
+        Hold at most ``FIT_CAP`` releases per side; ``False``: only the budget limits them (for attacks whose
+        events do not come from recorded scans and are therefore chosen on the held releases alone, e.g. a
+        caller's own ``Attack`` objects).
 
     Returns
     -------
@@ -87,9 +91,10 @@ def fit_size(n_select: int, release_nbytes: int, max_memory: Any) -> int:
     """
     n_select = int(n_select)
     cap = held_releases_cap(release_nbytes, max_memory)
-    if n_select <= min(FIT_CAP, cap):
+    limit = FIT_CAP if capped else n_select
+    if n_select <= min(limit, cap):
         return n_select
-    held = min(FIT_CAP, (2 * cap) // 3)
+    held = min(limit, (2 * cap) // 3)
     if held < MIN_SELECT:
         raise ValueError(
             f"max_memory={max_memory!r} holds only {held} selection releases of {release_nbytes} bytes per side "

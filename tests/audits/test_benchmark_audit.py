@@ -150,8 +150,13 @@ def test_registered_checks_judge_the_auditor(tmp_path):
     ctx = RunContext("quick", 5, np.random.default_rng(5), tmp_path, progress=False)
     r = checks["benchmark.NoisyHist2"].func(ctx)  # buggy: the public auditor flags it, as expected
     assert r.verdict == "violated" and r.expected == "violated" and r.outcome == "as expected" and r.estimate > 1
-    r = checks["benchmark.Laplace"].func(ctx)  # correct: not flagged, as expected
-    assert r.expected == "consistent" and r.verdict != "violated" and not r.unexpected_violation
+    # correct and exactly tight, so flagged with probability at most alpha = 0.05 whatever the code (measured: 3 of
+    # 63 seeds of this very sequence, seed 5 among them); what this test can pin down is that the row carries its
+    # ground truth and that a false alarm would be reported as one
+    r = checks["benchmark.Laplace"].func(ctx)
+    assert r.expected == "consistent" and r.verdict in ("consistent", "violated")
+    assert r.unexpected_violation == (r.verdict == "violated")
+    assert r.outcome == ("unexpected" if r.verdict == "violated" else "as expected")
 
 
 def test_audit_mechanism_validates():

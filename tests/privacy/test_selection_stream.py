@@ -126,6 +126,8 @@ def test_fit_size_memory_rule():
     assert ss.fit_size(cap, 8000, "2GiB") == cap  # held whole: its attacks fit on two thirds of it
     assert ss.fit_size(cap + 1, 8000, "2GiB") == (2 * cap) // 3  # streamed: its attacks fit on all it holds
     assert ss.fit_size(1000, 8, "2GiB") == 1000  # a small selection is held whole
+    assert ss.fit_size(10**6, 8, "2GiB", capped=False) == 10**6  # only the budget limits an uncapped fit part
+    assert ss.fit_size(10**8, 8, "2GiB", capped=False) == (2 * (2**31 // 64)) // 3
     assert ss.fit_size(100, 8, 2**13) == 100  # 128 fit: enough for a selection below MIN_SELECT
     with pytest.raises(ValueError, match=r"max_memory=8192 holds only 85 "):
         ss.fit_size(5000, 8, 2**13)
@@ -244,8 +246,14 @@ class _Neg(Identity):
 
 
 def test_attacks_without_a_recorded_scan_keep_their_fitted_events(monkeypatch):
+    # a caller's own attack may not record scans: the selection then holds all the memory budget allows, not
+    # FIT_CAP (here all 10 000 releases per side) ...
     sel = _selection(monkeypatch, 3000, attacks=["threshold", _Rewritten()], profile=True)
-    assert sel.n_held == 3000 and set(sel.attacks) == {"threshold", "rewritten"}
+    assert sel.n_held == sel.n_per_side == 10_000
+    # ... and streams the rest only when the budget binds (4 500 releases of 8 bytes per side fit 288 000 bytes,
+    # two thirds of them are held), its events chosen on the held part
+    sel = _selection(monkeypatch, 3000, attacks=["threshold", _Rewritten()], profile=True, max_memory=288_000)
+    assert sel.n_held == 3000 and sel.n_per_side == 10_000 and set(sel.attacks) == {"threshold", "rewritten"}
     assert sel.main[0].predicted > 0 and len(sel.profile) == 13  # 12 deltas and the GDP mu
     fams, fixed = ss.fit_families([_Rewritten()], np.zeros(50), np.ones(50), _ctx())
     assert fams == [] and len(fixed) == 4 and all(isinstance(e.feature, _Neg) for e in fixed)
