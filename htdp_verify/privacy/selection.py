@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .adapters import draw
-from .attacks import DiscreteAttack, Event, make_attacks, predicted_bound, scan_thresholds
+from .attacks import ATTACK_NAMES, DiscreteAttack, Event, make_attacks, predicted_bound, scan_thresholds
 from .neighbours import Pair
 from .plan import AuditPlan, context_for
 from .search import MIN_PER_PAIR, search_pairs
@@ -295,7 +295,7 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
     ts = time.perf_counter()
     n = plan.n_select
     nbytes = probe_release_nbytes(plan.mechanism, pair.d, rng)
-    held = fit_size(n, nbytes, plan.max_memory, capped=not _has_own_attacks(plan.attacks))
+    held = fit_size(n, nbytes, plan.max_memory, capped=_records_scans(plan.attacks))
     if held < n:
         return _streamed_selection(plan, pair, rng, n, held, ts)
     Y1 = draw(plan.mechanism, pair.d, n, rng, chunk_size=plan.chunk_size)
@@ -324,15 +324,21 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator) -> Se
     )
 
 
-def _has_own_attacks(attacks) -> bool:
-    """Whether ``attacks`` holds a caller's own ``Attack`` object (a class defined outside the engine's attack
-    package): its events may not come from recorded scans, so it chooses them on the held releases alone, and
-    those are then as many as ``max_memory`` allows (not capped at ``FIT_CAP``)."""
+def _records_scans(attacks) -> bool:
+    """Whether every attack in ``attacks`` declares ``records_scans`` (:class:`~.attacks.Attack`): its events come
+    from recorded scans, so the selection may hold ``FIT_CAP`` releases per side and stream the rest.  Otherwise
+    (a caller's own family that does not declare it) the events of that attack are chosen on the held releases
+    alone, and those are then as many as ``max_memory`` allows.  A name stands for its engine family; ``"auto"``
+    for any of them."""
     items = attacks if isinstance(attacks, (list, tuple)) else [attacks]
-    return any(not isinstance(a, str) and not type(a).__module__.startswith(_ATTACKS_PACKAGE) for a in items)
-
-
-_ATTACKS_PACKAGE = DiscreteAttack.__module__.rsplit(".", 1)[0]
+    for a in items:
+        if isinstance(a, str):
+            classes = ATTACK_NAMES.values() if a == "auto" else [ATTACK_NAMES.get(a)]
+            if not all(getattr(c, "records_scans", False) for c in classes):
+                return False
+        elif not getattr(a, "records_scans", False):
+            return False
+    return True
 
 
 def _main_events(plan: AuditPlan, events) -> list[Event]:

@@ -18,11 +18,13 @@ from htdp_verify import PrivacyClaim
 from htdp_verify.privacy import audit
 from htdp_verify.privacy import selection_stream as ss
 from htdp_verify.privacy.attacks import (
+    ATTACK_NAMES,
     Attack,
     DiscreteAttack,
     Identity,
     ScanFamily,
     SelectionContext,
+    ThresholdAttack,
     scan_intervals,
     scan_thresholds,
 )
@@ -259,6 +261,39 @@ def test_attacks_without_a_recorded_scan_keep_their_fitted_events(monkeypatch):
     assert fams == [] and len(fixed) == 4 and all(isinstance(e.feature, _Neg) for e in fixed)
     with pytest.raises(ValueError, match="families"):
         ss.fit_families([_Rewritten()], np.zeros(50), np.ones(50), SelectionContext(n_final=10, alpha=0.05))
+
+
+class _OwnThreshold(ThresholdAttack):
+    """A caller's own family built on an engine scan: it inherits ``records_scans``."""
+
+    name = "own_threshold"
+
+
+class _OwnPlain(Attack):
+    """A caller's own family that declares nothing (its events come from a recorded scan all the same)."""
+
+    name = "own_plain"
+
+    def select(self, Y1, Y2, ctx):
+        return scan_thresholds(np.asarray(Y1), np.asarray(Y2), ctx, Identity(), self.name)
+
+
+def test_the_declared_records_scans_attribute_decides_what_is_held(monkeypatch):
+    assert not Attack.records_scans and _OwnThreshold.records_scans and not _OwnPlain.records_scans
+    assert all(c.records_scans for c in ATTACK_NAMES.values())  # every engine family declares it
+    # a caller's subclass of a scan-based family keeps streaming: FIT_CAP held, the rest counted on the stream
+    sel = _selection(monkeypatch, 3000, attacks=[_OwnThreshold()])
+    assert sel.n_held == 3000 and sel.n_per_side == 10_000 and sel.attacks == ["own_threshold"]
+    # the same family defined outside the engine without the declaration holds what max_memory allows ...
+    sel = _selection(monkeypatch, 3000, attacks=[_OwnPlain()])
+    assert sel.n_held == sel.n_per_side == 10_000
+    # ... and so does a mixture with an engine family, as long as one attack does not declare it
+    sel = _selection(monkeypatch, 3000, attacks=["threshold", _OwnPlain()])
+    assert sel.n_held == sel.n_per_side == 10_000
+    # a declared subclass that stops scanning can switch it off
+    monkeypatch.setattr(_OwnThreshold, "records_scans", False)
+    sel = _selection(monkeypatch, 3000, attacks=[_OwnThreshold()])
+    assert sel.n_held == sel.n_per_side == 10_000
 
 
 def test_the_profile_rechooses_the_best_family_on_all_its_releases(monkeypatch):

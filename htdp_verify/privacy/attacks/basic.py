@@ -16,10 +16,22 @@ class Attack:
     """An event family: ``select(Y1, Y2, ctx)`` returns candidate events (each with a predicted bound).
 
     ``applicable(Y)`` says whether the family makes sense for releases shaped like ``Y``.
+
+    ``records_scans`` declares where the family's events come from.  ``True``: every event is chosen by one of
+    the recorded scans of :mod:`.scan` (:func:`~.scan.scan_thresholds`, :func:`~.scan.scan_intervals`,
+    :func:`~.scan.scan_sets`, each appending a :class:`~.scan.ScanFamily` with its grid and counts to
+    ``ctx.families``); a large selection may then hold only ``FIT_CAP`` releases per side to fit the family and
+    count the rest on a stream (:mod:`htdp_verify.privacy.selection_stream`), its events still chosen on the
+    counts of all of them.  ``False`` (the default, e.g. a caller's own family): the events are chosen on the held
+    releases alone, so the selection holds as many as ``max_memory`` allows.  Every engine family declares
+    ``True`` and its subclasses inherit it; a subclass whose ``select`` no longer comes from a scan should set it
+    to ``False``.  The declaration only decides how many releases are held: an event that turns out not to come
+    from a recorded scan is kept as chosen on the held releases, so a wrong ``True`` costs power, never validity.
     """
 
     name = "attack"
     in_search = True  # whether the pair search (privacy/search.py) runs this family when ranking pairs
+    records_scans = False  # whether every event comes from a recorded scan (see the class docstring)
 
     def applicable(self, Y: np.ndarray) -> bool:
         return True
@@ -42,6 +54,7 @@ class ThresholdAttack(Attack):
     """Half-lines ``{output >= t}`` and ``{output <= t}`` on scalar releases, t scanned over the whole range."""
 
     name = "threshold"
+    records_scans = True
 
     def applicable(self, Y: np.ndarray) -> bool:
         return _is_scalar(Y)
@@ -55,6 +68,7 @@ class IntervalAttack(Attack):
     """Intervals ``{a <= output <= b}`` on scalar releases."""
 
     name = "interval"
+    records_scans = True
 
     def applicable(self, Y: np.ndarray) -> bool:
         return _is_scalar(Y)
@@ -76,6 +90,7 @@ class DiscreteAttack(Attack):
     """
 
     name = "discrete"
+    records_scans = True
 
     def select(self, Y1: np.ndarray, Y2: np.ndarray, ctx: SelectionContext) -> list[Event]:
         Y1, Y2 = np.asarray(Y1), np.asarray(Y2)
@@ -111,6 +126,7 @@ class CoordinateAttack(Attack):
     """Threshold events on each coordinate of a vector release."""
 
     name = "coordinates"
+    records_scans = True
 
     def applicable(self, Y: np.ndarray) -> bool:
         return not _is_scalar(Y)
@@ -128,6 +144,7 @@ class ProjectionAttack(Attack):
     """Threshold events on projections of standardised vector releases: random and declared directions."""
 
     name = "projection"
+    records_scans = True
 
     def applicable(self, Y: np.ndarray) -> bool:
         return not _is_scalar(Y)

@@ -27,6 +27,7 @@ class _ClassifierAttack(Attack):
     """Train a classifier D-vs-D' on the first half of the selection split; scan its score on the second."""
 
     name = "classifier"
+    records_scans = True
     transform: Callable | None = None
     train_cap: int | None = None  # training releases per side at most (besides ctx.max_train)
 
@@ -269,6 +270,7 @@ class MixedLogisticAttack(Attack):
     """
 
     name = "mixed_logistic"
+    records_scans = True
 
     def __init__(
         self,
@@ -338,6 +340,7 @@ class LikelihoodRatioAttack(Attack):
     """
 
     name = "likelihood_ratio"
+    records_scans = True
 
     def __init__(self, log_density: Callable | None = None):
         self.log_density = log_density

@@ -261,6 +261,7 @@ class AtomAttack(Attack):
     """Unions of atoms (point masses, NaN, ±inf) of a real-valued release; nothing when there are none."""
 
     name = "atoms"
+    records_scans = True
 
     def applicable(self, Y: np.ndarray) -> bool:
         return _is_scalar(Y)
@@ -284,6 +285,7 @@ class MaxStatisticAttack(Attack):
     """Thresholds on the extreme standardised coordinates of a vector release."""
 
     name = "max_statistic"
+    records_scans = True
 
     def applicable(self, Y: np.ndarray) -> bool:
         return not _is_scalar(Y)
@@ -315,6 +317,7 @@ class PatternAttack(Attack):
     the real columns' noise no longer splits each pattern into many rare ones)."""
 
     name = "pattern"
+    records_scans = True
 
     def applicable(self, Y: np.ndarray) -> bool:
         return not _is_scalar(Y)
@@ -345,6 +348,7 @@ class StratifiedAttack(Attack):
     """
 
     name = "stratified"
+    records_scans = True
 
     def __init__(self, max_patterns: int = 16):
         self.max_patterns = int(max_patterns)
