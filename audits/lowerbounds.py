@@ -22,6 +22,7 @@ from estimators.hu2022 import PrivateSmoothedSoftTruncationMean
 from estimators.zhao2024 import SimpleClippingMean
 from htdp_verify import lowerbounds as lb
 from htdp_verify.claims import Provenance
+from htdp_verify.multiplicity import FAMILY_ALPHA, Family, register_family
 from htdp_verify.registry import register
 
 K, M_MOMENT, EPS, DELTA = 4.0, 1.0, 0.1, 1e-6
@@ -55,6 +56,17 @@ ESTIMATORS = {
     "nonprivate_mean": (lambda n: NonPrivateMean(), 0.0, False),
 }
 
+#: The claims "this private estimator cannot beat the private two-point bound" share α = 0.05 by Bonferroni
+#: (0.05/4 each, every profile); the non-private control keeps 0.05 and is not counted.
+CANNOT_BEAT_FAMILY = register_family(
+    Family(
+        "lowerbound.cannot_beat",
+        {f"lowerbound.cannot_beat.{k}": 1 for k, v in ESTIMATORS.items() if v[2]},
+        FAMILY_ALPHA,
+        excluded={"lowerbound.cannot_beat.nonprivate_mean": "control (expected violated)"},
+    )
+)
+
 
 def per_dataset(est):
     """Stack of datasets (reps, n) -> one release per dataset (reps,), each from the estimator's own sample()."""
@@ -76,14 +88,16 @@ def _make_cannot_beat(name: str):
         n = 1000
         reps = 1500 if ctx.quick else 6000
         inst = _instance(n, delta)
-        res = lb.cannot_beat(
-            per_dataset(factory(n)), inst, reps=reps, rng=ctx.rng, name=f"lowerbound.cannot_beat.{name}"
-        )
+        member = f"lowerbound.cannot_beat.{name}"
+        profile = "full" if ctx.profile == "full" else "quick"  # the family's counts do not depend on it
+        alpha = CANNOT_BEAT_FAMILY.alpha_for(member, profile) if private else FAMILY_ALPHA
+        res = lb.cannot_beat(per_dataset(factory(n)), inst, reps=reps, rng=ctx.rng, name=member, alpha=alpha)
         res.seed = ctx.seed
         res.details["expected"] = "consistent (private)" if private else "violated (non-private control)"
         if not private:
             res.expected = "violated"  # a control: a non-private estimator may beat a private bound
-        return res
+            return CANNOT_BEAT_FAMILY.annotate_excluded(res, member)
+        return CANNOT_BEAT_FAMILY.annotate(res, member, profile)
 
     return check
 

@@ -498,8 +498,15 @@ PROV_SHAPE_SC = Provenance(
 )
 
 
-def simple_shape_check(e_simple, betas, *, n, seed, out_dir, compare=None, name="zhao2024.tail_shape.simple_clipping"):
-    """H1 on simple-clipping errors: γ ∈ [0.75, 1.25] (see ``SIMPLE_SHAPE_TOL``)."""
+#: The two tail-shape claims (H1 for simple clipping, γ = 1/2 for iterative updating; one check, two results)
+#: share α = 0.05 by Bonferroni: 0.05/2 each at every profile.
+TAIL_FAMILY = register_family(Family("zhao2024.tail_shape", {"zhao2024.tail_shape": 2}, FAMILY_ALPHA))
+
+
+def simple_shape_check(
+    e_simple, betas, *, n, seed, out_dir, compare=None, name="zhao2024.tail_shape.simple_clipping", alpha=C.ALPHA
+):
+    """H1 on simple-clipping errors: γ ∈ [0.75, 1.25] (see ``SIMPLE_SHAPE_TOL``) at level ``alpha``."""
     return C.shape_check(
         e_simple,
         betas,
@@ -515,6 +522,7 @@ def simple_shape_check(e_simple, betas, *, n, seed, out_dir, compare=None, name=
             "of Thm 2 is absent (a sub-Gaussian tail, e.g. over-clipping); above, the tail is "
             "heavier than Thm 2 allows (e.g. clipping skipped)."
         ),
+        alpha=alpha,
     )
 
 
@@ -530,8 +538,16 @@ def check_tail_shape(ctx):
     betas, reps, n = list(sz["shape_betas"]), sz["shape_reps"], sz["n_shape"]
     e_simple = shape_errors("simple", n, reps, ctx.rng)
     e_iter = {b: shape_errors("iterative", n, min(reps, max(400, int(20 / b))), ctx.rng, beta=b) for b in betas}
+    member, profile = "zhao2024.tail_shape", C.profile_of(ctx)
+    alpha = TAIL_FAMILY.alpha_for(member, profile)
     r1 = simple_shape_check(
-        e_simple, betas, n=n, seed=ctx.seed, out_dir=ctx.out_dir, compare={"iterative (m = 4 ln 1/β)": (e_iter, None)}
+        e_simple,
+        betas,
+        n=n,
+        seed=ctx.seed,
+        out_dir=ctx.out_dir,
+        compare={"iterative (m = 4 ln 1/β)": (e_iter, None)},
+        alpha=alpha,
     )
     r2 = C.shape_check(
         e_iter,
@@ -544,8 +560,9 @@ def check_tail_shape(ctx):
         out_dir=ctx.out_dir,
         compare={"simple clipping": (e_simple, betas)},
         note=f"Pareto(2.1), n={n}, R = M√n, ε={SHAPE_EPS:g}, calibration='parallel'",
+        alpha=alpha,
     )
-    return [r1, r2]
+    return [TAIL_FAMILY.annotate(r, member, profile) for r in (r1, r2)]
 
 
 # ---------------------------------------------------------------------------------------------------------
