@@ -2,6 +2,16 @@
 row and, on a violation, a reproduction script), :func:`check_alpha` (the Bonferroni share of ``ALPHA``), the
 registration of one check per component and ε (``diffprivlib.<component>.eps<ε>``) with
 :mod:`htdp_verify.registry`, and :func:`results_table` (the Markdown table of a run).
+
+Sequential by default where releases are expensive.  Every diffprivlib adapter is per-call (one diffprivlib call
+per release, no vectorised ``sample``), but only a model costs milliseconds a release (a fit: ~6 ms CPU for
+GaussianNB, ~11 ms for KMeans, ~31 ms for LinearRegression), against ~0.02 ms for a mechanism (Laplace) and ~0.5 ms
+for a tool (mean).  The registered checks of the kinds in :data:`SEQUENTIAL_KINDS` (the models)
+therefore audit with :meth:`~htdp_verify.privacy.sequential.RoundsDesign.fixed_split`: the same search and
+selection as the fixed-n check, then an anytime-valid certification of at most the check's ``n_samples`` releases
+per side that stops at the first certified violation or for futility (at the check's full α).  The result records
+the releases used and planned and why the audit stopped (``details["sequential"]``); the results table and the
+report show them.  The mechanisms and tools keep the fixed-n audit, whose exact bound at the full size is tighter.
 """
 
 from __future__ import annotations
@@ -14,12 +24,32 @@ import numpy as np
 from estimators.dpl import DPLAdapter, DPLMechanism
 from htdp_verify.claims import Provenance
 from htdp_verify.privacy import Mechanism, audit
+from htdp_verify.privacy.sequential import RoundsDesign
 from htdp_verify.registry import register
 
 from .components import ALPHA, COMPONENTS, EPSILONS, PAPER, SIZES, VARIANTS, Component
 from .repro import repro_script
 
-__all__ = ["audit_component", "check_alpha", "results_table"]
+__all__ = ["audit_component", "check_alpha", "results_table", "SEQUENTIAL_KINDS", "sequential_design"]
+
+#: component kinds whose registered checks audit sequentially (fixed split) by default: per-call and costly
+SEQUENTIAL_KINDS = ("model",)
+
+
+def sequential_design(kind: str) -> RoundsDesign | None:
+    """The sequential design a registered check of a component of ``kind`` uses, ``None`` for a fixed-n audit.
+
+    Parameters
+    ----------
+    kind : str
+        The component's kind (``"mechanism"``, ``"tool"`` or ``"model"``).
+
+    Returns
+    -------
+    RoundsDesign or None
+        :meth:`RoundsDesign.fixed_split` for the kinds of :data:`SEQUENTIAL_KINDS`, else ``None``.
+    """
+    return RoundsDesign.fixed_split() if kind in SEQUENTIAL_KINDS else None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -48,11 +78,13 @@ def audit_component(
     out_dir: Path | None = None,
     note: str = "",
     component: str | None = None,
+    sequential: RoundsDesign | bool | str | None = None,
 ):
     """Audit one adapter against its declared guarantee on ``pairs`` (searched when several, ``n_search`` releases
     per pair and side) and return the
     :class:`AuditResult` with ``details["table"]`` (its row of the results table) and, on a violation, the path of a
-    reproduction script written to ``out_dir``."""
+    reproduction script written to ``out_dir``.  ``sequential``: ``None`` (default) for the fixed-n audit, or the
+    ``audit(sequential=...)`` design (the registered model checks pass :func:`sequential_design`)."""
     if max_pairs is not None:
         pairs = list(pairs)[:max_pairs]
     mech = Mechanism(adapter, name=adapter.name, guarantee=adapter.privacy, vectorised=False)
@@ -68,6 +100,7 @@ def audit_component(
         attacks=attacks,
         rng=rng,
         name=name,
+        sequential=sequential if sequential is not None else False,
     )
     g = adapter.privacy
     row = {
@@ -83,6 +116,10 @@ def audit_component(
         "pair": res.pair.get("label", ""),
         "event": res.event,
     }
+    seq = res.details.get("sequential")
+    if isinstance(seq, dict):
+        row["samples_planned"] = seq["releases_planned"]
+        row["stop_reason"] = seq["stop_reason"]
     res.details["table"] = [row]
     res.details["relation_note"] = adapter.relation_note
     if note:
@@ -118,6 +155,7 @@ def _check(comp: Component, eps: float):
             out_dir=ctx.out_dir,
             note=comp.note,
             component=comp.key,
+            sequential=sequential_design(comp.kind),
             **sizes,
         )
         res.details["alpha_note"] = (
@@ -164,15 +202,19 @@ _register_all()
 # ---------------------------------------------------------------------------------------------------------
 def results_table(results) -> str:
     """Markdown table (component, claimed ε, δ, relation, ε_lb, verdict, samples, seconds) from results (the
-    bounds of the registered checks hold simultaneously at 95 %)."""
+    bounds of the registered checks hold simultaneously at 95 %); a sequential audit's samples read
+    "used / planned (stop reason)"."""
     lines = [
         "| component | claimed ε | δ | neighbours | ε_lb (95%, simultaneous) | verdict | samples | seconds |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         for row in (r.details or {}).get("table", []):
+            samples = str(row["samples"])
+            if "samples_planned" in row:
+                samples += f" / {row['samples_planned']} ({row['stop_reason']})"
             lines.append(
                 f"| `{row['component']}` | {row['claimed_epsilon']:g} | {row['delta']:g} | {row['relation']} | "
-                f"{row['epsilon_lb_95']:.3g} | **{row['verdict']}** | {row['samples']} | {row['seconds']} |"
+                f"{row['epsilon_lb_95']:.3g} | **{row['verdict']}** | {samples} | {row['seconds']} |"
             )
     return "\n".join(lines)

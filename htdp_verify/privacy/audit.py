@@ -31,7 +31,7 @@ from .certification import bounds_stage, certification_stage
 from .plan import plan_audit
 from .result import AuditResult
 from .selection import search_stage, selection_stage
-from .sequential import as_design, rounds_audit
+from .sequential import RoundsDesign, as_design, rounds_audit
 from .verdict import assemble_result, verdict_stage
 
 __all__ = ["audit", "AuditResult"]
@@ -61,7 +61,7 @@ def audit(
     max_memory: int | str = "2GiB",
     backend: str = "serial",
     client: Any = None,
-    sequential: bool | str = False,
+    sequential: bool | str | RoundsDesign = False,
     max_samples: int | None = None,
 ) -> AuditResult:
     """Audit ``mechanism`` against ``claim``: certified ε lower bound, verdict, event, and detectability.
@@ -130,7 +130,9 @@ def audit(
         ``details["sequential"]`` has the rounds, the releases per stage, α per round and the stop reason.
         ``True`` or ``"betting"``: betting e-processes inside a round; ``"union"``: Clopper–Pearson at checkpoints
         with a union bound (more conservative); a :class:`~htdp_verify.privacy.sequential.RoundsDesign` sets the
-        round sizes.  No profile.
+        round sizes; ``"fixed_split"`` or ``RoundsDesign.fixed_split()``: one round on this audit's own
+        ``n_search`` / ``n_select``, then a certification of at most ``n_samples`` that stops early, at the full α
+        (the default of the registered checks of per-call estimators).  No profile.
     max_samples
         releases per side at most in a sequential audit, every stage and round included (default what the
         fixed-n audit draws per side: search, ``n_select`` and ``n_samples``).

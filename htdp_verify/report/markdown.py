@@ -26,6 +26,8 @@ def _finding(e: Entry) -> list[str]:
         ("Bound", e.bound),
         ("Pair", e.pair),
         ("Event", e.event),
+        ("Releases", e.sequential),
+        ("Point estimate", e.point_estimate),
         ("What the run could detect", e.detectability),
     ):
         if val:
@@ -68,7 +70,7 @@ def render_markdown(m: ReportModel) -> str:
             out = e.outcome_label + (f" (expected {e.expected})" if e.expected else "")
             md.append(
                 f"| `{e.name}` | **{out}** | {_cell(e.statistic)} | {e.estimate} | {e.interval} | {e.alpha} | "
-                f"{e.n_samples} | {e.seconds:.1f} |"
+                f"{e.samples_text} | {e.seconds:.1f} |"
             )
         md.append("")
         for e in s.entries:
@@ -79,6 +81,10 @@ def render_markdown(m: ReportModel) -> str:
                 md += [f"Source: {e.source}", ""]
             if e.cause:
                 md += [f"Cause: {e.cause}", ""]
+            if e.sequential:
+                md += [f"Releases: {e.sequential}", ""]
+            if e.point_estimate:
+                md += [f"Point estimate: {e.point_estimate}", ""]
             if e.error:
                 md += ["```", e.error.strip(), "```", ""]
             md += [f"![{e.name}]({f})" for f in e.figures] + [""]

@@ -170,6 +170,16 @@ class Entry:
         The reproduction script shipped in the report folder, ``""`` if none.
     error : str
         The error message of a check that could not run, else ``""``.
+    sequential : str, default ""
+        For a sequential audit, the releases it used against those planned (and the fixed-n audit's size) and why
+        it stopped; ``""`` otherwise.
+    releases_planned : int, default 0
+        A sequential audit's planned releases (both sides, every stage); 0 for a fixed-n result.
+    stop_reason : str, default ""
+        Why a sequential audit stopped (``"violated"``, ``"futility"`` or ``"budget"``), else ``""``.
+    point_estimate : str, default ""
+        For a sequential audit stopped on a violation, the point estimate of the certified event's log ratio,
+        worded as a point estimate (never as a bound); else ``""``.
     """
 
     name: str
@@ -200,10 +210,21 @@ class Entry:
     command: str
     script: str  # reproduction script shipped in the report folder ("" if none)
     error: str
+    sequential: str = ""
+    releases_planned: int = 0
+    stop_reason: str = ""
+    point_estimate: str = ""
 
     @property
     def anchor(self) -> str:
         return "r-" + "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in self.name)
+
+    @property
+    def samples_text(self) -> str:
+        """The samples cell: ``n``, or ``"used / planned (stop reason)"`` for a sequential audit."""
+        if self.releases_planned:
+            return f"{self.n_samples} / {self.releases_planned} ({self.stop_reason})"
+        return str(self.n_samples)
 
 
 @dataclass
@@ -292,6 +313,43 @@ def _source(p) -> str:
     return str(p)
 
 
+_STOP_WORDS = {
+    "violated": "a violation was certified",
+    "futility": "a violation was ruled out before the planned releases were spent",
+    "budget": "the planned releases were spent",
+    "max_samples": "the planned releases were spent",
+}
+
+
+def _sequential_fields(r: CheckResult, d: dict) -> dict:
+    """The report's words for a sequential audit (``details["sequential"]``): releases used / planned, the
+    fixed-n size, the stop reason and, on a violation, the point estimate of the event's log ratio."""
+    seq = d.get("sequential")
+    if not isinstance(seq, dict) or "stop_reason" not in seq or not seq.get("releases_planned"):
+        return {}
+    stop = str(seq["stop_reason"])
+    stop = "budget" if stop == "max_samples" else stop
+    used = int(seq.get("releases_used", r.n_samples or 0))
+    planned = int(seq["releases_planned"])
+    text = f"sequential audit ({seq.get('design_name', 'anytime-valid certification')}): {used} of {planned} planned"
+    text += " releases used (both sides, every stage"
+    if seq.get("fixed_n_releases"):
+        text += f"; the fixed-n audit draws {int(seq['fixed_n_releases'])} on average"
+    text += f"); stopped: {stop} ({_STOP_WORDS.get(stop, stop)})"
+    point = ""
+    pe = seq.get("point_estimate")
+    if stop == "violated" and isinstance(pe, dict):
+        lr = pe.get("log_ratio")
+        lr = math.inf if lr is None and pe.get("denominator") == 0 and pe.get("numerator") else lr
+        point = (
+            f"point estimate of the event's log probability ratio (not a bound, no confidence attached): "
+            f"{fmt(lr, 3)} from {pe.get('numerator')} vs {pe.get('denominator')} of {pe.get('n_per_side')} "
+            "certification releases per side at the stop (biased upwards by stopping at the first certified "
+            "violation); the certified statement is the bound above"
+        )
+    return {"sequential": text, "releases_planned": planned, "stop_reason": stop, "point_estimate": point}
+
+
 def _entry(r: CheckResult, meta: dict, out_dir: Path) -> Entry:
     d = r.details if isinstance(r.details, dict) else {}
     check = d.get("check") or r.name
@@ -340,6 +398,7 @@ def _entry(r: CheckResult, meta: dict, out_dir: Path) -> Entry:
         command=cmd,
         script=script,
         error=str(d.get("error", "")) if r.verdict == "error" else "",
+        **_sequential_fields(r, d),
     )
 
 

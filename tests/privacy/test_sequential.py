@@ -264,7 +264,7 @@ def test_audit_sequential_stops_early_and_reports_it():
         n_select=500,
         sequential=True,
     )
-    assert r3.verdict != "violated" and r3.details["sequential"]["stop_reason"] in ("futility", "max_samples")
+    assert r3.verdict != "violated" and r3.details["sequential"]["stop_reason"] in ("futility", "budget")
     r4 = audit(
         lap_half,
         PrivacyClaim(1.0),

@@ -43,7 +43,9 @@ Stopping rule, checked at every checkpoint:
 :func:`sequential_bounds_stage` turns them into the pipeline's :class:`~.certification.Bounds`.
 
 The whole audit in rounds (what ``audit(..., sequential=True)`` runs: search and selection in rounds of growing
-size too, each round's certification at α·2^-(k+1)) is :func:`rounds_audit` in :mod:`.rounds`.
+size too, each round's certification at α·2^-(k+1)) is :func:`rounds_audit` in :mod:`.rounds`; its
+:meth:`RoundsDesign.fixed_split` (one round on the fixed-n audit's own search and selection, a certification that
+stops early at the full α) is the default of the registered checks of per-call estimators.
 
 Layout: :mod:`.engine` (schedule, betting e-processes, :func:`run_sequential`), :mod:`.stages` (the pipeline
 stages of one certification), :mod:`.rounds` (the audit in rounds); every name is importable from here.
@@ -60,7 +62,7 @@ from .engine import (
     epsilon_grid,
     run_sequential,
 )
-from .rounds import MIN_ROUND, RoundsDesign, as_design, round_alpha, rounds_audit
+from .rounds import MIN_ROUND, STOP_REASONS, RoundsDesign, as_design, round_alpha, rounds_audit
 from .stages import SequentialCounts, annotate_result, sequential_bounds_stage, sequential_certification_stage
 
 __all__ = [
@@ -80,4 +82,5 @@ __all__ = [
     "round_alpha",
     "rounds_audit",
     "MIN_ROUND",
+    "STOP_REASONS",
 ]

@@ -18,6 +18,17 @@ certification budget spent) hands over to the next, larger one; it stops for goo
 search, selection and ``n_samples``) is spent.  A round that would leave less than its own size for the rounds after
 it is the last and takes all that is left.
 
+The fixed split (:meth:`RoundsDesign.fixed_split`, what the registered checks of per-call estimators run) is one
+round on the plan's own sizes: the fixed-n audit's search and selection, then the anytime-valid certification of
+at most ``n_samples`` releases per side at the full α, stopping at the first certified violation or for futility.
+It saves certification releases only, and never loses an event that the fixed-n selection would find.
+
+Why an audit stopped (``details["sequential"]["stop_reason"]``, one of :data:`STOP_REASONS`): ``"violated"``,
+``"futility"`` (the last round's test stopped for futility, or its selection releases already ruled a violation
+out) or ``"budget"`` (``max_samples`` spent).  ``details["sequential"]`` also records the releases used and planned
+and what the fixed-n audit of the same plan would draw, and ``point_estimate``: the certified event's log
+probability ratio on its certification releases at the stop, a point estimate of the leak's size (never a bound).
+
 Validity.  Round ``k``'s event, its sizes and its bets are fixed by the releases drawn before its certification
 releases, which are fresh and independent of them; given everything before it, its test wrongly rejects a claim
 that holds (or certifies a bound above the event's true privacy loss) with probability at most ``α_k`` (Ville's
@@ -55,10 +66,15 @@ from ..verdict import assemble_result, verdict_stage
 from .engine import FUTILITY_MODES, METHOD_NOTES, METHODS, SequentialOutcome
 from .stages import SequentialCounts, sequential_bounds_stage, sequential_certification_stage
 
-__all__ = ["RoundsDesign", "as_design", "round_alpha", "rounds_audit", "MIN_ROUND"]
+__all__ = ["RoundsDesign", "as_design", "round_alpha", "rounds_audit", "MIN_ROUND", "STOP_REASONS"]
 
 #: fewest releases per side a round selects on, and fewest it may certify on
 MIN_ROUND = 20
+
+#: why a sequential audit stopped (``details["sequential"]["stop_reason"]``): a certified violation; futility (its
+#: last round's test, or its selection releases, ruled a violation out before the budget was spent); the budget
+#: ``max_samples`` spent
+STOP_REASONS = ("violated", "futility", "budget")
 
 
 def round_alpha(alpha: float, k: int) -> float:
@@ -104,6 +120,11 @@ class RoundsDesign:
         Level of the futility rules.
     prior_weight : int, default 100
         Most selection releases per side the bets of a round start from (pseudo-counts).
+    single_round : bool, default False
+        One round on the plan's own sizes instead of growing rounds: the search and selection of the fixed-n
+        audit, then a certification of at most ``max_samples`` minus them (default the plan's ``n_samples``)
+        that stops early, at the full α (the round sizes and ratios above are then unused).  Build it with
+        :meth:`fixed_split`.
     """
 
     method: str = "betting"
@@ -114,6 +135,37 @@ class RoundsDesign:
     futility: str | None = "plausible"
     futility_level: float = 1e-3
     prior_weight: int = 100
+    single_round: bool = False
+
+    @classmethod
+    def fixed_split(cls, **options: Any) -> RoundsDesign:
+        """The fixed-n audit's own split, with a certification that stops early: one round whose search and
+        selection are exactly the plan's (the ``n_search`` and ``n_select`` given to ``audit``, or their defaults),
+        then the anytime-valid test of :mod:`.engine` on at most ``max_samples − search − selection`` releases
+        per side (default: the plan's ``n_samples``), stopping at the first certified violation or for futility.
+
+        The design for per-call estimators (a release costs milliseconds): it keeps the fixed-n audit's event
+        search whole (the growing rounds of the default design select on a quarter of it in their first round
+        and can miss an event only the full selection finds) and saves only certification releases.  With one
+        round there is no α to split between rounds: the test runs at the audit's full α (Bonferroni over
+        ``n_certify`` events as usual).  Its certified bound at a violation sits just above the claim (the test
+        stops as soon as the claim is refuted); ``details["sequential"]["point_estimate"]`` shows the size of
+        the leak as a point estimate.
+
+        Parameters
+        ----------
+        **options
+            Other :class:`RoundsDesign` fields (``method``, ``futility``, ``futility_level``, ``prior_weight``).
+
+        Returns
+        -------
+        RoundsDesign
+            The design (``single_round=True``).
+        """
+        for k in ("first_select", "growth", "certify_ratio", "search_ratio", "single_round"):
+            if k in options:
+                raise ValueError(f"{k} is set by fixed_split (the plan's own sizes), got {k}={options[k]!r}")
+        return cls(single_round=True, **options)
 
     def __post_init__(self):
         if self.method not in METHODS:
@@ -128,11 +180,13 @@ class RoundsDesign:
             raise ValueError(f"futility must be one of {FUTILITY_MODES}, got {self.futility!r}")
         check_prob("futility_level", self.futility_level)
         check_int("prior_weight", self.prior_weight, minimum=0)
+        if not isinstance(self.single_round, bool):
+            raise ValueError(f"single_round must be a bool, got {self.single_round!r}")
 
 
 def as_design(sequential: Any) -> RoundsDesign:
     """The :class:`RoundsDesign` an ``audit(sequential=...)`` argument stands for: ``True`` (betting),
-    ``"betting"``, ``"union"`` or a :class:`RoundsDesign`.
+    ``"betting"``, ``"union"``, ``"fixed_split"`` (:meth:`RoundsDesign.fixed_split`) or a :class:`RoundsDesign`.
 
     Parameters
     ----------
@@ -150,8 +204,11 @@ def as_design(sequential: Any) -> RoundsDesign:
         return RoundsDesign()
     if isinstance(sequential, str) and sequential in METHODS:
         return RoundsDesign(method=sequential)
+    if sequential == "fixed_split":
+        return RoundsDesign.fixed_split()
     raise ValueError(
-        f"sequential must be False, True, a method name in {METHODS} or a RoundsDesign, got {sequential!r}"
+        f"sequential must be False, True, 'fixed_split', a method name in {METHODS} or a RoundsDesign, "
+        f"got {sequential!r}"
     )
 
 
@@ -233,14 +290,29 @@ def _empty_counts(sel: Selection, plan_k: AuditPlan) -> SequentialCounts:
     return SequentialCounts(list(sel.main), z.copy(), z.copy(), 0, 0, z.copy(), z.copy(), ones, ones, 0.0, out)
 
 
-def _round_plan(plan: AuditPlan, sizes: tuple[int, int, int], a_k: float, ledger: Budget) -> AuditPlan:
+def _plan_sizes(plan: AuditPlan, max_samples: int) -> tuple[int, int, int]:
+    """Sizes of the single round of :meth:`RoundsDesign.fixed_split`: the plan's search and selection, and what
+    ``max_samples`` leaves for certification."""
+    search = plan.n_search if plan.searching else 0
+    cert = max_samples - search - plan.n_select
+    if cert < MIN_ROUND:
+        raise ValueError(
+            f"max_samples={max_samples} per side leaves {cert} certification releases per side after the plan's "
+            f"search ({search}) and selection ({plan.n_select}); at least {MIN_ROUND} are needed"
+        )
+    return search, plan.n_select, cert
+
+
+def _round_plan(
+    plan: AuditPlan, sizes: tuple[int, int, int], a_k: float, ledger: Budget, own_split: bool = False
+) -> AuditPlan:
     search, sel, cert = sizes
     a_event = a_k / plan.n_certify
     return dataclasses.replace(
         plan,
         n_samples=cert,
         n_select=sel,
-        n_select_given=False,
+        n_select_given=plan.n_select_given if own_split else False,
         n_search=max(search, MIN_ROUND * len(plan.pairs)),
         n_search_given=True,
         a_event=a_event,
@@ -276,8 +348,10 @@ def rounds_audit(
     Returns
     -------
     AuditResult
-        The result; ``details["sequential"]`` has the rounds (sizes, α, releases per stage, stop) and the stop
-        reason, ``n_samples`` the releases drawn in all (both sides, every stage and round).
+        The result; ``details["sequential"]`` has the rounds (sizes, α, releases per stage, stop), the stop
+        reason (one of :data:`STOP_REASONS`), the releases used and planned, the fixed-n audit's size and the
+        point estimate of the event's log ratio; ``n_samples`` the releases drawn in all (both sides, every stage
+        and round).
     """
     t0 = time.perf_counter() if t0 is None else t0
     design = RoundsDesign() if design is None else design
@@ -291,28 +365,33 @@ def rounds_audit(
     used = 0  # releases per side so far, every stage
     rounds: list[dict] = []
     kept: list[tuple] = []  # (plan_k, search, selection, counts, bounds) per round
-    stop = "max_samples"
+    stop = "budget"
     k = 0
     while True:
         rem = max_samples - used
-        sizes = _round_sizes(design, s, n_pairs)
-        # the last round takes what is left: when this round does not fit, or what it would leave is less than
-        # its own size (too little for a round of its own)
-        last = 2 * sum(sizes) > rem
-        if last:
-            fitted = _fit_last(design, rem, n_pairs)
-            if fitted is None:
-                break
-            sizes = fitted
-        a_k = round_alpha(plan.alpha, k)
-        plan_k = _round_plan(plan, sizes, a_k, ledger)
+        if design.single_round:  # the plan's own split, one round at the full alpha
+            sizes, last, a_k = _plan_sizes(plan, rem), True, plan.alpha
+            spend_note = f"the only round: certify {plan.n_certify} event(s) at the full alpha, Bonferroni"
+        else:
+            sizes = _round_sizes(design, s, n_pairs)
+            # the last round takes what is left: when this round does not fit, or what it would leave is less
+            # than its own size (too little for a round of its own)
+            last = 2 * sum(sizes) > rem
+            if last:
+                fitted = _fit_last(design, rem, n_pairs)
+                if fitted is None:
+                    break
+                sizes = fitted
+            a_k = round_alpha(plan.alpha, k)
+            spend_note = f"round {k}: certify {plan.n_certify} event(s), alpha * 2^-{k + 1}, Bonferroni"
+        plan_k = _round_plan(plan, sizes, a_k, ledger, own_split=design.single_round)
         search: SearchOutcome = search_stage(plan_k, rng)
         sel = selection_stage(plan_k, search.pair, rng)
         skipped = _hopeless(plan_k, sel, design)
         if skipped:
             counts = _empty_counts(sel, plan_k)
         else:
-            ledger.spend(f"round {k}: certify {plan.n_certify} event(s), alpha * 2^-{k + 1}, Bonferroni", a_k)
+            ledger.spend(spend_note, a_k)
             n_cert = plan_k.n_samples
             counts = sequential_certification_stage(
                 plan_k,
@@ -353,6 +432,7 @@ def rounds_audit(
             stop = "violated"
             break
         if last:
+            stop = "futility" if skipped or o.stop_reason == "futility" else "budget"
             break
         s *= design.growth
         k += 1
@@ -367,10 +447,31 @@ def rounds_audit(
     result = assemble_result(
         plan_b, search_b, sel_b, counts_b, bounds_b, verdict, seconds=time.perf_counter() - t0, rng=rng
     )
-    return _annotate(result, plan, design, rounds, best, stop, max_samples, counts_b)
+    sizes = {"max_samples": int(max_samples), "fixed_n": int(default_total)}
+    return _annotate(result, plan, design, rounds, best, stop, sizes, counts_b, bounds_b)
 
 
-def _annotate(result, plan, design, rounds, best, stop, max_samples, counts_b) -> AuditResult:
+def _point_estimate(counts: SequentialCounts, bounds: Any) -> dict:
+    """The certified event's log probability ratio estimated from its certification counts at the stop (a point
+    estimate, not a bound)."""
+    o = counts.outcome
+    assert o is not None
+    i = int(bounds.index)
+    n = int(o.n_per_side)
+    kn, kd = (int(o.k_num[i]), int(o.k_den[i])) if n else (0, 0)
+    return {
+        "log_ratio": float(bounds.point),
+        "numerator": kn,
+        "denominator": kd,
+        "n_per_side": n,
+        "note": "log(numerator / denominator) of the certified event on its certification releases at the stop: a "
+        "point estimate of the size of the leak, NOT a bound (no confidence attached; biased upwards when the "
+        "test stopped at its first certified violation); the certified statement is epsilon_lb",
+    }
+
+
+def _annotate(result, plan, design, rounds, best, stop, sizes, counts_b, bounds_b) -> AuditResult:
+    max_samples, fixed_n = sizes["max_samples"], sizes["fixed_n"]
     o = counts_b.outcome
     total = sum(r["releases"] for r in rounds)
     by_stage = {
@@ -380,14 +481,33 @@ def _annotate(result, plan, design, rounds, best, stop, max_samples, counts_b) -
     }
     rb = rounds[best]
     d = result.details
+    if design.single_round:
+        validity = (
+            "one round on the plan's own search and selection; its certification releases are fresh and its "
+            "anytime-valid test runs at the full alpha: the bound holds at 1 - alpha at the stopping time"
+        )
+    else:
+        validity = (
+            "round k certifies on fresh releases at alpha_k = alpha * 2^-(k+1), its event, sizes and bets fixed by "
+            "earlier releases; union bound over rounds: all rounds' statements hold together at 1 - alpha"
+        )
     d["sequential"] = {
         "stop_reason": stop,
+        "design_name": "fixed split: one round on the fixed-n audit's sizes"
+        if design.single_round
+        else "growing rounds",
         "rounds": rounds,
         "rounds_used": len(rounds),
         "releases_used": int(total),
         "releases_per_side": int(total // 2),
+        "releases_used_per_side": {"D": int(total // 2), "D'": int(total // 2)},
+        "releases_planned": int(2 * max_samples),
+        "fixed_n_releases": int(2 * fixed_n),
+        "fixed_n_note": "what the fixed-n audit of the same plan draws on average (search, n_select and "
+        "Poisson(n_samples) per side, both sides)",
         "releases_by_stage": by_stage,
         "max_samples_per_side": int(max_samples),
+        "point_estimate": _point_estimate(counts_b, bounds_b),
         "alpha_per_round": [r["alpha"] for r in rounds],
         "epsilon_lb_round": int(best),
         "epsilon_lb_alpha": rb["alpha"],
@@ -395,8 +515,7 @@ def _annotate(result, plan, design, rounds, best, stop, max_samples, counts_b) -
         "within_round": o.to_dict(),
         "method": METHOD_NOTES[design.method],
         "design": dataclasses.asdict(design),
-        "validity": "round k certifies on fresh releases at alpha_k = alpha * 2^-(k+1), its event, sizes and bets "
-        "fixed by earlier releases; union bound over rounds: all rounds' statements hold together at 1 - alpha",
+        "validity": validity,
     }
     d.setdefault("counts", {})["n_per_side"] = int(o.n_per_side)
     tag = f"sequential-rounds-{design.method}"
@@ -422,9 +541,17 @@ def _annotate(result, plan, design, rounds, best, stop, max_samples, counts_b) -
             f"round's at its certification budget"
         )
     result.n_samples = int(total)
-    result.summary += (
-        f"; sequential rounds: {stop} after {len(rounds)} round(s), {total} releases in all (search "
-        f"{by_stage['search']}, selection {by_stage['selection']}, certification {by_stage['certification']}); "
-        f"the bound is round {best}'s at alpha_k = {rb['alpha']:.3g}, all rounds together at {1 - plan.alpha:.4g}"
-    )
+    if design.single_round:
+        result.summary += (
+            f"; sequential (fixed split): stopped ({stop}) after {total} of {2 * max_samples} planned releases "
+            f"(search {by_stage['search']}, selection {by_stage['selection']}, certification "
+            f"{by_stage['certification']}); the bound holds at {1 - plan.alpha:.4g} at the stop"
+        )
+    else:
+        result.summary += (
+            f"; sequential rounds: {stop} after {len(rounds)} round(s), {total} releases in all (search "
+            f"{by_stage['search']}, selection {by_stage['selection']}, certification {by_stage['certification']}); "
+            f"the bound is round {best}'s at alpha_k = {rb['alpha']:.3g}, all rounds together at "
+            f"{1 - plan.alpha:.4g}"
+        )
     return result
