@@ -27,7 +27,7 @@ from .attacks import ATTACK_NAMES, DiscreteAttack, Event, make_attacks, predicte
 from .neighbours import Pair
 from .plan import AuditPlan, context_for
 from .search import MIN_PER_PAIR, search_pairs
-from .selection_stream import MIN_SELECT, SelectionStream, add_chunks, draw_held, fit_families, fit_size
+from .selection_stream import MIN_SELECT, SelectionStream, count_ranges, draw_held, fit_families, fit_size
 from .selection_stream import non_finite_rows as _non_finite_rows
 from .streaming import held_releases_cap, probe_release_nbytes
 
@@ -368,8 +368,21 @@ def _streamed_selection(plan: AuditPlan, pair: Pair, rng: np.random.Generator, n
     rest = (Y1[fit:].copy(), Y2[fit:].copy())  # held releases past the fit part (none unless held > cut)
     if not fixed:  # only an attack without recorded scans needs the fit releases again (its profile)
         Y1 = Y2 = None
-    stream = SelectionStream(plan.mechanism, (pair.d, pair.d_prime), rest, rng, nbytes, first=fit)
-    add_chunks(stream, families, "scan", fit, cut)
+    stream = SelectionStream(
+        plan.mechanism,
+        (pair.d, pair.d_prime),
+        rest,
+        rng,
+        nbytes,
+        first=fit,
+        backend=plan.backend,
+        client=plan.client,
+        max_memory=plan.max_memory,
+    )
+    # one pass over the stream (on the audit's backend): the scan part, and the held-out part for every family and
+    # every fixed event (only those of the events kept below are used)
+    ranges = [("scan", fit, cut)] + ([("held", cut, n)] if cut < n else [])
+    fixed_counts = count_ranges(stream, families, ranges, fixed, "held" if cut < n else None)
     family_of, events = {}, list(fixed)
     for f in families:
         for e in f.events():
@@ -378,22 +391,13 @@ def _streamed_selection(plan: AuditPlan, pair: Pair, rng: np.random.Generator, n
     events = _dedupe(events)
     if cut < n:
         events = _drop_scan_leftovers(events)
-        # the profile re-chooses the best event's family on all releases, so then every family counts the held part
-        feed = (
-            families
-            if plan.n_profile
-            else list({id(family_of[id(e)]): family_of[id(e)] for e in events if id(e) in family_of}.values())
-        )
-        loose = [e for e in events if id(e) not in family_of]
-        loose_counts = np.zeros((2, len(loose)), dtype=np.int64)
-        add_chunks(stream, feed, "held", cut, n, loose, loose_counts)
         props = []
         for e in events:
             if id(e) in family_of:
                 k1, m1, k2, m2 = family_of[id(e)].counts(e, "held")
             else:
-                i = next(j for j, x in enumerate(loose) if x is e)
-                k1, m1, k2, m2 = int(loose_counts[0, i]), n - cut, int(loose_counts[1, i]), n - cut
+                i = next(j for j, x in enumerate(fixed) if x is e)
+                k1, m1, k2, m2 = int(fixed_counts[0, i]), n - cut, int(fixed_counts[1, i]), n - cut
             props.append((k1 / m1, k2 / m2))
         events = _rescore(events, props, n - cut, n - cut, plan)
     main = _main_events(plan, events)

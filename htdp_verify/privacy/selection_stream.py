@@ -29,19 +29,21 @@ per side, claim (1, 1e-5)) the ε lower bounds matched the in-memory selection's
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from .adapters import draw
 from .attacks import Event
-from .streaming import HELD_OVERHEAD, held_releases_cap, stream_releases
+from .streaming import HELD_OVERHEAD, _block, block_size, held_releases_cap, parse_memory, stream_releases
 
 __all__ = [
     "FIT_CAP",
     "MIN_SELECT",
     "SelectionStream",
     "add_chunks",
+    "count_ranges",
     "draw_held",
     "fit_families",
     "fit_size",
@@ -163,16 +165,37 @@ class SelectionStream:
         Bytes of one release (fixes the stream's blocks).
     first : int, default 0
         Position of the first row of ``held``.
+    backend : str, default "serial"
+        Where :func:`count_ranges` counts the streamed blocks: ``"serial"`` (this process) or ``"dask"``.
+    client : distributed.Client, optional
+        The Dask client (with ``backend="dask"``).
+    max_memory : int or str, default "2GiB"
+        Memory budget: how many blocks one call counts.
     """
 
     def __init__(
-        self, mechanism: Any, data: tuple, held: tuple, rng: np.random.Generator, release_nbytes: int, first: int = 0
+        self,
+        mechanism: Any,
+        data: tuple,
+        held: tuple,
+        rng: np.random.Generator,
+        release_nbytes: int,
+        first: int = 0,
+        *,
+        backend: str = "serial",
+        client: Any = None,
+        max_memory: int | str = "2GiB",
     ):
+        if backend not in ("serial", "dask"):
+            raise ValueError(f"backend must be 'serial' or 'dask', got {backend!r}")
+        if backend == "dask" and client is None:
+            raise ValueError("backend='dask' needs client= (a distributed.Client)")
         self.mechanism, self.data, self.held, self.first = mechanism, data, held, int(first)
         self.n_held = self.first + int(np.asarray(held[0]).shape[0])
         self.entropy = [int(rng.integers(0, 2**63)) for _ in range(2)]
         self.release_nbytes = int(release_nbytes)
         self.non_finite = 0
+        self.backend, self.client, self.max_memory = backend, client, max_memory
 
     def chunks(self, side: int, lo: int, hi: int):
         """Chunks of positions ``lo`` to ``hi - 1`` of ``side`` (0: D, 1: D'); ``lo`` at least ``first``.
@@ -222,8 +245,8 @@ def non_finite_rows(Y: Any) -> int:
 
 
 def add_chunks(stream: SelectionStream, families: list, part: str, lo: int, hi: int, fixed=(), fixed_counts=None):
-    """Add positions ``lo`` to ``hi - 1`` of both sides to ``part`` of every family, one chunk at a time, each family's
-    score computed once per chunk; ``fixed`` events are counted by their indicator into ``fixed_counts``.
+    """Add positions ``lo`` to ``hi - 1`` of both sides to ``part`` of every family; ``fixed`` events are counted by
+    their indicator into ``fixed_counts`` (:func:`count_ranges` with one range).
 
     Parameters
     ----------
@@ -240,12 +263,157 @@ def add_chunks(stream: SelectionStream, families: list, part: str, lo: int, hi: 
     fixed_counts : numpy.ndarray, optional
         Shape ``(2, len(fixed))``, incremented in place (row 0: D, row 1: D').
     """
-    for side in (0, 1):
-        for y in stream.chunks(side, lo, hi):
-            for f in families:
-                f.add(part, side, y)
-            for i, e in enumerate(fixed):
-                fixed_counts[side, i] += int(np.count_nonzero(e.indicator(y)))
+    k = count_ranges(stream, families, [(part, lo, hi)], fixed, part if len(fixed) else None)
+    if len(fixed):
+        fixed_counts += k
+
+
+def count_ranges(stream: SelectionStream, families: list, ranges: list, fixed=(), fixed_part: str | None = None):
+    """Count consecutive ranges of positions of both sides into the families' parts in one pass over the stream.
+
+    ``ranges`` is a list of ``(part, lo, hi)``: positions ``lo .. hi - 1`` of both sides are added to ``part`` of
+    every family (``lo`` at least ``stream.first``).  Held positions are counted here; the streamed ones block by
+    block, each block drawn once even when two ranges share it, in groups of blocks counted on the stream's backend
+    (this process, or the Dask workers: each gets the families without their counts, :meth:`ScanFamily.blank`).
+    The releases of a block depend only on the stream's seed and the block's index, and counts are integers added
+    in any order, so the families' counts are the same for a seed on every backend, worker count and memory budget.
+    Each feature is computed once per chunk, however many families share it.
+
+    Parameters
+    ----------
+    stream : SelectionStream
+        The selection releases (and the backend that counts them).
+    families : list of ScanFamily
+        The recorded scans whose counts grow.
+    ranges : list of tuple
+        ``(part, lo, hi)`` per range.
+    fixed : sequence of Event, optional
+        Events counted by their indicator on the range of ``fixed_part``.
+    fixed_part : str, optional
+        The part of ``ranges`` on which ``fixed`` is counted (``None``: not counted).
+
+    Returns
+    -------
+    numpy.ndarray
+        Counts of ``fixed``, shape ``(2, len(fixed))`` (row 0: D, row 1: D').
+    """
+    ranges = [(str(p), int(lo), int(hi)) for p, lo, hi in ranges]
+    for _, lo, hi in ranges:
+        if lo < stream.first or hi < lo:
+            raise ValueError(f"ranges must lie within positions {stream.first} .. of the stream, got ({lo}, {hi})")
+    fixed = list(fixed)
+    r_fixed = next((i for i, (p, _, _) in enumerate(ranges) if p == fixed_part), None) if fixed else None
+    fixed_counts = np.zeros((2, len(fixed)), dtype=np.int64)
+    counters = [f.blank() for f in families]
+    for side in (0, 1):  # held positions, in this process
+        for r, (_, lo, hi) in enumerate(ranges):
+            if lo < min(hi, stream.n_held):
+                y = stream.held[side][lo - stream.first : min(hi, stream.n_held) - stream.first]
+                _merge(families, ranges[r][0], side, _tally_chunk(counters, y))
+                if r == r_fixed:
+                    fixed_counts[side] += _count_fixed(fixed, y)
+    streamed = [
+        (p, max(lo, stream.n_held) - stream.n_held, max(hi, stream.n_held) - stream.n_held) for p, lo, hi in ranges
+    ]
+    job = _StreamJob(
+        stream.mechanism,
+        stream.data,
+        stream.entropy,
+        block_size(stream.release_nbytes),
+        counters,
+        [(s0, s1) for _, s0, s1 in streamed],
+        fixed,
+        r_fixed,
+    )
+    for side, tallies, k_fixed, non_finite in _run_groups(stream, job, _groups(stream, job)):
+        for r, per_family in enumerate(tallies):
+            _merge(families, streamed[r][0], side, per_family)
+        fixed_counts[side] += k_fixed
+        stream.non_finite += non_finite
+    return fixed_counts
+
+
+class _StreamJob:
+    """What a process needs to count groups of streamed blocks: the mechanism, both sides' data and seeds, the block
+    size, the families without counts, the ranges (stream positions) and the fixed events of range ``r_fixed``."""
+
+    def __init__(self, mechanism, data, entropy, block, counters, ranges, fixed, r_fixed):
+        self.mechanism, self.data, self.entropy, self.block = mechanism, data, list(entropy), int(block)
+        self.counters, self.ranges, self.fixed, self.r_fixed = counters, ranges, fixed, r_fixed
+
+
+def _groups(stream: SelectionStream, job: _StreamJob) -> list[tuple[int, int, int]]:
+    """``(side, first block, number of blocks)`` of every call: blocks of the streamed ranges, in groups of what
+    ``max_memory`` allows per call (on Dask at least two calls per worker thread when there are enough blocks)."""
+    B = job.block
+    spans = [(s0, s1) for s0, s1 in job.ranges if s1 > s0]
+    if not spans:
+        return []
+    b0, b1 = min(s0 for s0, _ in spans) // B, math.ceil(max(s1 for _, s1 in spans) / B)
+    per_call = max(1, parse_memory(stream.max_memory) // max(B * stream.release_nbytes * 4, 1))
+    if stream.backend == "dask":
+        threads = max(1, sum(stream.client.nthreads().values()))
+        per_call = min(per_call, max(1, (2 * (b1 - b0)) // (2 * threads)))
+    return [(side, b, min(per_call, b1 - b)) for side in (0, 1) for b in range(b0, b1, per_call)]
+
+
+def _run_groups(stream: SelectionStream, job: _StreamJob, groups):
+    if not groups:
+        return []
+    if stream.backend == "dask":
+        client = stream.client
+        shipped = client.scatter(job, hash=False)
+        futures = client.map(_count_group, [shipped] * len(groups), *[list(c) for c in zip(*groups)], pure=False)
+        return client.gather(futures)
+    return [_count_group(job, *g) for g in groups]
+
+
+def _count_group(job: _StreamJob, side: int, first: int, n_blocks: int):
+    """Tallies of blocks ``first .. first + n_blocks - 1`` of ``side``: per range, per family (``None`` where the
+    range has no release there), the fixed events' counts and the non-finite releases, one block in memory."""
+    B = job.block
+    tallies: list[list] = [[None] * len(job.counters) for _ in job.ranges]
+    k_fixed = np.zeros(len(job.fixed), dtype=np.int64)
+    non_finite = 0
+    for b in range(first, first + n_blocks):
+        parts = [(r, max(s0, b * B), min(s1, (b + 1) * B)) for r, (s0, s1) in enumerate(job.ranges)]
+        parts = [p for p in parts if p[2] > p[1]]
+        if not parts:
+            continue
+        y = _block(job.mechanism, job.data[side], job.entropy[side], b, B)
+        for r, lo, hi in parts:
+            chunk = y[lo - b * B : hi - b * B]
+            non_finite += non_finite_rows(chunk)
+            for i, t in enumerate(_tally_chunk(job.counters, chunk)):
+                if tallies[r][i] is None:
+                    tallies[r][i] = t
+                else:
+                    tallies[r][i] += t
+            if r == job.r_fixed:
+                k_fixed += _count_fixed(job.fixed, chunk)
+    return side, tallies, k_fixed, non_finite
+
+
+def _tally_chunk(counters: list, y) -> list:
+    """Each counter's tally of the releases ``y``, each distinct feature computed once."""
+    scores: dict[int, Any] = {}
+    out = []
+    for c in counters:
+        key = id(c.feature)
+        if key not in scores:
+            scores[key] = c.feature(y)
+        out.append(c.tally(scores[key]))
+    return out
+
+
+def _count_fixed(fixed, y) -> np.ndarray:
+    return np.array([int(np.count_nonzero(e.indicator(y))) for e in fixed], dtype=np.int64)
+
+
+def _merge(families: list, part: str, side: int, tallies: list) -> None:
+    for f, t in zip(families, tallies):
+        if t is not None:
+            f.add_tally(part, side, t)
 
 
 def draw_held(mechanism: Any, pair: Any, n: int, rng: np.random.Generator, chunk_size: int) -> tuple:

@@ -21,6 +21,7 @@ from htdp_verify.privacy.attacks import (
     ATTACK_NAMES,
     Attack,
     DiscreteAttack,
+    Event,
     Identity,
     ScanFamily,
     SelectionContext,
@@ -303,3 +304,102 @@ def test_the_profile_rechooses_the_best_family_on_all_its_releases(monkeypatch):
     assert all(p.feature is best.feature and p.kind == best.kind for p in sel.profile)
     # the GDP mu event is chosen by its own objective on the same feature's counts (scan and held-out parts)
     assert sel.profile[-1].predicted > 0 and sel.methods[0] in ("cp", "poisson")
+
+
+def _nan_lap(data, size, rng):
+    """Laplace releases, one in 50 of them NaN (non-finite releases are counted once each)."""
+    y = lap(data, size, rng)
+    y[rng.random(size) < 0.02] = np.nan
+    return y
+
+
+def _families(Y1, Y2):
+    ctx = _ctx()
+    scan_thresholds(Y1, Y2, ctx, Identity(), "t")
+    scan_intervals(Y1, Y2, ctx, ctx.families[0].feature, "i")  # shares the feature: computed once per chunk
+    return ctx.families
+
+
+def test_one_pass_counts_both_ranges_as_two_passes_do(monkeypatch):
+    from htdp_verify.privacy import streaming
+
+    monkeypatch.setattr(streaming, "MAX_BLOCK", 256)  # blocks of 256 releases (MIN_BLOCK is 64)
+    rng = np.random.default_rng(3)
+    fit, held, cut, n = 300, 500, 1700, 3000  # positions 300..499 held, 500..2999 streamed (10 blocks per side)
+    Y = [_nan_lap(d, held, rng) for d in PAIR]
+    fixed = [
+        Event("threshold", Identity(), ">=", (0.7,), 1, "f"),
+        Event("threshold", Identity(), "<=", (0.0,), -1, "f"),
+    ]
+    calls = []
+
+    def spy(data, size, g):
+        calls.append(size)
+        return _nan_lap(data, size, g)
+
+    def stream(seed, mech=_nan_lap):
+        return ss.SelectionStream(mech, PAIR, (Y[0][fit:], Y[1][fit:]), np.random.default_rng(seed), 8, first=fit)
+
+    one = _families(Y[0][:fit], Y[1][:fit])
+    s1 = stream(7, spy)
+    k = ss.count_ranges(s1, one, [("scan", fit, cut), ("held", cut, n)], fixed, "held")
+    assert calls == [256] * 20  # each streamed block drawn once, although block 4 (1024..1279) holds both ranges
+    two = _families(Y[0][:fit], Y[1][:fit])
+    s2, ref = stream(7), np.zeros((2, 2), dtype=np.int64)
+    for part, lo, hi, fx in (("scan", fit, cut, ()), ("held", cut, n, fixed)):  # the reference: chunk by chunk
+        for side in (0, 1):
+            for y in s2.chunks(side, lo, hi):
+                for f in two:
+                    f.add(part, side, y)
+                for i, e in enumerate(fx):
+                    ref[side, i] += np.count_nonzero(e.indicator(y))
+    np.testing.assert_array_equal(k, ref)
+    for a, b in zip(one, two):
+        for part in ("scan", "held"):
+            for ta, tb in zip(a.parts[part], b.parts[part]):
+                assert (ta.n, ta.nv) == (tb.n, tb.nv)
+                np.testing.assert_array_equal(ta.lt, tb.lt)
+                np.testing.assert_array_equal(ta.le, tb.le)
+    assert one[0].sizes(("scan", "held")) == (n, n)
+    assert s1.non_finite == s2.non_finite > 0  # streamed NaN releases, each counted once
+    # the comparison can fail: another seed of the stream gives other counts
+    other = _families(Y[0][:fit], Y[1][:fit])
+    k_other = ss.count_ranges(stream(8), other, [("scan", fit, cut), ("held", cut, n)], fixed, "held")
+    assert not np.array_equal(k_other, k) and not np.array_equal(
+        other[0].parts["held"][0].lt, one[0].parts["held"][0].lt
+    )
+    with pytest.raises(ValueError, match="ranges"):
+        ss.count_ranges(stream(7), one, [("scan", fit - 1, cut)])
+
+
+def test_dask_workers_count_the_streamed_selection_as_this_process_does(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from htdp_verify.privacy import streaming
+
+    monkeypatch.setattr(ss, "FIT_CAP", 1000)
+    monkeypatch.setattr(streaming, "MAX_BLOCK", 256)  # 6000 - 1000 streamed selection releases: 20 blocks per side
+
+    def run(**kw):
+        r = audit(
+            _nan_lap,
+            PrivacyClaim(1.0),
+            pairs=[PAIR],
+            n_samples=24_000,
+            n_select=6000,
+            rng=np.random.default_rng(11),
+            **kw,
+        )
+        return r.epsilon_lb, r.details["event"]["event"], r.counts, r.details["samples"], r.details["selection"]
+
+    serial = run()
+    assert serial[3]["n_select_held_per_side"] == 1000 and serial[3]["n_select_per_side"] == 6000
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc,
+        distributed.Client(lc) as client,
+        distributed.get_task_stream(client) as ts,
+    ):
+        viadask = run(backend="dask", client=client)
+        small_calls = run(backend="dask", client=client, max_memory=2**19)  # other groups of blocks per call
+    assert viadask == serial and small_calls == serial
+    workers = {t["worker"] for t in ts.data if t["key"].startswith("_count_group")}
+    assert len(workers) == 2  # both workers counted selection blocks

@@ -178,15 +178,18 @@ class ScanFamily:
         Map from releases to scores (threshold, interval) or exact keys (set).
     attack : str
         Name of the attack family (recorded in the events).
-    ctx : SelectionContext
-        The context of the scan (its objective, level, pessimism).
+    ctx : SelectionContext or None
+        The context of the scan (its objective, level, pessimism); ``None`` for a family that only counts
+        (:meth:`blank`), whose :meth:`events` then need a ``ctx``.
     grid : numpy.ndarray
         Candidate thresholds, interval end points, or outcomes (sorted, unique).
     pessimism : callable, optional
         Set families: the pessimism of a union of ``j`` of ``K`` outcomes (default :func:`union_pessimism`).
     """
 
-    def __init__(self, kind: str, feature: Any, attack: str, ctx: SelectionContext, grid: np.ndarray, pessimism=None):
+    def __init__(
+        self, kind: str, feature: Any, attack: str, ctx: SelectionContext | None, grid: np.ndarray, pessimism=None
+    ):
         if kind not in _CHOOSE:
             raise ValueError(f"kind must be 'threshold', 'interval' or 'set', got {kind!r}")
         self.kind, self.feature, self.attack, self.ctx, self.grid = kind, feature, attack, ctx, grid
@@ -194,17 +197,56 @@ class ScanFamily:
         self.parts: dict[str, list[_Tally]] = {}
         self._where: dict[int, Any] = {}
 
-    def _tally(self, scores) -> _Tally:
+    def blank(self) -> ScanFamily:
+        """The family without its counts or context: its kind, feature and grid, all a process needs to count
+        further releases (:meth:`tally`) and cheap to send to another one.
+
+        Returns
+        -------
+        ScanFamily
+            A family with no counts, whose tallies add to this one's (:meth:`add_tally`).
+        """
+        return ScanFamily(self.kind, self.feature, self.attack, None, self.grid, self.pessimism)
+
+    def tally(self, scores: Any) -> _Tally:
+        """The counts of a chunk's scores (keys for set families) at this family's grid, not added to any part.
+
+        Parameters
+        ----------
+        scores : array_like
+            ``feature(Y)`` of the chunk.
+
+        Returns
+        -------
+        _Tally
+            Releases, valid scores and counts per grid point; tallies add with ``+=`` and :meth:`add_tally`.
+        """
         if self.kind == "set":
             return _tally_keys(scores, self.grid)
         a, n = _sorted_valid(scores)
         return _tally_sorted(a, n, self.grid)
 
-    def _add_tally(self, part: str, side: int, t: _Tally) -> None:
+    def add_tally(self, part: str, side: int, t: _Tally) -> None:
+        """Add a tally (from :meth:`tally` of this family or of its :meth:`blank`) to ``part`` of ``side``.
+
+        Parameters
+        ----------
+        part : str
+            ``"scan"`` or ``"held"``.
+        side : int
+            0 for releases on D, 1 for releases on D'.
+        t : _Tally
+            The counts added.
+        """
+        if side not in (0, 1):
+            raise ValueError(f"side must be 0 or 1, got {side!r}")
         if part not in self.parts:
             ordered = self.kind != "set"
             self.parts[part] = [_Tally(self.grid.size, ordered), _Tally(self.grid.size, ordered)]
         self.parts[part][side] += t
+
+    _tally = tally
+    _add_tally = add_tally
 
     def add_scores(self, part: str, side: int, scores: Any) -> None:
         """Add the scores (keys for set families) of a chunk of releases of ``side`` (0: D, 1: D') to ``part``.
@@ -218,9 +260,7 @@ class ScanFamily:
         scores : array_like
             ``feature(Y)`` of the chunk.
         """
-        if side not in (0, 1):
-            raise ValueError(f"side must be 0 or 1, got {side!r}")
-        self._add_tally(part, side, self._tally(scores))
+        self.add_tally(part, side, self.tally(scores))
 
     def add(self, part: str, side: int, Y: Any) -> None:
         """Add a chunk of releases ``Y`` of ``side`` to ``part`` (:meth:`add_scores` of ``feature(Y)``).
