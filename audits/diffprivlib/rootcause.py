@@ -16,8 +16,10 @@ that still trigger it, the upstream issue where one is known, and a reproduction
   1, ...) with the upstream issue that reports them (only issues whose text was read are cited).
 
 :func:`minimise` shrinks the configuration greedily (fewer features, fewer rows, fewer clusters/classes, default
-optional arguments) while a screening audit still flags it; :func:`reproduce` writes the stand-alone script of
-:func:`~.repro.repro_script` for the certified pair and event and runs it (in process) to record its counts.
+optional arguments) while a screening audit still flags it, and :func:`explain` has the caller certify the result on
+fresh samples (:func:`~.search.run_search` gives it its own generator and α slot); :func:`reproduce` writes the
+stand-alone script of :func:`~.repro.repro_script` for the certified pair and event and runs it (in process) to
+record its counts.
 """
 
 from __future__ import annotations
@@ -497,9 +499,16 @@ def explain(
     shrink_steps: int = 2,
     repro_n: int = 200,
     out_dir=None,
+    certify_smallest=None,
 ) -> dict:
-    """Root cause of the certified violation ``res`` of configuration ``c`` on ``pair`` (see module docstring)."""
-    from .search import _ledger_epsilon, ledger_text
+    """Root cause of the certified violation ``res`` of configuration ``c`` on ``pair`` (see module docstring):
+    a dict with the step, rule, upstream issue, cause text, leaking coordinates, ledger, smallest configuration and
+    reproduction.  ``certify_smallest(config, pair) -> AuditResult``, when given, audits the smallest configuration
+    still flagged on fresh samples (the caller owns its generator and α) and its result is kept under
+    ``smallest["certified"]``; when nothing smaller was flagged, the certification ``res`` itself stands for it
+    (``same_as_certified``) and nothing more is drawn."""
+    from .search import _ledger_epsilon
+    from .search_result import ledger_text
 
     r_leak, r_min = rng.spawn(2)
     n_leak = 40 if c.key.startswith("models.") else 400
@@ -529,12 +538,21 @@ def explain(
             "upstream": _NO_ISSUE,
         }
     small, small_s, steps = minimise(c, r_min, screen_sizes=screen_sizes, max_steps=shrink_steps)
+    small_pair = small_s.pair if small_s is not None else pair
     smallest = {
         "config": small.to_dict(),
         "steps": steps,
-        "pair": (small_s.pair.describe() if small_s is not None else pair.describe()),
+        "pair": small_pair.describe(),
+        "pair_label": small_pair.label,
         "screen_epsilon_lb": small_s.epsilon_lb if small_s is not None else None,
     }
+    if certify_smallest is not None:
+        if small_s is None:
+            smallest["certified"] = dict(_certified_row(small, res), same_as_certified=True)
+        else:
+            smallest["certified"] = dict(
+                _certified_row(small, certify_smallest(small, small_pair)), same_as_certified=False
+            )
     rep = reproduce(c, pair, res, n=repro_n, out_dir=out_dir)
     return {
         "config": c.to_dict(),
@@ -553,6 +571,21 @@ def explain(
         "pair": pair.describe(),
         "smallest": smallest,
         "reproduction": rep,
+    }
+
+
+def _certified_row(c: Config, res) -> dict:
+    """What the report keeps of a certification: configuration, pair, event, bound, verdict, α, counts, sizing."""
+    return {
+        "config": c.to_dict(),
+        "pair_label": res.pair.get("label", ""),
+        "event": res.event,
+        "epsilon_lb": float(res.epsilon_lb),
+        "verdict": res.verdict,
+        "alpha": float(res.alpha),
+        "counts": res.counts,
+        "sizing": res.details.get("sizing"),
+        "summary": res.summary,
     }
 
 

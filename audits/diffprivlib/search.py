@@ -1,5 +1,6 @@
 """Configuration search over diffprivlib 0.6.6: screen many configurations of the space (:mod:`.space`) cheaply,
-certify the most suspicious ``K`` on fresh samples, and explain every certified violation (:mod:`.rootcause`).
+certify the most suspicious ``K`` on fresh samples, explain every certified violation (:mod:`.rootcause`) and certify
+its smallest configuration.
 
 Design (Holohan et al. 2019, arXiv:1907.02444, audited with the engine's :func:`~htdp_verify.privacy.audit`):
 
@@ -11,16 +12,23 @@ Design (Holohan et al. 2019, arXiv:1907.02444, audited with the engine's :func:`
    chosen pair is recorded next to it (reported, not used for the ranking).  Screening samples are thrown away:
    nothing is concluded from them, so they spend no α.
 3. **Certification**: the ``K`` best-scoring configurations are audited again on the pair screening chose, with
-   fresh releases from a child generator (its own event selection and certification samples), each at
-   ``alpha / K`` (Bonferroni over the K certifications): every certified bound of the search holds simultaneously
-   at ``1 - alpha``.  ``K`` is fixed before the search runs, so the selection cannot inflate the error rate.
+   fresh releases from a child generator (its own event selection and certification samples).  Their releases per
+   side come from the family's detectability target at each configuration's own claim
+   (:func:`~.sizes.certification_sizes`, capped by the profile), and the result records the target, whether the cap
+   bound and the true ε detectable at the size drawn.
 4. **Root cause** for each certified violation (:func:`~.rootcause.explain`): the leaking internal step, the
-   smallest configuration and pair still flagged, the upstream issue where one is known, and a reproduction
-   script that rebuilds the certified event and recounts it.
+   smallest configuration and pair still flagged by screening, the upstream issue where one is known, and a
+   reproduction script that rebuilds the certified event and recounts it.
+5. **Smallest configuration certified**: when the minimisation found a smaller configuration, it is audited on its
+   own pair with fresh releases from its own child generator (sized like step 3).
 
-The registered checks ``diffprivlib.search.mechanisms`` / ``.tools`` / ``.models`` each run at
-``SEARCH_ALPHA / 3``, so the three searches' certified statements hold together at 95 %.  Sizes per profile are
-in :data:`SEARCH_SIZES`; the measured times are in the module docstring of ``benchmarks/bench_dpl_search.py``.
+α: the search's ``alpha`` is split, before anything runs, into ``2K`` equal Bonferroni slots: the ``K``
+certifications and the ``K`` smallest-configuration certifications (a slot whose violation did not occur, or whose
+smallest configuration is the certified one, stays unspent).  Every certified bound of the search therefore holds
+simultaneously at ``1 - alpha``.  The registered checks ``diffprivlib.search.mechanisms`` / ``.tools`` /
+``.models`` each run at ``SEARCH_ALPHA / 3``, so the three searches' certified statements hold together at 95 %.
+Sizes per profile are in :data:`~.sizes.SEARCH_SIZES`; the measured times are in the module docstring of
+``benchmarks/bench_dpl_search.py``.
 """
 
 from __future__ import annotations
@@ -31,8 +39,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from htdp_verify.claims import PrivacyClaim, Provenance
+from htdp_verify.privacy.sizing import DetectabilityTarget
 from htdp_verify.results import CheckResult
 
+from .search_result import _result, alpha_slots, ledger_text, search_table
+from .sizes import SEARCH_SIZES, certification_sizes
 from .space import FAMILIES, SPACE, Config, build_adapter, config_pairs, make_config, sample_configs
 
 __all__ = [
@@ -45,74 +56,13 @@ __all__ = [
     "search_check",
     "search_table",
     "ledger_text",
+    "alpha_slots",
+    "certification_sizes",
 ]
 
 PAPER = "Holohan et al. 2019, Diffprivlib (arXiv:1907.02444); diffprivlib 0.6.6"
 #: family-wise α of the three registered searches together (each gets SEARCH_ALPHA / 3)
 SEARCH_ALPHA = 0.05
-
-#: per profile and family: configurations screened, screening audit sizes, K certified, certification sizes,
-#: shrink steps of the root-cause minimisation and releases per side of the reproduction recount
-SEARCH_SIZES = {
-    "quick": {
-        "mechanisms": dict(
-            n_configs=16,
-            screen=dict(n_samples=800, n_select=400, n_search=200, max_pairs=2),
-            k=2,
-            certify=dict(n_samples=10_000, n_select=2_000),
-            shrink=1,
-            repro_n=10_000,
-        ),
-        "tools": dict(
-            n_configs=12,
-            screen=dict(n_samples=100, n_select=80, n_search=30, max_pairs=2),
-            k=2,
-            certify=dict(n_samples=1_000, n_select=300),
-            shrink=1,
-            repro_n=1_000,
-        ),
-        "models": dict(
-            n_configs=5,
-            screen=dict(n_samples=40, n_select=30, n_search=20, max_pairs=2),
-            k=2,
-            certify=dict(n_samples=150, n_select=60),
-            shrink=1,
-            repro_n=100,
-            max_d=50,
-            # screened after the drawn ones: one wide model in every quick run
-            pinned=(
-                ("models.KMeans", 1.0, {"bounds": (0.0, 1.0), "n_clusters": 2}, {"n": 20, "d": 20, "shape": "spread"}),
-            ),
-        ),
-    },
-    "full": {
-        "mechanisms": dict(
-            n_configs=64,
-            screen=dict(n_samples=4000, n_select=1500, n_search=600, max_pairs=2),
-            k=4,
-            certify=dict(n_samples=100_000, n_select=20_000),
-            shrink=6,
-            repro_n=100_000,
-        ),
-        "tools": dict(
-            n_configs=80,
-            screen=dict(n_samples=400, n_select=200, n_search=100, max_pairs=4),
-            k=4,
-            certify=dict(n_samples=10_000, n_select=2_000),
-            shrink=6,
-            repro_n=10_000,
-        ),
-        "models": dict(
-            n_configs=40,
-            screen=dict(n_samples=120, n_select=80, n_search=40, max_pairs=4),
-            k=4,
-            certify=dict(n_samples=1_000, n_select=300),
-            shrink=4,
-            repro_n=1_000,
-            max_d=50,
-        ),
-    },
-}
 
 
 @dataclass
@@ -166,13 +116,6 @@ class SearchOutcome:
     @property
     def violations(self):
         return [(s, r) for s, r in self.certified if r.verdict == "violated"]
-
-
-def ledger_text(eps: float | None) -> str:
-    """The ledger's composed ε as text (``∞`` when a stated sensitivity is 0 where the true one is not)."""
-    if eps is None:
-        return "not composable"
-    return "∞ (a stated sensitivity is 0)" if eps == float("inf") else f"{eps:.4g}"
 
 
 class _Counting:
@@ -303,6 +246,24 @@ def _rank_key(s: Screened):
     return (s.score, s.point / s.config.epsilon)
 
 
+def _certify(config: Config, pair, rng, *, alpha: float, name: str, sizing: dict):
+    """One certification of ``config`` on ``pair`` at ``alpha`` with the sizes of ``sizing``; returns the audit
+    result (its ``details`` carry the configuration and the sizing) and the releases drawn."""
+    adapter = build_adapter(config)
+    counter = _Counting(adapter)
+    res = _audit(
+        adapter,
+        [pair],
+        rng,
+        alpha=alpha,
+        sizes=dict(n_samples=sizing["n_samples"], n_select=sizing["n_select"], n_search=20),
+        name=name,
+    )
+    res.details["config"] = config.to_dict()
+    res.details["sizing"] = sizing
+    return res, counter.n
+
+
 def run_search(
     keys,
     rng: np.random.Generator,
@@ -310,12 +271,15 @@ def run_search(
     n_configs: int,
     screen_sizes: dict,
     k: int,
-    certify_sizes: dict,
+    target: DetectabilityTarget | None = None,
+    cap: int = 10_000,
+    select: tuple = (0.25, 60),
+    certify_sizes: dict | None = None,
     alpha: float = 0.05,
     family: str = "",
     explain: bool = True,
     shrink: int = 2,
-    repro_n: int = 200,
+    repro_n: int | None = None,
     out_dir=None,
     configs=None,
     max_release_seconds: float | None = None,
@@ -324,15 +288,55 @@ def run_search(
 ) -> SearchOutcome:
     """Search the components ``keys``: screen ``n_configs`` sampled configurations (or the given ``configs``),
     then the ``pinned`` ones (:class:`Config` objects, screened without the speed probe; a profile's fixed wide
-    configuration), certify the ``k`` best on fresh samples at ``alpha / k`` each, explain the violations.
+    configuration), certify the ``k`` best on fresh samples, explain the violations and certify their smallest
+    configurations; every certification at ``alpha / (2 k)``.
 
-    ``rng`` drives everything (sampling, screening, certification, root cause) through independent child
-    generators, so a search is reproducible from its seed."""
+    The certifications' releases per side come from ``target`` at each configuration's claim, capped at ``cap``
+    (:func:`~.sizes.certification_sizes`; ``select`` sets the selection share); ``certify_sizes`` (a dict with
+    ``n_samples`` and ``n_select``) fixes them instead, for experiments.  ``repro_n``: releases per side of the
+    reproduction recount (default: the certification's ``n_samples``).  ``rng`` drives everything (sampling,
+    screening, certification, root cause, smallest-configuration certification) through independent child
+    generators, so a search is reproducible from its seed.
+
+    Parameters
+    ----------
+    keys : list of str
+        Components of the space (:data:`~.space.SPACE` keys).
+    rng : numpy.random.Generator
+        The search's generator.
+    n_configs, screen_sizes, k, target, cap, select, certify_sizes, alpha, family, explain, shrink, repro_n
+        As above (``shrink``: greedy steps of :func:`~.rootcause.minimise`).
+    out_dir, configs, max_release_seconds, max_d, pinned
+        Where reproduction scripts go; a fixed configuration list; the optional speed probe and width limit of
+        :func:`screen`; the pinned configurations.
+
+    Returns
+    -------
+    SearchOutcome
+        Every screened configuration, the certified ones, the root causes and the α accounting.
+    """
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k!r}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1), got {alpha!r}")
-    r_sample, r_screen, r_cert, r_cause = rng.spawn(4)
+    if (target is None) == (certify_sizes is None):
+        raise ValueError("give exactly one of target= (sizes derived per claim) and certify_sizes= (fixed sizes)")
+    a_each = alpha / (2 * k)  # fixed before the search runs: K certifications + K smallest configurations
+
+    def sizing_for(config: Config) -> dict:
+        if certify_sizes is not None:
+            return {
+                "n_samples": int(certify_sizes["n_samples"]),
+                "n_select": int(certify_sizes["n_select"]),
+                "fixed": True,
+                "alpha": a_each,
+                "statement": "fixed sizes (no detectability target)",
+            }
+        g = build_adapter(config).privacy
+        return certification_sizes(g.epsilon, g.delta, target=target, alpha=a_each, cap=cap, select=select)
+
+    r_sample, r_screen, r_cert, r_cause, r_small = rng.spawn(5)
+    small_rngs = r_small.spawn(k)
     out = SearchOutcome(family or ",".join(sorted({key.split(".")[0] for key in keys})), alpha, k)
     t0 = time.perf_counter()
     cfgs = list(configs) if configs is not None else sample_configs(keys, r_sample, n_configs)
@@ -350,18 +354,9 @@ def run_search(
     t1 = time.perf_counter()
     n_cert = 0
     for i, s in enumerate(top):
-        adapter = build_adapter(s.config)
-        counter = _Counting(adapter)
-        res = _audit(
-            adapter,
-            [s.pair],
-            r_cert,
-            alpha=alpha / k,
-            sizes=dict(certify_sizes, n_search=20),
-            name=f"diffprivlib.search.{out.family}[{i}] {s.config.label()}",
-        )
-        res.details["config"] = s.config.to_dict()
-        n_cert += counter.n
+        name = f"diffprivlib.search.{out.family}[{i}] {s.config.label()}"
+        res, n = _certify(s.config, s.pair, r_cert, alpha=a_each, name=name, sizing=sizing_for(s.config))
+        n_cert += n
         out.certified.append((s, res))
     out.seconds["certification"] = time.perf_counter() - t1
     out.releases["certification"] = n_cert
@@ -369,7 +364,18 @@ def run_search(
         from .rootcause import explain as explain_one
 
         t2 = time.perf_counter()
-        for s, res in out.violations:
+        n_small = 0
+        for i, (s, res) in enumerate(out.certified):
+            if res.verdict != "violated":
+                continue
+
+            def certify_smallest(config, pair, i=i):
+                nonlocal n_small
+                name = f"diffprivlib.search.{out.family}[{i}].smallest {config.label()}"
+                r2, n2 = _certify(config, pair, small_rngs[i], alpha=a_each, name=name, sizing=sizing_for(config))
+                n_small += n2
+                return r2
+
             out.causes.append(
                 explain_one(
                     s.config,
@@ -378,133 +384,15 @@ def run_search(
                     r_cause,
                     screen_sizes=screen_sizes,
                     shrink_steps=shrink,
-                    repro_n=repro_n,
+                    repro_n=repro_n if repro_n is not None else int(res.details["sizing"]["n_samples"]),
                     out_dir=out_dir,
+                    certify_smallest=certify_smallest,
                 )
             )
         out.seconds["root_cause"] = time.perf_counter() - t2
+        out.releases["smallest_certification"] = n_small
     out.seconds["total"] = time.perf_counter() - t0
     return out
-
-
-def search_table(outcome: SearchOutcome) -> str:
-    """Markdown rows: one per certified configuration (config, pair, event, ε_lb, verdict, cause)."""
-    causes = {c["config"]["label"]: c for c in outcome.causes}
-    lines = [
-        "| configuration | claimed ε | pair | certified event | ε_lb | verdict | internal step / cause |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for s, r in outcome.certified:
-        c = causes.get(s.config.label(), {})
-        lines.append(
-            f"| `{s.config.label()}` | {s.config.epsilon:g} | {s.pair_label} | `{r.event}` | "
-            f"{r.epsilon_lb:.3g} | **{r.verdict}** | {c.get('step', '')} |"
-        )
-    return "\n".join(lines)
-
-
-def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
-    cert = outcome.certified
-    viol = outcome.violations
-    if viol:
-        head_s, head = max(viol, key=lambda sr: sr[1].epsilon_lb / sr[0].config.epsilon)
-        verdict = "violated"
-    elif cert and all(r.verdict == "inconclusive" for _, r in cert):
-        head_s, head = cert[0]
-        verdict = "inconclusive"
-    elif cert:
-        head_s, head = max(cert, key=lambda sr: sr[1].epsilon_lb / sr[0].config.epsilon)
-        verdict = "consistent"
-    else:
-        return CheckResult(
-            name=name,
-            verdict="error",
-            statistic="epsilon_lb",
-            alpha=outcome.alpha,
-            seed=seed,
-            details={"error": "no configuration could be screened", "screened": [s.row() for s in outcome.screened]},
-            summary="no configuration of the space ran",
-        )
-    n_slow = sum(1 for s in outcome.screened if s.error.startswith(("too slow", "too wide")))
-    n_err = sum(1 for s in outcome.screened if s.error) - n_slow
-    total_rel = sum(outcome.releases.values())
-    rate = total_rel / max(outcome.seconds.get("screening", 0) + outcome.seconds.get("certification", 0), 1e-9)
-    details = {
-        "family": outcome.family,
-        "alpha_accounting": {
-            "alpha_search": outcome.alpha,
-            "k_certified": outcome.k,
-            "alpha_per_certification": outcome.alpha / outcome.k,
-            "screening": "selection only, samples discarded: no α spent",
-            "statement": f"the {len(cert)} certified bounds hold simultaneously at "
-            f"{1 - outcome.alpha:.4g} (Bonferroni over K = {outcome.k})",
-        },
-        "n_screened": len(outcome.screened),
-        "n_screen_errors": n_err,
-        "n_too_slow": n_slow,
-        "ledger_flagged": [
-            {"config": s.config.label(), "ledger_epsilon": s.ledger_epsilon, "ledger": ledger_text(s.ledger_epsilon)}
-            for s in outcome.screened
-            if s.ledger_epsilon is not None and s.ledger_epsilon > s.config.epsilon * (1 + 1e-6)
-        ],
-        "screened": [s.row() for s in outcome.screened],
-        "certified": [
-            {
-                "config": s.config.to_dict(),
-                "release": s.release,
-                "pair": s.pair_label,
-                "event": r.event,
-                "epsilon_lb": r.epsilon_lb,
-                "verdict": r.verdict,
-                "counts": r.counts,
-                "screen_score": s.score,
-                "ledger_epsilon": s.ledger_epsilon,
-            }
-            for s, r in cert
-        ],
-        "root_causes": outcome.causes,
-        "seconds": {k: round(v, 2) for k, v in outcome.seconds.items()},
-        "releases": outcome.releases,
-        "releases_per_second": round(rate, 1),
-        "table": search_table(outcome),
-        "pair": head.details.get("pair"),
-        "event": head.details.get("event"),
-        "counts": head.counts,
-        "detectability": head.details.get("detectability"),
-    }
-    if viol:
-        cause = next((c for c in outcome.causes if c["config"]["label"] == head_s.config.label()), None)
-        if cause:
-            details["cause"] = cause["cause_text"]
-            if cause.get("reproduction", {}).get("script"):
-                details["reproduction_script"] = cause["reproduction"]["script"]
-    n_v = len(viol)
-    summary = (
-        f"{len(outcome.screened)} configurations drawn ({n_err} rejected by diffprivlib, {n_slow} too slow or "
-        f"too wide for the profile), "
-        f"{len(cert)} certified at α = {outcome.alpha:.3g}/{outcome.k}: {n_v} violation(s)"
-        + f"; white-box ledger over budget in {len(details['ledger_flagged'])} screened configuration(s)"
-        + (
-            f"; worst {head_s.config.label()} ε_lb = {head.epsilon_lb:.3g} > {head_s.config.epsilon:g}"
-            if viol
-            else f"; largest certified ε_lb = {head.epsilon_lb:.3g} (claim {head_s.config.epsilon:g})"
-        )
-    )
-    return CheckResult(
-        name=name,
-        verdict=verdict,
-        statistic="epsilon_lb",
-        estimate=float(head.epsilon_lb),
-        interval=(float(head.epsilon_lb), float("inf")),
-        alpha=outcome.alpha,
-        claim=head.claim,
-        n_samples=int(total_rel),
-        seconds=float(outcome.seconds.get("total", 0.0)),
-        seed=seed,
-        provenance=Provenance(PAPER, f"diffprivlib search over {outcome.family}"),
-        summary=summary,
-        details=details,
-    )
 
 
 def search_check(
@@ -529,11 +417,12 @@ def search_check(
         n_configs=sz["n_configs"],
         screen_sizes=sz["screen"],
         k=sz["k"],
-        certify_sizes=sz["certify"],
+        target=sz["target"],
+        cap=sz["cap"],
+        select=sz["select"],
         alpha=a,
         family=family,
         shrink=sz["shrink"],
-        repro_n=sz["repro_n"],
         out_dir=out_dir,
         max_release_seconds=sz.get("max_release_seconds"),
         max_d=sz.get("max_d"),

@@ -2,9 +2,11 @@
 
 Design: every search runs with a fixed seed and a small budget.  The GaussianNB search must certify a violation
 without being told the configuration (an absent class is released without noise: the certified bound is limited
-only by the sample size, ln(n / 3.7) ≈ 3.3 at 100 releases per side, above every ε of the table); the Laplace
-search must certify none (Laplace is exactly ε-DP: each certification errs with probability <= α / K).  The
-α accounting is checked on the results, the space table against diffprivlib's signatures (and shown to fail
+only by the sample size, ln(n / 3.7) ≈ 3.3 at 100 releases per side, above every ε of the table), with its sizes
+derived from a detectability target capped at 100 releases per side, and certify its smallest configuration; the
+Laplace search must certify none (Laplace is exactly ε-DP: each certification errs with probability <= α / 2K).
+The α accounting (2K Bonferroni slots summing to the search's α) is checked on the results, the derived sizes for
+the direction they move in when the target changes, the space table against diffprivlib's signatures (and shown to fail
 on a table with an argument removed), the root-cause rules on pairs built to match and not to match them, and
 the reproduction script by running it and comparing its counts with the in-process recount.
 """
@@ -18,6 +20,7 @@ import pytest
 from audits.diffprivlib import rootcause, search, space
 from audits.diffprivlib.space import SPACE, make_config, sample_configs, signature_gaps
 from htdp_verify.privacy import Pair
+from htdp_verify.privacy.sizing import DetectabilityTarget
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -72,9 +75,11 @@ def gnb_search(tmp_path_factory):
         n_configs=3,
         screen_sizes=TINY,
         k=1,
-        certify_sizes=dict(n_samples=100, n_select=40),
+        target=DetectabilityTarget(ratio=2.0, excess=1.0, event_floor=0.3, power=0.8),
+        cap=100,
+        select=(0.4, 40),
         alpha=0.05,
-        shrink=0,
+        shrink=1,
         repro_n=25,
         out_dir=out_dir,
     )
@@ -108,8 +113,13 @@ def test_alpha_accounting(gnb_search):
     out, _ = gnb_search
     res = search._result(out, "diffprivlib.search.models", seed=1)
     acc = res.details["alpha_accounting"]
-    assert acc["alpha_search"] == 0.05 and acc["k_certified"] == 1 and acc["alpha_per_certification"] == 0.05
-    assert all(r.alpha == pytest.approx(out.alpha / out.k) for _, r in out.certified)
+    assert acc["alpha_search"] == 0.05 and acc["k_certified"] == 1 and acc["n_slots"] == 2
+    assert acc["alpha_per_certification"] == pytest.approx(0.025)
+    assert all(r.alpha == pytest.approx(out.alpha / (2 * out.k)) for _, r in out.certified)
+    # the 2K slots, fixed before the search, sum to the search's alpha; what was spent never exceeds it
+    assert sum(x["alpha"] for x in acc["slots"]) == pytest.approx(out.alpha)
+    assert acc["alpha_spent"] <= out.alpha + 1e-12
+    assert [x["use"] for x in acc["slots"]] == ["certification", "smallest configuration"]
     assert res.verdict == "violated" and res.details["cause"] and res.details["root_causes"]
     # registered checks split SEARCH_ALPHA over the three families
     assert search.SEARCH_ALPHA / len(space.FAMILIES) == pytest.approx(0.05 / 3)
@@ -127,8 +137,77 @@ def test_search_does_not_flag_laplace():
     )
     assert len(out.certified) == 2
     assert [r.verdict for _, r in out.certified] == ["consistent", "consistent"]
-    assert all(r.alpha == pytest.approx(0.025) for _, r in out.certified)
+    assert all(r.alpha == pytest.approx(0.0125) for _, r in out.certified)
     assert not out.causes
+
+
+def test_smallest_configuration_is_certified_with_its_alpha(gnb_search):
+    out, _ = gnb_search
+    (s, res) = out.violations[0]
+    sm = out.causes[0]["smallest"]
+    cert = sm["certified"]
+    assert cert["alpha"] == pytest.approx(out.alpha / (2 * out.k))
+    if cert["same_as_certified"]:  # nothing smaller was flagged: the certification itself stands for it
+        assert cert["epsilon_lb"] == res.epsilon_lb and sm["config"] == s.config.to_dict()
+    else:
+        assert sm["config"] != s.config.to_dict() and cert["config"] == sm["config"]
+        assert cert["sizing"]["n_samples"] <= 100 and cert["pair_label"] == sm["pair_label"]
+        assert out.releases["smallest_certification"] > 0
+    assert cert["verdict"] == "violated" and cert["epsilon_lb"] > s.config.epsilon
+    table = search.search_table(out)
+    assert f"{cert['epsilon_lb']:.3g}" in table and "releases / side" in table
+
+
+def test_certification_sizes_follow_the_target():
+    from audits.diffprivlib.sizes import SEARCH_SIZES, certification_sizes
+
+    tg = DetectabilityTarget(ratio=2.0, event_floor=0.1, power=0.8)
+    kw = dict(alpha=0.05 / 3 / 4, cap=10**6, select=(0.2, 100))
+    at = {e: certification_sizes(e, 0.0, target=tg, **kw) for e in (0.1, 1.0)}
+    assert at[0.1]["n_samples"] > 10 * at[1.0]["n_samples"]  # a smaller claim needs more releases
+    finer = certification_sizes(1.0, 0.0, target=DetectabilityTarget(ratio=1.5, event_floor=0.1), **kw)
+    rarer = certification_sizes(1.0, 0.0, target=DetectabilityTarget(ratio=2.0, event_floor=0.02), **kw)
+    looser = certification_sizes(1.0, 0.0, target=tg, alpha=0.05, cap=10**6)
+    assert finer["n_samples"] > at[1.0]["n_samples"] and rarer["n_samples"] > at[1.0]["n_samples"]
+    assert looser["n_samples"] < at[1.0]["n_samples"]
+    assert at[1.0]["n_select"] == max(100, int(np.ceil(0.2 * at[1.0]["n_samples"])))
+    # the cap binds: the result says so and what the capped size detects
+    capped = certification_sizes(0.1, 0.0, target=tg, alpha=kw["alpha"], cap=1000)
+    assert capped["capped"] and capped["n_samples"] == 1000 and capped["needed"] == at[0.1]["n_samples"]
+    assert capped["detectable_epsilon"] > capped["target_epsilon"] and "capped at 1000" in capped["statement"]
+    assert not at[1.0]["capped"] and at[1.0]["detectable_epsilon"] == at[1.0]["target_epsilon"] == 2.0
+    # δ > 0: the event floor counts above δ and the Clopper-Pearson test is sized
+    gauss = certification_sizes(0.5, 0.1, target=tg, **kw)
+    assert gauss["method"] == "cp" and gauss["event_floor"] == pytest.approx(0.2)
+    # every registered search derives its certification sizes: a target and a cap, no hand-set sizes
+    for fams in SEARCH_SIZES.values():
+        for sz in fams.values():
+            assert isinstance(sz["target"], DetectabilityTarget) and sz["cap"] >= 20
+            assert "certify" not in sz and "repro_n" not in sz
+
+
+def test_search_sizes_change_with_the_target():
+    cfg = make_config("mechanisms.Laplace", 0.5, dict(sensitivity=1.0, delta=0.0), dict(shape="centre"))
+    got = {}
+    for ratio in (2.0, 3.0):
+        out = search.run_search(
+            ["mechanisms.Laplace"],
+            np.random.default_rng(8),
+            n_configs=0,
+            configs=[cfg],
+            screen_sizes=dict(n_samples=200, n_select=100, n_search=50, max_pairs=1),
+            k=1,
+            target=DetectabilityTarget(ratio=ratio, event_floor=0.2, power=0.8),
+            cap=50_000,
+            alpha=0.05,
+            explain=False,
+        )
+        ((_, res),) = out.certified
+        got[ratio] = res.details["sizing"]["n_samples"]
+        assert res.details["samples"]["n_certify_per_side"] == got[ratio]
+    assert got[3.0] < got[2.0]
+    with pytest.raises(ValueError, match="exactly one"):
+        search.run_search(["mechanisms.Laplace"], np.random.default_rng(0), n_configs=1, screen_sizes={}, k=1)
 
 
 def test_known_cause_rules_match_only_their_configurations():
