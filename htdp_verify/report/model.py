@@ -340,7 +340,9 @@ def _sequential_fields(r: CheckResult, d: dict) -> dict:
     pe = seq.get("point_estimate")
     if stop == "violated" and isinstance(pe, dict):
         lr = pe.get("log_ratio")
-        lr = math.inf if lr is None and pe.get("denominator") == 0 and pe.get("numerator") else lr
+        if lr is None and pe.get("denominator") == 0 and pe.get("numerator"):
+            lr = math.inf
+        lr = float(lr) if isinstance(lr, (int, float)) else math.nan
         point = (
             f"point estimate of the event's log probability ratio (not a bound, no confidence attached): "
             f"{fmt(lr, 3)} from {pe.get('numerator')} vs {pe.get('denominator')} of {pe.get('n_per_side')} "

@@ -447,8 +447,8 @@ def rounds_audit(
     result = assemble_result(
         plan_b, search_b, sel_b, counts_b, bounds_b, verdict, seconds=time.perf_counter() - t0, rng=rng
     )
-    sizes = {"max_samples": int(max_samples), "fixed_n": int(default_total)}
-    return _annotate(result, plan, design, rounds, best, stop, sizes, counts_b, bounds_b)
+    totals = {"max_samples": int(max_samples), "fixed_n": int(default_total)}
+    return _annotate(result, plan, design, rounds, best, stop, totals, counts_b, bounds_b)
 
 
 def _point_estimate(counts: SequentialCounts, bounds: Any) -> dict:
