@@ -65,6 +65,7 @@ from htdp_verify.distributions import StudentT
 from htdp_verify.montecarlo import sweep
 from htdp_verify.rates import CrossoverWarning, check_rate
 from htdp_verify.registry import register
+from htdp_verify.schedule import shares_cache
 
 from . import _mean_common as C
 from .hu2022 import RATE_FAMILY
@@ -373,6 +374,7 @@ def _register(name):
     desc = f"{src}: excess risk of {'Alg. 2' if kind == 'lasso' else 'Alg. 1'} ∝ (nε)^{r0:.3g}"
 
     @register(name, description=desc, provenance=prov, tags=("hu2022", "rate"))
+    @shares_cache(f"hu2022_rates.shared_sweep[{kind}]")  # a parallel run puts one sweep's claims in one worker
     def _check(ctx):
         return run_claim(name, ctx)
 

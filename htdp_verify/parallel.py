@@ -17,9 +17,12 @@ single-threaded worker processes) and ``--scheduler ADDRESS`` (an existing Dask 
 
 How the time is spent: the checks are submitted longest first when the costs of an earlier run are known
 (:func:`submission_order`; ``htdp-verify run`` reads them from the previous run in ``--out``), so no long check is
-left to run alone at the end; each check's worker pid, start, end and CPU seconds are recorded in the run log
-(:func:`task_timing`), which shows idle workers; at the end the workers get ``EXIT_GRACE_SECONDS`` to exit and
-are then terminated (every result is in by then), so a process a check left behind cannot hold the run.
+left to run alone at the end; checks that declare a shared in-process cache
+(:func:`~htdp_verify.schedule.shares_cache`, e.g. several claims tested on one Monte Carlo sweep) run one after the
+other in one worker, which fills the cache once instead of once per worker (:mod:`~htdp_verify.schedule`); each
+check's worker pid, start, end and CPU seconds are recorded in the run log (:func:`task_timing`), which shows idle
+workers; at the end the workers get ``EXIT_GRACE_SECONDS`` to exit and are then terminated (every result is in by
+then), so a process a check left behind cannot hold the run.
 
 Files a check writes (its figures) go to a private temporary folder of the worker; they come back to the parent as
 bytes with the results and are written into the report folder under the same relative names, so figures reach the
@@ -48,6 +51,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .registry import Check, derive_seed, error_result, execute_check
+from .schedule import check_units, submission_order, unit_order
 
 __all__ = [
     "BACKENDS",
@@ -284,6 +288,21 @@ def _run_task(task: _Task):
     return s, out, files, clock.stop()
 
 
+def _run_unit(unit):
+    """Worker entry: one check (a :class:`_Task`: :func:`_run_task`'s result, or its exception) or a cache group's
+    checks (a tuple of tasks, run one after the other in this process: a list of ``("ok", result)`` or
+    ``("error", message, traceback)``, one per check)."""
+    if isinstance(unit, _Task):
+        return _run_task(unit)
+    out: list[tuple] = []
+    for task in unit:
+        try:
+            out.append(("ok", _run_task(task)))
+        except Exception as exc:  # noqa: BLE001 - this check could not run here; the group's others still run
+            out.append(("error", str(exc), traceback.format_exc()))
+    return out
+
+
 # ------------------------------------------------------------------------------------------------- parent side
 def _pickle_func(func) -> bytes | None:
     """The check's function as bytes (cloudpickle: closures and ``__main__`` functions by value), or ``None``."""
@@ -323,10 +342,10 @@ class _ProcessPool:
 
     def submit(self, task):
         try:
-            return self._pool.submit(_run_task, task)
+            return self._pool.submit(_run_unit, task)
         except cf.process.BrokenProcessPool as exc:  # broke since the last look: a new pool runs this check
             self.broken(exc, self.generation)
-            return self._pool.submit(_run_task, task)
+            return self._pool.submit(_run_unit, task)
 
     def wait(self, futures, timeout):
         return cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED)[0]
@@ -407,7 +426,7 @@ class _DaskPool:
         return max(1, sum(self.client.nthreads().values()))
 
     def submit(self, task):
-        return self.client.submit(_run_task, task, pure=False)
+        return self.client.submit(_run_unit, task, pure=False)
 
     def wait(self, futures, timeout):
         try:
@@ -429,33 +448,6 @@ class _DaskPool:
                 self._cluster.close()
 
 
-def submission_order(checks: Sequence[Any], costs: Mapping[str, float] | None = None) -> list:
-    """``checks`` longest expected first (the LPT rule of scheduling: its makespan on m workers is at most
-    4/3 - 1/(3m) times the optimum), so that no long check is left to run alone at the end.
-
-    Checks without a cost (new since the run the costs come from) go first, in the order given: their length is
-    unknown, and starting them early bounds the tail they can make.  Ties keep the order given.
-
-    Parameters
-    ----------
-    checks : sequence of Check
-        The checks, in the order of the run.
-    costs : mapping, optional
-        Expected seconds per check name; ``None`` or empty keeps the order given.
-
-    Returns
-    -------
-    list
-        The same checks, in the order to submit them.
-    """
-    if not costs:
-        return list(checks)
-    unknown = [c for c in checks if c.name not in costs]
-    known = [c for c in checks if c.name in costs]
-    known.sort(key=lambda c: -float(costs[c.name]))  # stable: ties keep the order given
-    return unknown + known
-
-
 def iter_checks(
     checks: Sequence[Any],
     *,
@@ -472,13 +464,16 @@ def iter_checks(
 ) -> Any:
     """Run ``checks`` in parallel; yield ``(check, check seed, results, timing)`` in the order they finish.
 
-    At most as many checks as there are workers (Dask: worker threads) are in flight, submitted in the order
-    given, or longest expected first when ``costs`` are given (:func:`submission_order`: a long check started last
-    would otherwise run alone at the end while the other workers wait).  A check that raises gives an ``"error"``
-    result, as in a serial run.  A worker process that dies (a crash, ``os._exit``, the out-of-memory killer)
-    breaks the pool: a new pool reruns the checks that were in flight one at a time, so the check that kills its
-    worker again gets an ``"error"`` result and the others their own results (a Dask cluster retries such tasks
-    itself).  Closing the generator early (or Ctrl-C while it waits) terminates the checks in flight.
+    At most as many units as there are workers (Dask: worker threads) are in flight, submitted in the order
+    given, or longest expected first when ``costs`` are given (:func:`~htdp_verify.schedule.unit_order`: a long
+    check started last would otherwise run alone at the end while the other workers wait).  A unit is one check,
+    or the checks of one cache group (:func:`~htdp_verify.schedule.check_units`), run one after the other in one
+    worker so that their shared cache is filled once; their results are yielded when the unit ends.  A check that
+    raises gives an ``"error"`` result, as in a serial run.  A worker process that dies (a crash, ``os._exit``, the
+    out-of-memory killer) breaks the pool: a new pool reruns the checks that were in flight one at a time, so the
+    check that kills its worker again gets an ``"error"`` result and the others their own results (a Dask cluster
+    retries such tasks itself).  Closing the generator early (or Ctrl-C while it waits) terminates the checks in
+    flight.
 
     Parameters
     ----------
@@ -530,50 +525,71 @@ def iter_checks(
         workers = check_workers(_cpus() if workers is None else workers)
     out_dir = Path(out_dir)
     pool = _ProcessPool(workers, start_method) if backend == "processes" else _DaskPool(workers, scheduler, client)
-    queue = collections.deque(submission_order(checks, costs))
-    inflight: dict = {}  # future -> (check, start time); insertion order = submission order
+    queue = collections.deque(unit_order(check_units(checks), costs))
+    inflight: dict = {}  # future -> (unit, start time, pool generation); insertion order = submission order
     finished = False
     suspects: collections.deque = collections.deque()  # checks in flight when a worker died: rerun one by one
 
-    def submit(chk):
-        task = _Task(
-            Check(chk.name, None, chk.description, chk.provenance, chk.tags), _pickle_func(chk.func), profile, seed
+    def submit(unit):
+        tasks = tuple(
+            _Task(Check(c.name, None, c.description, c.provenance, c.tags), _pickle_func(c.func), profile, seed)
+            for c in unit
         )
-        fut = pool.submit(task)
-        inflight[fut] = (chk, time.perf_counter(), pool.generation)
+        fut = pool.submit(tasks[0] if len(tasks) == 1 else tasks)
+        inflight[fut] = (unit, time.perf_counter(), pool.generation)
+
+    def failed(chk, t0, exc_text, tb, died=False):
+        why = "could not run: the worker process running it died" if died else "could not run in a worker"
+        return error_result(chk, derive_seed(seed, chk.name), time.perf_counter() - t0, f"{why}: {exc_text}", tb)
 
     try:
         while queue or inflight or suspects:
             if suspects:  # alone in the pool, so that a worker death names its check
                 if not inflight:
-                    submit(suspects.popleft())
+                    submit((suspects.popleft(),))
             else:
                 slots = pool.slots
                 while queue and len(inflight) < slots:
                     submit(queue.popleft())
             if status is not None:
                 now = time.perf_counter()
-                status([v[0].name for v in inflight.values()], max((now - v[1] for v in inflight.values()), default=0))
+                status(
+                    [c.name for v in inflight.values() for c in v[0]],
+                    max((now - v[1] for v in inflight.values()), default=0),
+                )
             done = pool.wait(list(inflight), POLL_SECONDS)
             for fut in [f for f in inflight if f in done]:
                 if fut not in inflight:  # went back to the queue with a broken pool
                     continue
-                chk, t0, gen = inflight.pop(fut)
-                s = derive_seed(seed, chk.name)
-                timing = None
+                unit, t0, gen = inflight.pop(fut)
                 try:
-                    s, out, files, timing = fut.result()
-                    _write_files(out_dir, files)
-                except Exception as exc:  # noqa: BLE001 - the check could not run in a worker: say why
+                    got = fut.result()
+                except Exception as exc:  # noqa: BLE001 - the unit could not run in a worker: say why
                     if pool.broken(exc, gen):
                         lost = [f for f, v in inflight.items() if v[2] == gen]  # the dead pool's other checks
-                        if lost:  # which check killed the worker is not known: rerun each alone
-                            suspects.extend([chk] + [inflight.pop(f)[0] for f in lost])
+                        if lost or len(unit) > 1:  # which check killed the worker is not known: rerun each alone
+                            suspects.extend([*unit, *(c for f in lost for c in inflight.pop(f)[0])])
                             continue
                     died = isinstance(exc, cf.process.BrokenProcessPool)
-                    why = "could not run: the worker process running it died" if died else "could not run in a worker"
-                    out = [error_result(chk, s, time.perf_counter() - t0, f"{why}: {exc}", traceback.format_exc())]
-                yield chk, s, out, timing
+                    for chk in unit:
+                        yield (
+                            chk,
+                            derive_seed(seed, chk.name),
+                            [failed(chk, t0, exc, traceback.format_exc(), died)],
+                            None,
+                        )
+                    continue
+                for chk, oc in zip(unit, [("ok", got)] if len(unit) == 1 else got):
+                    s, timing = derive_seed(seed, chk.name), None
+                    if oc[0] != "ok":
+                        yield chk, s, [failed(chk, t0, oc[1], oc[2])], None
+                        continue
+                    try:
+                        s, out, files, timing = oc[1]
+                        _write_files(out_dir, files)
+                    except Exception as exc:  # noqa: BLE001 - e.g. a file outside the report folder
+                        out = [failed(chk, t0, exc, traceback.format_exc())]
+                    yield chk, s, out, timing
         finished = True
     finally:
         pool.close(abort=not finished, futures=list(inflight))

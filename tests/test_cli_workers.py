@@ -1,6 +1,7 @@
 """``htdp-verify run --workers N``: parallel runs give the serial run's results, bad N is a one-line usage error,
 figures reach the report, workers use one BLAS thread, and an interrupted parallel run resumes."""
 
+import functools
 import json
 import os
 import signal
@@ -16,6 +17,7 @@ from _schema import validate_tree
 from htdp_verify import cli, parallel
 from htdp_verify.registry import register
 from htdp_verify.results import CheckResult
+from htdp_verify.schedule import shares_cache
 
 
 @pytest.fixture(autouse=True)
@@ -290,6 +292,79 @@ def test_a_run_does_not_wait_for_processes_a_check_left_behind(tmp_path, scratch
         pass
     assert code == 0
     assert took < 90, f"the run waited {took:.0f} s for a child process of a worker"
+
+
+# --- checks sharing an in-process cache run in one worker --------------------------------------------------------
+@functools.lru_cache(maxsize=2)
+def _shared_sweep(seed):
+    """A Monte Carlo sweep three checks share (seeded by a constant, as the rate audits' shared sweeps are)."""
+    return np.random.default_rng(seed).standard_t(3, size=(50, 2000)).mean(axis=1)
+
+
+@shares_cache("zw.shared_sweep")
+def sweep_mean_check(ctx):
+    x = _shared_sweep(1234)
+    return CheckResult(
+        name="zw.g_mean",
+        verdict="info",
+        statistic="mean",
+        estimate=float(x.mean()),
+        seed=ctx.seed,
+        details={"own": ctx.rng.random(2).tolist(), "misses": _shared_sweep.cache_info().misses},
+    )
+
+
+@shares_cache("zw.shared_sweep")
+def sweep_sd_check(ctx):
+    x = _shared_sweep(1234)
+    return CheckResult(
+        name="zw.g_sd", verdict="info", statistic="sd", estimate=float(x.std()), seed=ctx.seed, details={}
+    )
+
+
+@shares_cache("zw.shared_sweep")
+def sweep_max_check(ctx):
+    x = _shared_sweep(1234)
+    return CheckResult(
+        name="zw.g_max", verdict="info", statistic="max", estimate=float(x.max()), seed=ctx.seed, details={}
+    )
+
+
+SWEEP = (("zw.g_max", sweep_max_check), ("zw.g_mean", sweep_mean_check), ("zw.g_sd", sweep_sd_check))
+
+
+def _timings(out):
+    return {
+        json.loads(x)["check"]: json.loads(x)["timing"] for x in (out / "results.jsonl").read_text().splitlines()[1:]
+    }
+
+
+def test_checks_of_one_cache_group_run_in_one_worker_with_the_serial_results(tmp_path, scratch_registry):
+    _register(*SWEEP, ("zw.mean", mean_check), ("zw.matrix", matrix_check))
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert cli.main(["run", "zw", "--seed", "5", "--out", str(one), "--no-progress"]) == 0
+    assert cli.main(["run", "zw", "--seed", "5", "--out", str(two), "--no-progress", "--workers", "2"]) == 0
+    assert _results(two) == _results(one)
+    t = _timings(two)
+    group = [t[n] for n, _ in SWEEP]  # in the order given (registry order), one after the other in one worker
+    assert len({g["worker"] for g in group}) == 1 and group[0]["worker"] != os.getpid()
+    assert all(a["finished"] <= b["started"] for a, b in zip(group, group[1:]))
+    # the sweep was computed once in that worker, before the group's second check
+    assert [r["details"]["misses"] for r in _results(two) if r["name"] == "zw.g_mean"] == [1]
+
+
+def test_a_worker_death_in_a_cache_group_reruns_its_checks_one_by_one(tmp_path, scratch_registry):
+    _register(*SWEEP[:2], ("zw.g_zdies", shares_cache("zw.shared_sweep")(_dies_in_group)))
+    out, serial = tmp_path / "d", tmp_path / "s"
+    assert cli.main(["run", "zw", "--out", str(out), "--no-progress", "--workers", "2"]) == cli.EXIT_ERROR
+    rs = {r["name"]: r for r in _results(out)}
+    assert rs.pop("zw.g_zdies")["summary"].startswith("could not run: the worker process running it died")
+    cli.main(["run", "zw.g_max", "zw.g_mean", "--out", str(serial), "--no-progress"])
+    assert rs == {r["name"]: r for r in _results(serial)}
+
+
+def _dies_in_group(ctx):
+    os._exit(3)
 
 
 # --- resume of an interrupted parallel run (subprocess + Ctrl-C) ----------------------------------------------

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from htdp_verify import parallel
+from htdp_verify import parallel, schedule
 from htdp_verify.results import CheckResult
 from htdp_verify.runlog import RunLog, previous_costs, read_runlog, read_timings
 
@@ -90,3 +90,42 @@ def test_costs_fall_back_to_results_json_and_to_nothing(tmp_path):
     assert previous_costs(tmp_path) == {"s.a": 4.0, "s.b": 3.5}
     (tmp_path / "results.json").write_text("{not json")
     assert previous_costs(tmp_path) == {}
+
+
+def _grouped(name, group=None):
+    func = (lambda ctx: None) if group is None else schedule.shares_cache(group)(lambda ctx: None)
+    return SimpleNamespace(name=name, func=func)
+
+
+def test_a_cache_group_is_one_unit_at_its_first_check_and_costs_its_sum():
+    cs = [_grouped("a", "g"), _grouped("b"), _grouped("c", "h"), _grouped("d", "g"), _grouped("e", "h"), _grouped("f")]
+    units = schedule.check_units(cs)
+    assert [[c.name for c in u] for u in units] == [["a", "d"], ["b"], ["c", "e"], ["f"]]
+    assert schedule.cache_group(cs[0]) == "g" and schedule.cache_group(cs[1]) is None
+    costs = {"a": 5.0, "d": 1.0, "b": 5.5, "c": 2.0, "e": 2.0, "f": 9.0}
+    # units cost 6, 5.5, 4 and 9: longest first
+    assert [[c.name for c in u] for u in schedule.unit_order(units, costs)] == [["f"], ["a", "d"], ["b"], ["c", "e"]]
+    # a unit with a check of unknown cost goes first; without costs the order given is kept
+    del costs["e"]
+    assert [u[0].name for u in schedule.unit_order(units, costs)] == ["c", "f", "a", "b"]
+    assert schedule.unit_order(units, None) == units
+    with pytest.raises(ValueError, match="group"):
+        schedule.shares_cache("")
+
+
+def test_the_rate_claims_on_one_shared_sweep_are_one_unit():
+    from htdp_verify import registry
+
+    registry.load_plugins()
+    rates = [c for n, c in sorted(registry._REGISTRY.items()) if n.startswith("hu2022.rate.") and "_" in n]
+    units = {tuple(c.name for c in u) for u in schedule.check_units(rates) if len(u) > 1}
+    assert (
+        "hu2022.rate.abstract_arxiv_dpfw",
+        "hu2022.rate.abstract_pods_dpfw",
+        "hu2022.rate.dpfw_neps",
+    ) in units
+    assert (
+        "hu2022.rate.abstract_arxiv_lasso",
+        "hu2022.rate.abstract_pods_lasso",
+        "hu2022.rate.lasso_neps",
+    ) in units
