@@ -1,5 +1,5 @@
 """Throughput of ``htdp-verify run --workers N`` and of the Dask audit backend.  Run:
-``python benchmarks/bench_run_workers.py [--parts real,synthetic,audit] [--repeats R] [--names ...]``.
+``python benchmarks/bench_run_workers.py [--parts real,synthetic,audit,cache] [--repeats R] [--names ...]``.
 
 Parts
 0. ``profile``: the whole quick profile (or ``--profile-names``) with ``--workers 1`` and ``2`` as subprocesses
@@ -16,9 +16,20 @@ Parts
 3. ``audit``: ``htdp_verify.privacy.audit(..., backend="dask", client=...)`` on a Dask ``LocalCluster`` of two
    single-threaded workers vs ``backend="serial"``, on two expensive mechanisms: a numpy-heavy one (each release is
    the median of 100 noisy values) and a sleep-bound one (20 µs per release; the clean case of a slow estimator),
-   8 blocks of 65 536 releases per side.  The certification stage is timed alone (``count_streamed``) and inside
-   the whole audit (whose search and selection stages are not distributed), with the default ``max_memory``
-   (the Dask backend splits the blocks into at least two calls per worker thread).
+   8 blocks of 65 536 releases per side.  The certification stage is timed alone (``count_streamed``, one side)
+   and inside the whole audit, with the default ``max_memory`` (the Dask backend splits the blocks into at least
+   two calls per worker thread) and the default ``n_select`` (a quarter of ``n_samples``, 130 322 per side): the
+   selection holds ``FIT_CAP`` = 65 536 releases per side, drawn in this process, and counts the rest on a block
+   stream, on the workers with Dask (one block per side here).  So the held part, two of the audit's 20 blocks of
+   mechanism calls, stays serial: the whole audit's ratio is at most 20 / 11 = 1.82 on an idle machine.  Each
+   row has the wall seconds, the CPU seconds of this process and of the workers (``client.run`` of
+   ``time.process_time`` before and after), the stage seconds of the audit and the load.
+
+4. ``cache``: the checks that share an in-process cache (default the six Hu et al. rate claims on the ``dpfw`` and
+   ``lasso`` shared sweeps, ``--cache-names``) at ``--profile quick`` with ``--workers 2``, through ``cli.main`` in
+   this process, once with their cache groups (each group one unit in one worker) and once with the groups
+   ignored (every check its own unit, as before the groups): wall seconds, the checks' summed CPU seconds from the
+   run log's timing records, and whether the two runs' results are identical.
 
 The machine is shared: the 1-minute load average is sampled every 2 s during each measurement and printed with
 it, and before each part the *capacity* is measured: 2 x (time of a fixed CPU-bound task alone) / (time of two
@@ -355,6 +366,53 @@ def synthetic(repeats, n_checks=8):
     return rows
 
 
+# ------------------------------------------------------------------------------------------------- part 4
+CACHE_NAMES = [
+    f"hu2022.rate.{n}"
+    for n in ("dpfw_neps", "abstract_pods_dpfw", "abstract_arxiv_dpfw", "lasso_neps", "abstract_pods_lasso")
+] + ["hu2022.rate.abstract_arxiv_lasso"]
+
+
+def cache_groups(names, seed):
+    """The checks of ``names`` with --workers 2, with and without their cache groups (see the module)."""
+    from htdp_verify import parallel
+
+    rows = [{**capacity(), "before": "cache"}]
+    runs = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for grouped in (True, False):
+            out = Path(tmp) / ("grouped" if grouped else "ungrouped")
+            saved = parallel.check_units
+            if not grouped:
+                parallel.check_units = lambda checks: [(c,) for c in checks]
+            try:
+                argv = ["run", *names, "--profile", "quick", "--seed", str(seed), "--out", str(out), "--no-progress"]
+                with LoadSampler() as ls:
+                    t0 = time.perf_counter()
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        code = cli.main([*argv, "--workers", "2"])
+                    sec = time.perf_counter() - t0
+            finally:
+                parallel.check_units = saved
+            lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()[1:]]
+            cpu = sum(x["timing"]["cpu_seconds"] + x["timing"]["children_cpu_seconds"] for x in lines)
+            runs[grouped] = _normalised(_results(out))
+            row = {
+                "part": "cache",
+                "grouped": grouped,
+                "exit": code,
+                "seconds": round(sec, 1),
+                "checks_cpu_s": round(cpu, 1),
+                "workers_used": len({x["timing"]["worker"] for x in lines}),
+                **ls.summary(),
+            }
+            rows.append(row)
+            print(row, flush=True)
+    rows.append({"part": "cache", "identical_results": runs[True] == runs[False], "results": len(runs[True])})
+    print(rows[-1], flush=True)
+    return rows
+
+
 # ------------------------------------------------------------------------------------------------- part 3
 def median_mech(data, size, rng):
     """Numpy-heavy: each release is the median of 100 noisy copies of the data mean (one sort per release)."""
@@ -392,25 +450,30 @@ def audit_backend(repeats):
                 for backend in ("serial", "dask") if rep % 2 == 0 else ("dask", "serial"):
                     extra = {"backend": backend, "client": client if backend == "dask" else None}
                     with LoadSampler() as ls:
+                        cpu = _cpu(client)
                         t0 = time.perf_counter()
                         res = audit(
                             mech,
                             PrivacyClaim(1.0),
                             pairs=[(d, d2)],
                             n_samples=n,
-                            n_select=2000,
                             rng=np.random.default_rng(5),
                             **kw,
                             **extra,
                         )
                         sec = time.perf_counter() - t0
+                        cpu = _cpu(client, cpu)
                     row = {
                         "part": "audit",
                         "mechanism": label,
                         "backend": backend,
                         "repeat": rep,
                         "n_samples": n,
+                        "n_select_per_side": res.details["samples"]["n_select_per_side"],
+                        "n_select_held_per_side": res.details["samples"]["n_select_held_per_side"],
                         "seconds": round(sec, 2),
+                        **cpu,
+                        "stage_seconds": {k: round(v, 2) for k, v in res.details["seconds"].items()},
                         "epsilon_lb": res.epsilon_lb,
                         "verdict": res.verdict,
                         **ls.summary(),
@@ -421,6 +484,7 @@ def audit_backend(repeats):
             for rep in range(repeats):
                 for backend in ("serial", "dask") if rep % 2 == 0 else ("dask", "serial"):
                     with LoadSampler() as ls:
+                        cpu = _cpu(client)
                         t0 = time.perf_counter()
                         c = count_streamed(
                             mech,
@@ -434,6 +498,7 @@ def audit_backend(repeats):
                             **kw,
                         )
                         sec = time.perf_counter() - t0
+                        cpu = _cpu(client, cpu)
                     row = {
                         "part": "certification",
                         "mechanism": label,
@@ -441,6 +506,7 @@ def audit_backend(repeats):
                         "repeat": rep,
                         "n": n,
                         "seconds": round(sec, 2),
+                        **cpu,
                         "count": int(c[0]),
                         **ls.summary(),
                     }
@@ -450,6 +516,17 @@ def audit_backend(repeats):
         client.close()
         cluster.close()
     return rows
+
+
+def _cpu(client, before=None):
+    """CPU seconds of this process and of the cluster's workers so far; with ``before``: the difference."""
+    now = {
+        "cpu_main_s": time.process_time(),
+        "cpu_workers_s": sum(client.run(time.process_time).values()),
+    }
+    if before is None:
+        return now
+    return {k: round(now[k] - before[k], 2) for k in now}
 
 
 class _Above:
@@ -492,6 +569,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--names", nargs="*", default=["hu2022.privacy", "stats"])
     ap.add_argument("--seed", type=int, default=20261121)
+    ap.add_argument("--cache-names", nargs="*", default=CACHE_NAMES, help="part 'cache': the checks run")
     ap.add_argument("--profile-workers", default="1,2", help="part 'profile': the --workers values, in order")
     ap.add_argument("--profile-names", nargs="*", default=[], help="part 'profile': check names (default: all)")
     ap.add_argument("--keep", default=None, help="part 'profile': folder for the runs' output (default: a temp one)")
@@ -516,6 +594,8 @@ def main():
         rows += audit_backend(a.repeats)
     if "real" in parts:
         rows += real_subset(a.names, a.seed, a.repeats)
+    if "cache" in parts:
+        rows += cache_groups(a.cache_names, a.seed)
     if "profile" in parts and not analyse:
         rows.append({**capacity(), "before": "profile"})
         ws = [int(x) for x in a.profile_workers.split(",")]
