@@ -178,7 +178,7 @@ def leaking_coordinates(c: Config, pair, rng: np.random.Generator, *, n: int = 2
                 "values_if_constant": [float(Y[0, j]) for Y, k in zip((Y1, Y2), const) if k],
             }
         )
-    rows.sort(key=lambda r: -r["separation"])
+    rows.sort(key=lambda r: -float(r["separation"]))  # type: ignore[arg-type]
     return rows[:top], Y1.shape[1]
 
 
@@ -524,7 +524,7 @@ def explain(
     causes = known_causes(c, pair, ledger_eps)
     step = _step_of(ev_coord)
     match = [k for k in causes if k["step"] == step]
-    chosen = (match or causes or [None])[0]
+    chosen: dict | None = (match or causes)[0] if (match or causes) else None
     if chosen is None:
         where = (
             "no budget overrun recorded by the ledger"

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -333,7 +334,9 @@ def run_search(
                 "statement": "fixed sizes (no detectability target)",
             }
         g = build_adapter(config).privacy
-        return certification_sizes(g.epsilon, g.delta, target=target, alpha=a_each, cap=cap, select=select)
+        return certification_sizes(
+            g.epsilon, g.delta, target=cast(DetectabilityTarget, target), alpha=a_each, cap=cap, select=select
+        )
 
     r_sample, r_screen, r_cert, r_cause, r_small = rng.spawn(5)
     small_rngs = r_small.spawn(k)

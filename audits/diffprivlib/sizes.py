@@ -9,7 +9,9 @@ Per profile and family, :data:`SEARCH_SIZES` declares
 * ``target``: the :class:`~htdp_verify.privacy.sizing.DetectabilityTarget` -- the true ε to detect (a ratio over
   the claim, or a gap above it), the probability floor of the leaking event on its likelier side and the power;
 * ``cap``: the most releases per side a certification may draw (its cost); when the target needs more, the cap
-  binds and the result states the true ε detectable at the cap;
+  binds and the result states the true ε detectable at the cap.  Mechanism releases cost ~0.02-0.1 ms, a tool's
+  ~1 ms, a model's 2-40 ms: the mechanisms are sized for the finest leak (ε_t = 1.25 ε in quick), the models for
+  ε_t = max(2ε, ε + 1) in quick;
 * ``select``: the certification's event-selection releases per side as ``(fraction of n_samples, minimum)``.
 
 :func:`certification_sizes` turns a claim (ε, δ), a target and the α of one certification into ``n_samples`` /
@@ -22,6 +24,7 @@ probability below δ cannot show a violation at all.  Holohan et al. 2019 (arXiv
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from htdp_verify.privacy.sizing import DetectabilityTarget, detectable_epsilon, releases_needed
 
@@ -31,15 +34,15 @@ _T = DetectabilityTarget
 
 #: per profile and family: configurations, screening sizes, K, shrink steps, the certification's detectability
 #: target, its cap on releases per side and its selection share (see the module docstring)
-SEARCH_SIZES = {
+SEARCH_SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "quick": {
         "mechanisms": dict(
             n_configs=16,
             screen=dict(n_samples=800, n_select=400, n_search=200, max_pairs=2),
             k=2,
             shrink=1,
-            target=_T(ratio=2.0, event_floor=0.1, power=0.8),
-            cap=30_000,
+            target=_T(ratio=1.25, event_floor=0.1, power=0.8),
+            cap=50_000,
             select=(0.2, 1_000),
         ),
         "tools": dict(
@@ -72,8 +75,8 @@ SEARCH_SIZES = {
             screen=dict(n_samples=4000, n_select=1500, n_search=600, max_pairs=2),
             k=4,
             shrink=6,
-            target=_T(ratio=1.5, event_floor=0.1, power=0.8),
-            cap=200_000,
+            target=_T(ratio=1.2, event_floor=0.1, power=0.8),
+            cap=400_000,
             select=(0.2, 2_000),
         ),
         "tools": dict(
@@ -145,11 +148,11 @@ def certification_sizes(
     t_eps = target.epsilon_for(epsilon)
     floor = min(1.0, target.event_floor + delta)
     method = "poisson" if delta == 0 else "cp"
-    kw = dict(event_floor=floor, alpha=alpha, power=target.power, method=method)
+    kw: dict[str, Any] = dict(event_floor=floor, alpha=alpha, power=target.power, method=method)
     need = int(releases_needed(epsilon, delta, target_epsilon=t_eps, **kw))
     needed = None if need < 0 else max(need, MIN_CERTIFY)
     capped = needed is None or needed > int(cap)
-    n = int(cap) if capped else int(needed)
+    n = int(cap) if (capped or needed is None) else int(needed)
     detect = detectable_epsilon(n, epsilon, delta, **kw) if capped else t_eps
     n_select = max(int(minimum), int(math.ceil(frac * n)))
     tgt = f"true ε ≥ {t_eps:.3g} on an event of probability ≥ {floor:.3g}, power {target.power:g} at α = {alpha:.3g}"
