@@ -288,7 +288,7 @@ def _run_task(task: _Task):
     return s, out, files, clock.stop()
 
 
-def _run_unit(unit):
+def _run_unit(unit: Any) -> Any:
     """Worker entry: one check (a :class:`_Task`: :func:`_run_task`'s result, or its exception) or a cache group's
     checks (a tuple of tasks, run one after the other in this process: a list of ``("ok", result)`` or
     ``("error", message, traceback)``, one per check)."""
