@@ -11,7 +11,11 @@ up to millions).  Holding them all made the peak memory grow with ``n``; instead
   (:func:`~htdp_verify.privacy.streaming.stream_releases`, its own seed per side drawn from the audit's
   generator) and adds each chunk's counts at the fixed grids, so every family's events are chosen on the counts of
   *all* its scan releases, by the same rule and pessimism as the in-memory scan; the releases held out to compare
-  attacks (the last third) are counted the same way, in a second pass.
+  attacks (the last third) are counted in the same pass (:func:`count_ranges`: each block drawn once), for every
+  family and every event not chosen by a scan.  The blocks are counted in groups on the audit's backend: in this
+  process, or on the workers of a Dask cluster (``audit(..., backend="dask", client=...)``), each sent the
+  families without their counts; counts are integers added in any order, so the selection is the same for a seed
+  on every backend and worker count.
 
 Attacks whose events do not come from a recorded scan (a custom :class:`~htdp_verify.privacy.attacks.Attack`, or
 one that rewrites its events' features) keep the events they chose on the fit part; these are still re-scored on
