@@ -7,10 +7,11 @@
    of the plan's ``n_select`` if smaller, at least :data:`MIN_ROUND`; ×4 per round);
 2. **certification** of the round's event(s) on fresh releases with the anytime-valid test of
    :func:`~.engine.run_sequential` at level ``α_k = α · 2^-(k+1)`` (Bonferroni over the ``n_certify`` events inside
-   the round), at most ``certify_ratio · s_k`` releases per side; it stops for a violation or for futility.  When
-   the selection releases already show that the event cannot refute the claim at that size (``_hopeless``: an
-   optimistic projection of the selection proportions, as the futility rule of :mod:`.engine` does), the round
-   draws no certification release at all.
+   the round; the last round, which takes what is left of the budget, certifies at all the α left unspent,
+   ``α − Σ_{j<k} α_j``), at most ``certify_ratio · s_k`` releases per side; it stops for a violation or for
+   futility.  When the selection releases already show that the event cannot refute the claim at that size
+   (``_hopeless``: an optimistic projection of the selection proportions, as the futility rule of :mod:`.engine`
+   does), the round draws no certification release at all.
 
 The audit stops at the first round that certifies a violation; a round that ends without one (futility or its
 certification budget spent) hands over to the next, larger one; it stops for good when the total budget
@@ -33,9 +34,11 @@ Validity.  Round ``k``'s event, its sizes and its bets are fixed by the releases
 releases, which are fresh and independent of them; given everything before it, its test wrongly rejects a claim
 that holds (or certifies a bound above the event's true privacy loss) with probability at most ``α_k`` (Ville's
 inequality for the betting test, the checkpoint union bound for ``method="union"``).  By the union bound over
-rounds (their certification samples are independent, and the conditional levels add up),
-``P(some round errs) ≤ Σ_k α_k ≤ α``: every round's statement, and so the verdict and the largest certified bound,
-hold together at ``1 − α`` whatever the number of rounds and wherever the audit stops.  The printed ε lower bound
+rounds (their certification samples are independent, and the conditional levels add up; each ``α_k`` is fixed
+before round ``k``'s certification releases, and the ledger never lets them add up to more than α, so the last
+round may take what the earlier ones left), ``P(some round errs) ≤ Σ_k α_k ≤ α``: every round's statement, and
+so the verdict and the largest certified bound, hold together at ``1 − α`` whatever the number of rounds and
+wherever the audit stops.  The printed ε lower bound
 is the largest bound certified by any round; ``details["sequential"]`` says which round and at which ``α_k`` it was
 certified.  The bets of a round start from pseudo-counts of its own selection releases (drawn before the
 certification stream: the bets stay predictable).
@@ -125,6 +128,10 @@ class RoundsDesign:
         audit, then a certification of at most ``max_samples`` minus them (default the plan's ``n_samples``)
         that stops early, at the full α (the round sizes and ratios above are then unused).  Build it with
         :meth:`fixed_split`.
+    spend_rest : bool, default True
+        The last round (the one that takes what is left of ``max_samples``) certifies at all the α the earlier
+        rounds left unspent, ``α − Σ_{j<k} α_j ≥ α·2^-k``, instead of ``α·2^-(k+1)``; ``False``: the geometric
+        level.
     """
 
     method: str = "betting"
@@ -136,6 +143,7 @@ class RoundsDesign:
     futility_level: float = 1e-3
     prior_weight: int = 100
     single_round: bool = False
+    spend_rest: bool = True
 
     @classmethod
     def fixed_split(cls, **options: Any) -> RoundsDesign:
@@ -180,8 +188,9 @@ class RoundsDesign:
             raise ValueError(f"futility must be one of {FUTILITY_MODES}, got {self.futility!r}")
         check_prob("futility_level", self.futility_level)
         check_int("prior_weight", self.prior_weight, minimum=0)
-        if not isinstance(self.single_round, bool):
-            raise ValueError(f"single_round must be a bool, got {self.single_round!r}")
+        for name in ("single_round", "spend_rest"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
 
 
 def as_design(sequential: Any) -> RoundsDesign:
@@ -384,6 +393,10 @@ def rounds_audit(
                 sizes = fitted
             a_k = round_alpha(plan.alpha, k)
             spend_note = f"round {k}: certify {plan.n_certify} event(s), alpha * 2^-{k + 1}, Bonferroni"
+            if last and design.spend_rest and ledger.remaining > a_k:
+                # the last round: no round comes after it, so it may spend all the alpha the earlier rounds left
+                a_k = ledger.remaining
+                spend_note = f"round {k} (the last): certify {plan.n_certify} event(s) at the alpha left, Bonferroni"
         plan_k = _round_plan(plan, sizes, a_k, ledger, own_split=design.single_round)
         search: SearchOutcome = search_stage(plan_k, rng)
         sel = selection_stage(plan_k, search.pair, rng)
