@@ -23,7 +23,8 @@ Parts
    stream, on the workers with Dask (one block per side here).  So the held part, two of the audit's 20 blocks of
    mechanism calls, stays serial: the whole audit's ratio is at most 20 / 11 = 1.82 on an idle machine.  Each
    row has the wall seconds, the CPU seconds of this process and of the workers (``client.run`` of
-   ``time.process_time`` before and after), the stage seconds of the audit and the load.
+   ``time.process_time`` before and after), the stage seconds of the audit and the load.  ``--n-select 2000``
+   gives the earlier setting (selection held whole, nothing streamed); ``--mechanisms`` picks the mechanisms.
 
 4. ``cache``: the checks that share an in-process cache (default the six Hu et al. rate claims on the ``dpfw`` and
    ``lasso`` shared sweeps, ``--cache-names``) at ``--profile quick`` with ``--workers 2``, through ``cli.main`` in
@@ -431,7 +432,7 @@ def sleepy_mech(data, size, rng):
 N_CERT = 8 * 65536 - 3000
 
 
-def audit_backend(repeats):
+def audit_backend(repeats, n_select=None, mechanisms=("median_of_100", "sleep_20us")):
     from distributed import Client, LocalCluster
 
     from htdp_verify.claims import PrivacyClaim
@@ -444,8 +445,11 @@ def audit_backend(repeats):
     client = Client(cluster)
     try:
         for label, mech, n in (("median_of_100", median_mech, N_CERT), ("sleep_20us", sleepy_mech, N_CERT)):
-            rows.append({**capacity(), "before": label})
+            if label not in mechanisms:
+                continue
+            rows.append({**capacity(), "before": label, "n_select_arg": n_select})
             kw = {}
+            sel = {} if n_select is None else {"n_select": n_select}
             for rep in range(repeats):
                 for backend in ("serial", "dask") if rep % 2 == 0 else ("dask", "serial"):
                     extra = {"backend": backend, "client": client if backend == "dask" else None}
@@ -459,6 +463,7 @@ def audit_backend(repeats):
                             n_samples=n,
                             rng=np.random.default_rng(5),
                             **kw,
+                            **sel,
                             **extra,
                         )
                         sec = time.perf_counter() - t0
@@ -466,6 +471,7 @@ def audit_backend(repeats):
                     row = {
                         "part": "audit",
                         "mechanism": label,
+                        "n_select_arg": n_select,
                         "backend": backend,
                         "repeat": rep,
                         "n_samples": n,
@@ -502,6 +508,7 @@ def audit_backend(repeats):
                     row = {
                         "part": "certification",
                         "mechanism": label,
+                        "n_select_arg": n_select,
                         "backend": backend,
                         "repeat": rep,
                         "n": n,
@@ -548,18 +555,14 @@ def ratios(rows):
         if one and two:
             out[part] = round(statistics.median(one) / statistics.median(two), 2)
     for part in ("audit", "certification"):
-        for mech in {r["mechanism"] for r in rows if r.get("part") == part}:
-            s = [
-                r["seconds"]
-                for r in rows
-                if r.get("part") == part and r["mechanism"] == mech and r["backend"] == "serial"
-            ]
-            d = [
-                r["seconds"]
-                for r in rows
-                if r.get("part") == part and r["mechanism"] == mech and r["backend"] == "dask"
-            ]
-            out[f"{part}:{mech}"] = round(statistics.median(s) / statistics.median(d), 2)
+        for mech, ns in {(r["mechanism"], r.get("n_select_arg")) for r in rows if r.get("part") == part}:
+            same = [r for r in rows if r.get("part") == part and r["mechanism"] == mech and r.get("n_select_arg") == ns]
+            s = [r["seconds"] for r in same if r["backend"] == "serial"]
+            d = [r["seconds"] for r in same if r["backend"] == "dask"]
+            if part == "certification" and ns is not None:
+                continue  # the certification alone does not depend on n_select
+            key = f"{part}:{mech}" + (f"@n_select={ns}" if ns is not None else "")
+            out[key] = round(statistics.median(s) / statistics.median(d), 2)
     return out
 
 
@@ -569,6 +572,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--names", nargs="*", default=["hu2022.privacy", "stats"])
     ap.add_argument("--seed", type=int, default=20261121)
+    ap.add_argument("--n-select", type=int, default=None, help="part 'audit': n_select (default: the audit's)")
+    ap.add_argument("--mechanisms", default="median_of_100,sleep_20us", help="part 'audit': which mechanisms")
     ap.add_argument("--cache-names", nargs="*", default=CACHE_NAMES, help="part 'cache': the checks run")
     ap.add_argument("--profile-workers", default="1,2", help="part 'profile': the --workers values, in order")
     ap.add_argument("--profile-names", nargs="*", default=[], help="part 'profile': check names (default: all)")
@@ -591,7 +596,7 @@ def main():
     if "synthetic" in parts:
         rows += synthetic(a.repeats)
     if "audit" in parts:
-        rows += audit_backend(a.repeats)
+        rows += audit_backend(a.repeats, a.n_select, a.mechanisms.split(","))
     if "real" in parts:
         rows += real_subset(a.names, a.seed, a.repeats)
     if "cache" in parts:
@@ -602,10 +607,18 @@ def main():
         rows += profile_runs("quick", a.seed, ws, a.profile_names, a.keep)
     print("serial / parallel time ratio (median over repeats):", ratios(rows), flush=True)
     # keep the rows of parts not run this time (each part can be rerun alone)
-    ran = {r["part"] for r in rows} | ({"certification"} if "audit" in parts else set())
-    ran_before = set(parts) | ({"median_of_100", "sleep_20us"} if "audit" in parts else set())
+    ran = {r["part"] for r in rows} - {"capacity", "audit", "certification"}
+    mechs = a.mechanisms.split(",")
+
+    def replaced(r):
+        """Whether an old row is measured again now (audit rows: the same mechanism and n_select)."""
+        if r.get("part") in ("audit", "certification") or r.get("before") in ("median_of_100", "sleep_20us"):
+            mech = r.get("mechanism", r.get("before"))
+            return "audit" in parts and mech in mechs and r.get("n_select_arg") == a.n_select
+        return r.get("part") in ran or r.get("before") in parts
+
     old = json.loads(OUT.read_text())["rows"] if OUT.exists() else []
-    rows = [r for r in old if r.get("part") not in ran - {"capacity"} and r.get("before") not in ran_before] + rows
+    rows = [r for r in old if not replaced(r)] + rows
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps({"info": info, "names": a.names, "ratios": ratios(rows), "rows": rows}, indent=1))
     print(f"wrote {OUT}")
