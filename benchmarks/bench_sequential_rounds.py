@@ -18,6 +18,13 @@ Run: ``python benchmarks/bench_sequential_rounds.py`` (options below; ``--quick`
    (``audits/diffprivlib``, the sizes and attacks of ``--dpl-profile``, default quick, the check's α), fixed-n (the
    check's call) against sequential rounds, over ``--dpl-seeds`` seeds: releases and certified bound.
 
+4. ``--gaussian-2x``: why the analytic Gaussian at 2× its claim (1, 1e-5) loses power in rounds.  (a) On fixed
+   threshold events ``output >= t`` (the events the fixed-n audit picks lie at t ≈ 4-5.4), the power of the
+   Clopper–Pearson test at a fixed n and of the betting test (``run_sequential``, bets from a 100-release prior),
+   at the fixed-n audit's size and α (100 000 per side, 0.05) and at the last round's (83 000 per side, α/16 or
+   α/8), over ``--diag-seeds`` Bernoulli streams; (b) end-to-end audits of the mechanism over ``--g2-seeds`` seeds
+   with the rounds design (the last round at the geometric level α·2^-(k+1), and at the α left), and the fixed split.
+
 Writes ``benchmarks/results/bench_sequential_rounds.json`` (``--out``).  CPU seconds are process time of this
 process (diffprivlib's models may run in worker processes: their wall time is reported too).
 """
@@ -39,7 +46,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from estimators.baselines import analytic_gaussian_sigma
 from htdp_verify.claims import PrivacyClaim
 from htdp_verify.privacy import audit
-from htdp_verify.privacy.sequential import RoundsDesign
+from htdp_verify.privacy.sequential import STOP_REASONS, RoundsDesign
 
 ALPHA = 0.05
 DELTA_G = 1e-5
@@ -309,6 +316,79 @@ def dpl(args):
     return out
 
 
+def gaussian_2x(args):
+    from scipy.stats import norm
+
+    from htdp_verify.privacy.sequential import run_sequential
+    from htdp_verify.stats import epsilon_lower_bound
+
+    claim_eps = 1.0
+    sigma = analytic_gaussian_sigma(2.0, DELTA_G, 1.0)
+    out: dict = {"sigma": sigma, "events": [], "audits": {}}
+    t0 = time.process_time()
+
+    def cp_power(pn, pd, n, a, seeds=4000):
+        rng = np.random.default_rng(1)
+        kn, kd = rng.binomial(n, pn, seeds), rng.binomial(n, pd, seeds)
+        return float(np.mean(np.asarray(epsilon_lower_bound(kn, n, kd, n, a, DELTA_G)) > claim_eps))
+
+    def bet_power(pn, pd, n, a):
+        hits, used = 0, []
+        for s in range(args.diag_seeds):
+            rng = np.random.default_rng(1000 + s)
+            o = run_sequential(
+                lambda m: (np.array([rng.binomial(m, pn)]), np.array([rng.binomial(m, pd)])),
+                1,
+                epsilon=claim_eps,
+                delta=DELTA_G,
+                alpha=a,
+                max_samples=n,
+                rng=rng,
+                first=10,
+                growth=1.5,
+                futility=None,
+                prior=(np.array([round(pn * 100)]), np.array([round(pd * 100)]), 100),
+            )
+            hits += o.stop_reason == "violated"
+            used.append(o.n_per_side)
+        return hits / args.diag_seeds, float(np.median(used))
+
+    settings = [
+        ("fixed-n: 100000 at alpha", 100_000, ALPHA),
+        ("83000 at alpha", 83_000, ALPHA),
+        ("100000 at alpha/16", 100_000, ALPHA / 16),
+        ("last round: 83000 at alpha/16", 83_000, ALPHA / 16),
+        ("last round, alpha left: 83000 at alpha/8", 83_000, ALPHA / 8),
+    ]
+    for t in (3.5, 4.3, 5.4):
+        pn, pd = float(norm.sf((t - 1) / sigma)), float(norm.sf(t / sigma))
+        ev = {"t": t, "p_num": pn, "p_den": pd, "log_ratio": math.log(pn / pd), "settings": []}
+        for label, n, a in settings:
+            bp, med = bet_power(pn, pd, n, a)
+            ev["settings"].append(
+                {"setting": label, "cp_power": cp_power(pn, pd, n, a), "betting_power": bp, "betting_median_n": med}
+            )
+            print(f"gaussian 2x event t={t}: {ev['settings'][-1]}", flush=True)
+        out["events"].append(ev)
+    mech, claim = gaussian(2.0), PrivacyClaim(claim_eps, DELTA_G)
+    designs = {
+        "rounds_geometric_last": RoundsDesign(spend_rest=False),
+        "rounds_alpha_left_last": RoundsDesign(),
+        "fixed_split": RoundsDesign.fixed_split(),
+    }
+    for name, design in designs.items():
+        t = time.process_time()
+        res = seq_runs(mech, claim, args.g2_seeds, args.n_default, design)
+        s = summary(res)
+        s["median_last_round_alpha"] = float(np.median([r.details["sequential"]["rounds"][-1]["alpha"] for r in res]))
+        s["stop_reasons"] = {k: sum(r.details["sequential"]["stop_reason"] == k for r in res) for k in STOP_REASONS}
+        s["cpu_s"] = time.process_time() - t
+        out["audits"][name] = s
+        print(f"gaussian 2x audits {name}: {s}", flush=True)
+    out["cpu_s"] = time.process_time() - t0
+    return out
+
+
 DPL_VARIANTS = {
     "rounds_betting": RoundsDesign(),
     "rounds_fixed": RoundsDesign(method="fixed"),
@@ -340,6 +420,9 @@ def main():
     p.add_argument("--dpl-variants", nargs="+", default=list(DPL_VARIANTS))
     p.add_argument("--dpl-profile", default="quick", choices=["quick", "full"])
     p.add_argument("--dpl-component", default="models.LinearRegression")
+    p.add_argument("--gaussian-2x", action="store_true")
+    p.add_argument("--diag-seeds", type=int, default=100)
+    p.add_argument("--g2-seeds", type=int, default=100)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "bench_sequential_rounds.json"))
     args = p.parse_args()
@@ -353,6 +436,8 @@ def main():
         res["validity"] = validity(args)
     if args.dpl:
         res["diffprivlib_linear_regression"] = dpl(args)
+    if args.gaussian_2x:
+        res["gaussian_2x"] = gaussian_2x(args)
     res["cpu_s"] = time.process_time() - t0
     res["load_avg_at_end"] = os.getloadavg()
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
