@@ -2,12 +2,14 @@
 per-call models serially and with the adapters' worker processes, and the engine's Dask backend on a
 certification large enough to span several blocks.
 
-Run: ``python benchmarks/bench_dpl_search.py [--dask] [--wide]``; prints one JSON object (results also written to
-``benchmarks/results/bench_dpl_search.json``, merged into what the file holds).  ``--wide``: for d = 2 to 50 the
-peak memory (tracemalloc) and time of building a configuration's candidate pairs, and the CPU seconds per release
-of the wide models (the box has 2**d corners, of which the pairs use the first four; listing all of them before
-truncating was the MemoryError of KMeans at d = 50).  Numbers depend on the machine's load; the script prints the
-load average next to them.
+Run: ``python benchmarks/bench_dpl_search.py [--dask] [--wide] [--sizes]``; prints one JSON object (results also
+written to ``benchmarks/results/bench_dpl_search.json``, merged into what the file holds).  ``--wide``: for d = 2 to
+50 the peak memory (tracemalloc) and time of building a configuration's candidate pairs, and the CPU seconds per
+release of the wide models (the box has 2**d corners, of which the pairs use the first four; listing all of them
+before truncating was the MemoryError of KMeans at d = 50).  ``--sizes``: the certification sizes each profile
+derives from its detectability target for every claimed ε of the table, at δ = 0 and 1e-5, and the CPU
+milliseconds of one sizing call.  Numbers depend on the machine's load; the script prints the load average next to
+them.
 
 Why the Dask backend does not speed up model audits: ``audit(..., backend="dask")`` ships *blocks* of the
 certification stage to the workers, and a block holds up to 65,536 small releases
@@ -133,13 +135,46 @@ def dask_certification(n=4 * 65_536):
     return out
 
 
+def sizes():
+    """Releases per side of one certification, per profile / family / claimed ε (δ = 0 and 1e-5), from the target
+    of :data:`~audits.diffprivlib.sizes.SEARCH_SIZES`, and the CPU milliseconds of each sizing call (median)."""
+    from audits.diffprivlib.search import SEARCH_ALPHA
+    from audits.diffprivlib.sizes import SEARCH_SIZES, certification_sizes
+    from audits.diffprivlib.space import FAMILIES
+
+    out, ms = {}, []
+    for profile, fams in SEARCH_SIZES.items():
+        for fam, sz in fams.items():
+            a = SEARCH_ALPHA / len(FAMILIES) / (2 * sz["k"])
+            row = {}
+            for eps in (0.1, 0.5, 1.0, 2.0):
+                for delta in (0.0, 1e-5):
+                    t = time.process_time()
+                    r = certification_sizes(
+                        eps, delta, target=sz["target"], alpha=a, cap=sz["cap"], select=sz["select"]
+                    )
+                    ms.append(1e3 * (time.process_time() - t))
+                    row[f"eps={eps:g},delta={delta:g}"] = f"{r['n_samples']}" + (
+                        f" (cap; needs {r['needed']}; detects {r['detectable_epsilon']:.3g})"
+                        if r["capped"]
+                        else f" (target {r['target_epsilon']:.3g})"
+                    )
+            out[f"{profile}.{fam}"] = {"target": sz["target"].describe(), "cap": sz["cap"], "alpha": a, **row}
+    out["sizing_cpu_ms_median"] = round(float(np.median(ms)), 2)
+    out["sizing_cpu_ms_max"] = round(float(np.max(ms)), 2)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dask", action="store_true")
     ap.add_argument("--wide", action="store_true", help="only the wide-data measurements")
+    ap.add_argument("--sizes", action="store_true", help="only the certification sizes derived from the targets")
     args = ap.parse_args()
     res = {"load_average": os.getloadavg()}
-    if args.wide:
+    if args.sizes:
+        res["certification_sizes"] = sizes()
+    elif args.wide:
         res["wide_models"] = wide()
     else:
         res["models_releases_per_second"] = models()
@@ -151,6 +186,8 @@ def main():
     old = json.loads(p.read_text(encoding="utf-8")) if p.exists() else {}
     if args.wide:
         res["wide_models_load_average"] = res.pop("load_average")
+    elif args.sizes:
+        res["certification_sizes_load_average"] = res.pop("load_average")
     p.write_text(json.dumps({**old, **res}, indent=1), encoding="utf-8")
 
 
