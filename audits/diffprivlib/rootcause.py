@@ -506,7 +506,8 @@ def explain(
     reproduction.  ``certify_smallest(config, pair) -> AuditResult``, when given, audits the smallest configuration
     still flagged on fresh samples (the caller owns its generator and α) and its result is kept under
     ``smallest["certified"]``; when nothing smaller was flagged, the certification ``res`` itself stands for it
-    (``same_as_certified``) and nothing more is drawn."""
+    (``same_as_certified``) and nothing more is drawn.  A certified smallest configuration gets its own
+    reproduction script."""
     from .search import _ledger_epsilon
     from .search_result import ledger_text
 
@@ -550,9 +551,10 @@ def explain(
         if small_s is None:
             smallest["certified"] = dict(_certified_row(small, res), same_as_certified=True)
         else:
-            smallest["certified"] = dict(
-                _certified_row(small, certify_smallest(small, small_pair)), same_as_certified=False
-            )
+            r_small = certify_smallest(small, small_pair)
+            smallest["certified"] = dict(_certified_row(small, r_small), same_as_certified=False)
+            if r_small.verdict == "violated":  # the script to send upstream: the smallest configuration's event
+                smallest["reproduction"] = reproduce(small, small_pair, r_small, n=repro_n, out_dir=out_dir)
     rep = reproduce(c, pair, res, n=repro_n, out_dir=out_dir)
     return {
         "config": c.to_dict(),

@@ -153,6 +153,8 @@ def test_smallest_configuration_is_certified_with_its_alpha(gnb_search):
         assert sm["config"] != s.config.to_dict() and cert["config"] == sm["config"]
         assert cert["sizing"]["n_samples"] <= 100 and cert["pair_label"] == sm["pair_label"]
         assert out.releases["smallest_certification"] > 0
+        rep = sm["reproduction"]  # the smallest configuration's own script, recounting its certified event
+        assert rep["script"] and rep["counts"] is not None and rep["event_is_certified_event"]
     assert cert["verdict"] == "violated" and cert["epsilon_lb"] > s.config.epsilon
     table = search.search_table(out)
     assert f"{cert['epsilon_lb']:.3g}" in table and "releases / side" in table
