@@ -84,6 +84,11 @@ def _size_text(sizing: dict | None) -> str:
     return f"{n} (cap; target ε {sizing['target_epsilon']:.3g} needs {need}; detects ε ≥ {det:.3g})"
 
 
+def _target_text(t: dict) -> str:
+    gap = f", ≥ ε + {t['excess']:g}" if t.get("excess") else ""
+    return f"true ε = {t['ratio']:g} × claim{gap}, event ≥ {t['event_floor']:g}, power {t['power']:g}"
+
+
 def _smallest_text(cause: dict) -> str:
     """The smallest configuration as the shrink steps that reached it, and its certified bound."""
     sm = (cause or {}).get("smallest") or {}
@@ -160,10 +165,11 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
     slots = alpha_slots(outcome)
     n_small = sum(1 for x in slots[outcome.k :] if x["config"] is not None)
     sz0 = cert[0][1].details.get("sizing") or {}
+    capped = [s.config.label() for s, r in cert if (r.details.get("sizing") or {}).get("capped")]
     sizing_note = {
         "target": sz0.get("target"),
         "cap": sz0.get("cap"),
-        "capped": [s.config.label() for s, r in cert if (r.details.get("sizing") or {}).get("capped")],
+        "capped": capped,
         "statement": "certification sizes derived per configuration from the detectability target at its own "
         "claim (htdp_verify.privacy.sizing), capped"
         if sz0.get("target")
@@ -237,6 +243,12 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
             f"; worst {head_s.config.label()} ε_lb = {head.epsilon_lb:.3g} > {head_s.config.epsilon:g}"
             if viol
             else f"; largest certified ε_lb = {head.epsilon_lb:.3g} (claim {head_s.config.epsilon:g})"
+        )
+        + (
+            f"; certification sizes from the target ({_target_text(sz0['target'])}), cap {sz0['cap']} per side "
+            f"bound for {len(capped)} of {len(cert)}"
+            if sz0.get("target")
+            else ""
         )
     )
     return CheckResult(
