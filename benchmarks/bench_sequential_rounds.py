@@ -23,7 +23,8 @@ Run: ``python benchmarks/bench_sequential_rounds.py`` (options below; ``--quick`
    Clopper–Pearson test at a fixed n and of the betting test (``run_sequential``, bets from a 100-release prior),
    at the fixed-n audit's size and α (100 000 per side, 0.05) and at the last round's (83 000 per side, α/16 or
    α/8), over ``--diag-seeds`` Bernoulli streams; (b) end-to-end audits of the mechanism over ``--g2-seeds`` seeds
-   with the rounds design (the last round at the geometric level α·2^-(k+1), and at the α left), and the fixed split.
+   with the rounds design (the last round at the geometric level α·2^-(k+1), and at the α left), the fixed split
+   (betting, and one Clopper–Pearson look at the end), and the fixed-n audit, on the same seeds.
 
 Writes ``benchmarks/results/bench_sequential_rounds.json`` (``--out``).  CPU seconds are process time of this
 process (diffprivlib's models may run in worker processes: their wall time is reported too).
@@ -375,7 +376,12 @@ def gaussian_2x(args):
         "rounds_geometric_last": RoundsDesign(spend_rest=False),
         "rounds_alpha_left_last": RoundsDesign(),
         "fixed_split": RoundsDesign.fixed_split(),
+        "fixed_split_one_look_cp": RoundsDesign.fixed_split(method="fixed"),
     }
+    t = time.process_time()
+    fx = fixed_runs(mech, claim, args.g2_seeds, args.n_default)
+    out["audits"]["fixed_n"] = {**summary(fx), "cpu_s": time.process_time() - t}
+    print(f"gaussian 2x audits fixed_n: {out['audits']['fixed_n']}", flush=True)
     for name, design in designs.items():
         t = time.process_time()
         res = seq_runs(mech, claim, args.g2_seeds, args.n_default, design)
