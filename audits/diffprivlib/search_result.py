@@ -84,6 +84,15 @@ def _size_text(sizing: dict | None) -> str:
     return f"{n} (cap; target ε {sizing['target_epsilon']:.3g} needs {need}; detects ε ≥ {det:.3g})"
 
 
+def _detectability(res) -> dict | None:
+    """The audit's detectability statement, preceded by what its releases were sized for."""
+    det = res.details.get("detectability")
+    sz = res.details.get("sizing") or {}
+    if det is None or not sz.get("statement"):
+        return det
+    return dict(det, statement=f"{sz['statement']}; {det.get('statement', '')}", sizing=sz)
+
+
 def _target_text(t: dict) -> str:
     gap = f", ≥ ε + {t['excess']:g}" if t.get("excess") else ""
     return f"true ε = {t['ratio']:g} × claim{gap}, event ≥ {t['event_floor']:g}, power {t['power']:g}"
@@ -224,12 +233,15 @@ def _result(outcome: SearchOutcome, name: str, seed) -> CheckResult:
         "pair": head.details.get("pair"),
         "event": head.details.get("event"),
         "counts": head.counts,
-        "detectability": head.details.get("detectability"),
+        "detectability": _detectability(head),
     }
     if viol:
         cause = next((c for c in outcome.causes if c["config"]["label"] == head_s.config.label()), None)
         if cause:
             details["cause"] = cause["cause_text"]
+            sm_text = _smallest_text(cause)
+            if sm_text:
+                details["cause"] += f" Smallest configuration: {sm_text.replace('**', '')}."
             if cause.get("reproduction", {}).get("script"):
                 details["reproduction_script"] = cause["reproduction"]["script"]
     n_v = len(viol)
