@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from .attacks import Event, predicted_bound, union_pessimism
+from .attacks.events import isin_nan
 
-__all__ = ["paired_scores", "paired_rescan", "GRID"]
+__all__ = ["paired_scores", "paired_rescan", "paired_ranking", "GRID"]
 
 GRID = 512  # thresholds per paired scan (ranks spread uniformly, plus geometric tails)
 
@@ -155,9 +156,34 @@ def paired_rescan(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3.
         The best event per feature, side and orientation with a positive paired score, best first; ``predicted``
         holds the paired score.
     """
+    return _rescan(events, Y1, Y2, ctx, z, {})
+
+
+def _scores(f, Y1, Y2, cache: dict) -> tuple[np.ndarray, np.ndarray]:
+    """``f`` on both sides, computed once per feature (a learned score's call is not free)."""
+    if id(f) not in cache:
+        cache[id(f)] = (np.asarray(f(Y1)), np.asarray(f(Y2)))
+    return cache[id(f)]
+
+
+def _indicator(e: Event, s: np.ndarray) -> np.ndarray:
+    """``e.indicator`` from the feature's scores ``s`` (the same sets as :meth:`~.attacks.Event.indicator`)."""
+    if e.kind == "threshold":
+        return s >= e.params[0] if e.side == ">=" else s <= e.params[0]
+    if e.kind == "interval":
+        return (s >= e.params[0]) & (s <= e.params[1])
+    return isin_nan(s, e.params[0])
+
+
+def _check_paired(Y1, Y2):
     Y1, Y2 = np.asarray(Y1), np.asarray(Y2)
     if Y1.shape[0] != Y2.shape[0]:
         raise ValueError(f"Y1 and Y2 must have the same number of rows (paired), got {Y1.shape[0]} and {Y2.shape[0]}")
+    return Y1, Y2
+
+
+def _rescan(events, Y1, Y2, ctx, z, cache) -> list[Event]:
+    Y1, Y2 = _check_paired(Y1, Y2)
     if Y1.shape[0] < 2 or not math.isfinite(z):
         return []
     seen: set[int] = set()
@@ -167,10 +193,44 @@ def paired_rescan(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3.
         if id(f) in seen:
             continue
         seen.add(id(f))
-        s1, s2 = np.asarray(f(Y1)), np.asarray(f(Y2))
+        s1, s2 = _scores(f, Y1, Y2, cache)
         if e.kind == "set":
             out += _set_events(f, e.attack, s1.ravel(), s2.ravel(), ctx, z)
         else:
             out += _threshold_events(f, e.attack, s1.astype(float).ravel(), s2.astype(float).ravel(), ctx, z)
     out.sort(key=lambda e: -e.predicted)
     return out
+
+
+def paired_ranking(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3.0) -> list[Event]:
+    """``events`` and the :func:`paired_rescan` of their features, ranked by their paired scores at ``z`` on the
+    paired releases ``Y1``/``Y2`` (each feature evaluated once).
+
+    Parameters
+    ----------
+    events : list of Event
+        Events proposed by the attacks.
+    Y1, Y2 : array_like
+        Paired releases on D and on D' (the same number of rows).
+    ctx : SelectionContext
+        Final size, α and δ of the prediction.
+    z : float, default 3.0
+        Paired standard errors of pessimism.
+
+    Returns
+    -------
+    list of Event
+        All of them, best paired score first (the events passed in keep their own ``predicted``).
+    """
+    Y1, Y2 = _check_paired(Y1, Y2)
+    n = Y1.shape[0]
+    cache: dict = {}
+    scored = []
+    for e in events:
+        s1, s2 = _scores(e.feature, Y1, Y2, cache)
+        i1, i2 = np.asarray(_indicator(e, s1), bool).ravel(), np.asarray(_indicator(e, s2), bool).ravel()
+        a, b = (i1, i2) if e.orientation > 0 else (i2, i1)
+        scored.append((float(paired_scores(a.mean(), b.mean(), np.mean(a & b), n, ctx, z)), e))
+    scored += [(e.predicted, e) for e in _rescan(events, Y1, Y2, ctx, z, cache)]
+    scored.sort(key=lambda t: -t[0])
+    return [e for _, e in scored]

@@ -55,7 +55,7 @@ from .._validate import check_int
 from .adapters import draw
 from .attacks import SelectionContext, make_attacks, predicted_bound
 from .neighbours import Pair, as_pairs
-from .paired import paired_rescan, paired_scores
+from .paired import paired_ranking
 
 __all__ = ["SearchResult", "search_pairs", "SELECT_Z", "HELD_OUT_Z", "TOP", "ROUNDS"]
 
@@ -113,22 +113,6 @@ def _select(atts, Y1, Y2, ctx):
     return evs
 
 
-def _paired_ranking(evs, Y1, Y2, ctx: SelectionContext):
-    """The attacks' events and the paired re-scan of their features (:func:`~.paired.paired_rescan`) on the paired
-    fitting releases, ranked by their paired scores at ``PAIRED_Z``."""
-    n = min(Y1.shape[0], Y2.shape[0])
-    Y1, Y2 = Y1[:n], Y2[:n]
-    scored = []
-    for e in evs:
-        i1, i2 = np.asarray(e.indicator(Y1), bool), np.asarray(e.indicator(Y2), bool)
-        a, b = (i1, i2) if e.orientation > 0 else (i2, i1)
-        s = paired_scores(a.mean(), b.mean(), np.mean(a & b), n, ctx, PAIRED_Z)
-        scored.append((float(s), e))
-    scored += [(e.predicted, e) for e in paired_rescan(evs, Y1, Y2, ctx, PAIRED_Z)]
-    scored.sort(key=lambda t: -t[0])
-    return [e for _, e in scored]
-
-
 def _event_score(a: np.ndarray, b: np.ndarray, ctx: SelectionContext) -> tuple[float, float]:
     """Held-out score of one event from its indicators on the numerator side ``a`` and the denominator side ``b``
     (row ``i`` of both drawn with the same random numbers when ``COUPLED``): the bound it is predicted to certify
@@ -180,7 +164,8 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, halves, rng,
     for (f1, f2), (t1, t2) in (((A1, A2), (B1, B2)), ((B1, B2), (A1, A2))):
         evs = _select(atts, f1, f2, c)
         if PAIRED_SELECT:
-            evs = _paired_ranking(evs, f1, f2, c)
+            n = min(f1.shape[0], f2.shape[0])
+            evs = paired_ranking(evs, f1[:n], f2[:n], c, PAIRED_Z)
         best, best_ev, tie = 0.0, "", -math.inf
         for e in evs[:TOP]:
             i1, i2 = np.asarray(e.indicator(t1), bool), np.asarray(e.indicator(t2), bool)
