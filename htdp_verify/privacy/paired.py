@@ -156,14 +156,15 @@ def paired_rescan(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3.
         The best event per feature, side and orientation with a positive paired score, best first; ``predicted``
         holds the paired score.
     """
-    return _rescan(events, Y1, Y2, ctx, z, {})
+    return _ranked(events, Y1, Y2, ctx, z, keep_given=False)
 
 
-def _scores(f, Y1, Y2, cache: dict) -> tuple[np.ndarray, np.ndarray]:
-    """``f`` on both sides, computed once per feature (a learned score's call is not free)."""
-    if id(f) not in cache:
-        cache[id(f)] = (np.asarray(f(Y1)), np.asarray(f(Y2)))
-    return cache[id(f)]
+def _by_feature(events: list[Event]) -> list[list[Event]]:
+    """The events grouped by their feature (first appearance order)."""
+    groups: dict[int, list[Event]] = {}
+    for e in events:
+        groups.setdefault(id(e.feature), []).append(e)
+    return list(groups.values())
 
 
 def _indicator(e: Event, s: np.ndarray) -> np.ndarray:
@@ -182,29 +183,37 @@ def _check_paired(Y1, Y2):
     return Y1, Y2
 
 
-def _rescan(events, Y1, Y2, ctx, z, cache) -> list[Event]:
-    Y1, Y2 = _check_paired(Y1, Y2)
-    if Y1.shape[0] < 2 or not math.isfinite(z):
+def _rescan_feature(e: Event, s1: np.ndarray, s2: np.ndarray, ctx, z: float) -> list[Event]:
+    """The paired scan of ``e``'s feature from its scores on both sides."""
+    if s1.shape[0] < 2 or not math.isfinite(z):
         return []
-    seen: set[int] = set()
-    out: list[Event] = []
-    for e in events:
-        f = e.feature
-        if id(f) in seen:
-            continue
-        seen.add(id(f))
-        s1, s2 = _scores(f, Y1, Y2, cache)
-        if e.kind == "set":
-            out += _set_events(f, e.attack, s1.ravel(), s2.ravel(), ctx, z)
-        else:
-            out += _threshold_events(f, e.attack, s1.astype(float).ravel(), s2.astype(float).ravel(), ctx, z)
-    out.sort(key=lambda e: -e.predicted)
-    return out
+    if e.kind == "set":
+        return _set_events(e.feature, e.attack, s1.ravel(), s2.ravel(), ctx, z)
+    return _threshold_events(e.feature, e.attack, s1.astype(float).ravel(), s2.astype(float).ravel(), ctx, z)
+
+
+def _ranked(events, Y1, Y2, ctx, z, keep_given: bool) -> list[Event]:
+    """Paired scan of every feature (one feature's scores in memory at a time: a wide release has as many
+    coordinate features as columns), plus the given events scored the same way when ``keep_given``."""
+    Y1, Y2 = _check_paired(Y1, Y2)
+    n = Y1.shape[0]
+    scored: list[tuple[float, Event]] = []
+    for group in _by_feature(events):
+        f = group[0].feature
+        s1, s2 = np.asarray(f(Y1)), np.asarray(f(Y2))
+        if keep_given:
+            for e in group:
+                i1, i2 = np.asarray(_indicator(e, s1), bool).ravel(), np.asarray(_indicator(e, s2), bool).ravel()
+                a, b = (i1, i2) if e.orientation > 0 else (i2, i1)
+                scored.append((float(paired_scores(a.mean(), b.mean(), np.mean(a & b), n, ctx, z)), e))
+        scored += [(e.predicted, e) for e in _rescan_feature(group[0], s1, s2, ctx, z)]
+    scored.sort(key=lambda t: -t[0])
+    return [e for _, e in scored]
 
 
 def paired_ranking(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3.0) -> list[Event]:
     """``events`` and the :func:`paired_rescan` of their features, ranked by their paired scores at ``z`` on the
-    paired releases ``Y1``/``Y2`` (each feature evaluated once).
+    paired releases ``Y1``/``Y2`` (each feature evaluated once, one at a time).
 
     Parameters
     ----------
@@ -222,15 +231,4 @@ def paired_ranking(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3
     list of Event
         All of them, best paired score first (the events passed in keep their own ``predicted``).
     """
-    Y1, Y2 = _check_paired(Y1, Y2)
-    n = Y1.shape[0]
-    cache: dict = {}
-    scored = []
-    for e in events:
-        s1, s2 = _scores(e.feature, Y1, Y2, cache)
-        i1, i2 = np.asarray(_indicator(e, s1), bool).ravel(), np.asarray(_indicator(e, s2), bool).ravel()
-        a, b = (i1, i2) if e.orientation > 0 else (i2, i1)
-        scored.append((float(paired_scores(a.mean(), b.mean(), np.mean(a & b), n, ctx, z)), e))
-    scored += [(e.predicted, e) for e in _rescan(events, Y1, Y2, ctx, z, cache)]
-    scored.sort(key=lambda t: -t[0])
-    return [e for _, e in scored]
+    return _ranked(events, Y1, Y2, ctx, z, keep_given=True)
