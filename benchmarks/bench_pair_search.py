@@ -15,9 +15,9 @@ split (``audits.benchmark.run.auto_sizes``) and the chosen pair is recorded::
     python benchmarks/bench_pair_search.py --rows ReportNoisyMax1 ReportNoisyMax3 RAPPOR --seeds 30
 
 ``--set NAME=VALUE`` overrides a constant of :mod:`htdp_verify.privacy.search` for the run (to compare
-configurations with the same script); ``--legacy`` sets the constants of the search before common random numbers
-and pooling (``COUPLED=False POOL=False PAIRED_SE=False HELD_OUT_Z=1.0 ROUNDS=((0.4, 1.0), (0.6, 1/3))``), which
-reproduces it.
+configurations with the same script; ``--set PAIRED_SELECT=False`` is the search before its paired selection);
+``--legacy`` sets the constants of the search before common random numbers and pooling (``COUPLED=False POOL=False
+PAIRED_SE=False PAIRED_SELECT=False HELD_OUT_Z=1.0 ROUNDS=((0.4, 1.0), (0.6, 1/3))``), which reproduces it.
 
 Prints per row: pairs, good pairs, the oracle bound of each, the search's hit rate (chosen pair good) with a
 Clopper–Pearson 95 % interval, and the median ratio of the chosen pair's oracle bound to the best pair's.
@@ -47,6 +47,7 @@ LEGACY = {
     "COUPLED": False,
     "POOL": False,
     "PAIRED_SE": False,
+    "PAIRED_SELECT": False,
     "HELD_OUT_Z": 1.0,
     "ROUNDS": ((0.4, 1.0), (0.6, 1 / 3)),
 }
