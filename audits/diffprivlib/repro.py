@@ -178,6 +178,8 @@ def repro_script(adapter: DPLAdapter, res) -> str:
     ev_src = _event_source(desc)
     n = 400 if isinstance(adapter, DPLModel) else (4000 if isinstance(adapter, DPLTool) else 100_000)
     claim = adapter.privacy
+    if claim is None:
+        raise ValueError(f"adapter {adapter.name!r} declares no privacy guarantee: nothing to reproduce against")
     header = f'''"""Reproduction: diffprivlib {adapter.name} at claimed {claim} ({res.name}).
 
 htdp-verify certified epsilon >= {res.epsilon_lb:.4g} at {100 * (1 - res.alpha):.4g}% confidence \
