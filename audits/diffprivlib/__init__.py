@@ -31,7 +31,9 @@ Budgets (70 checks, 2 shared cores): quick ~3-5 minutes, full ~17 minutes at loa
 Layout (everything is re-exported here): :mod:`.components` (suite settings and the component table),
 :mod:`.pairs` (dataset-level neighbours in a box), :mod:`.checks` (running one audit, the registered checks, the
 results table), :mod:`.repro` (reproduction scripts), :mod:`.ledger` with :mod:`.recorder` (white-box budget
-ledger), :mod:`.space_table` / :mod:`.space` / :mod:`.search` / :mod:`.rootcause` (configuration search).
+ledger), :mod:`.space_table` / :mod:`.space` / :mod:`.sizes` / :mod:`.search` / :mod:`.search_result` /
+:mod:`.rootcause` (configuration search: the space, its sizes from a detectability target, the search, its result
+table, the root cause of a violation).
 Importing this package registers the checks.
 """
 
