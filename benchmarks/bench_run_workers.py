@@ -23,8 +23,10 @@ Parts
    stream, on the workers with Dask (one block per side here).  So the held part, two of the audit's 20 blocks of
    mechanism calls, stays serial: the whole audit's ratio is at most 20 / 11 = 1.82 on an idle machine.  Each
    row has the wall seconds, the CPU seconds of this process and of the workers (``client.run`` of
-   ``time.process_time`` before and after), the stage seconds of the audit and the load.  ``--n-select 2000``
-   gives the earlier setting (selection held whole, nothing streamed); ``--mechanisms`` picks the mechanisms.
+   ``time.process_time`` before and after), the stage seconds of the audit and the load.  A third mechanism,
+   ``sleep_2us`` (``--mechanisms sleep_2us``; 2 µs per release, 4·10⁶ releases per side), shows the scale at which
+   the streamed selection matters: per side it draws one block's worth held, 15 streamed selection blocks and 61
+   certification blocks.  ``--n-select 2000`` gives the earlier setting (selection held whole, nothing streamed).
 
 4. ``cache``: the checks that share an in-process cache (default the six Hu et al. rate claims on the ``dpfw`` and
    ``lasso`` shared sweeps, ``--cache-names``) at ``--profile quick`` with ``--workers 2``, through ``cli.main`` in
@@ -427,6 +429,15 @@ def sleepy_mech(data, size, rng):
     return float(np.mean(data)) + rng.laplace(0.0, 1.0 / (len(data) * 1.0), size=size)
 
 
+def fast_sleepy_mech(data, size, rng):
+    """Sleep-bound at scale: 2 µs per release (an audit of 4·10⁶ releases per side in ~20 s), then a Laplace mean."""
+    time.sleep(2e-6 * size)
+    return float(np.mean(data)) + rng.laplace(0.0, 1.0 / (len(data) * 1.0), size=size)
+
+
+#: ``sleep_2us``: 61 blocks per side, so the default selection (a quarter) streams 15 blocks per side past its fit part
+N_LARGE = 61 * 65536 - 3000
+
 #: scalar releases are counted in blocks of 65 536 (``streaming.block_size(8)``): 8 blocks per side, so two workers
 #: get four each; n_samples a few Poisson standard deviations under 8 blocks (the audit draws Poisson(n) per side)
 N_CERT = 8 * 65536 - 3000
@@ -443,8 +454,25 @@ def audit_backend(repeats, n_select=None, mechanisms=("median_of_100", "sleep_20
     rows = []
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     client = Client(cluster)
+    # warm-up outside the timings: the workers import the engine when they unpickle their first selection and
+    # certification tasks (seconds on a loaded machine, which fell on the first Dask repeat)
+    audit(
+        median_mech,
+        PrivacyClaim(1.0),
+        pairs=[(d, d2)],
+        n_samples=12_000,
+        n_select=3000,  # more than max_memory holds: the selection streams
+        rng=np.random.default_rng(0),
+        max_memory=2**16,
+        backend="dask",
+        client=client,
+    )
     try:
-        for label, mech, n in (("median_of_100", median_mech, N_CERT), ("sleep_20us", sleepy_mech, N_CERT)):
+        for label, mech, n in (
+            ("median_of_100", median_mech, N_CERT),
+            ("sleep_20us", sleepy_mech, N_CERT),
+            ("sleep_2us", fast_sleepy_mech, N_LARGE),
+        ):
             if label not in mechanisms:
                 continue
             rows.append({**capacity(), "before": label, "n_select_arg": n_select})
@@ -612,7 +640,11 @@ def main():
 
     def replaced(r):
         """Whether an old row is measured again now (audit rows: the same mechanism and n_select)."""
-        if r.get("part") in ("audit", "certification") or r.get("before") in ("median_of_100", "sleep_20us"):
+        if r.get("part") in ("audit", "certification") or r.get("before") in (
+            "median_of_100",
+            "sleep_20us",
+            "sleep_2us",
+        ):
             mech = r.get("mechanism", r.get("before"))
             return "audit" in parts and mech in mechs and r.get("n_select_arg") == a.n_select
         return r.get("part") in ran or r.get("before") in parts
