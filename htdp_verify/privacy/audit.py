@@ -121,8 +121,9 @@ def audit(
         holds its releases, at most what fits (``HELD_OVERHEAD`` bytes of working memory per byte held).  The result
         depends on the budget only when it lowers the fitted part (``details["samples"]["n_select_held_per_side"]``).
     backend, client
-        ``"serial"`` (default) or ``"dask"`` with a ``dask.distributed`` ``Client``: the
-        certification's blocks are counted on the cluster's workers; the result is the same for a seed.
+        ``"serial"`` (default) or ``"dask"`` with a ``dask.distributed`` ``Client``: the certification's blocks
+        and the streamed part of the selection are counted on the cluster's workers; the result is the same for a
+        seed.
     sequential
         audit in rounds of growing size (:mod:`~htdp_verify.privacy.sequential.rounds`): each round searches and
         selects on fresh releases, then certifies its event with an anytime-valid test at α·2^-(k+1) (union bound
