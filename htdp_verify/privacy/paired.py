@@ -28,9 +28,10 @@ import numpy as np
 from .attacks import Event, predicted_bound, union_pessimism
 from .attacks.events import isin_nan
 
-__all__ = ["paired_scores", "paired_rescan", "paired_ranking", "GRID"]
+__all__ = ["paired_scores", "paired_rescan", "paired_ranking", "GRID", "MAX_FEATURES"]
 
 GRID = 512  # thresholds per paired scan (ranks spread uniformly, plus geometric tails)
+MAX_FEATURES = 64  # features re-scanned: those of the best events by the attacks' own predictions (wide releases)
 
 
 def paired_scores(pn: Any, pd: Any, pab: Any, n: int, ctx: Any, z: Any) -> np.ndarray:
@@ -142,7 +143,8 @@ def paired_rescan(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3.
     ----------
     events : list of Event
         Events proposed by the attacks; each distinct feature is re-scanned once (threshold and interval
-        features as thresholds, set features as prefix unions of their outcomes ordered by the ratio).
+        features as thresholds, set features as prefix unions of their outcomes ordered by the ratio), at most
+        ``MAX_FEATURES`` of them: those whose best event the attacks predicted highest.
     Y1, Y2 : array_like
         Paired releases on D and on D' (the same number of rows).
     ctx : SelectionContext
@@ -197,8 +199,10 @@ def _ranked(events, Y1, Y2, ctx, z, keep_given: bool) -> list[Event]:
     coordinate features as columns), plus the given events scored the same way when ``keep_given``."""
     Y1, Y2 = _check_paired(Y1, Y2)
     n = Y1.shape[0]
+    groups = sorted(_by_feature(events), key=lambda g: -max(e.predicted for e in g))
+    rest = [e for g in groups[MAX_FEATURES:] for e in g] if keep_given else []
     scored: list[tuple[float, Event]] = []
-    for group in _by_feature(events):
+    for group in groups[:MAX_FEATURES]:
         f = group[0].feature
         s1, s2 = np.asarray(f(Y1)), np.asarray(f(Y2))
         if keep_given:
@@ -208,7 +212,7 @@ def _ranked(events, Y1, Y2, ctx, z, keep_given: bool) -> list[Event]:
                 scored.append((float(paired_scores(a.mean(), b.mean(), np.mean(a & b), n, ctx, z)), e))
         scored += [(e.predicted, e) for e in _rescan_feature(group[0], s1, s2, ctx, z)]
     scored.sort(key=lambda t: -t[0])
-    return [e for _, e in scored]
+    return [e for _, e in scored] + sorted(rest, key=lambda e: -e.predicted)
 
 
 def paired_ranking(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3.0) -> list[Event]:
@@ -229,6 +233,7 @@ def paired_ranking(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3
     Returns
     -------
     list of Event
-        All of them, best paired score first (the events passed in keep their own ``predicted``).
+        All of them, best paired score first (the events passed in keep their own ``predicted``); the events of
+        features beyond ``MAX_FEATURES`` follow, by their own prediction, unscored.
     """
     return _ranked(events, Y1, Y2, ctx, z, keep_given=True)

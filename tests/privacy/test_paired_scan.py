@@ -80,3 +80,20 @@ def test_paired_ranking_keeps_every_event_and_rejects_unpaired_sizes():
     assert all(any(r is e for r in ranked) for e in evs)
     with pytest.raises(ValueError, match="same number of rows"):
         paired_rescan(evs, Y1, Y2[:-1], CTX)
+
+
+def test_only_the_best_features_are_rescanned(monkeypatch):
+    """A wide release proposes a feature per column: the re-scan takes the ``MAX_FEATURES`` whose events the
+    attacks predicted highest (the leaky column among them), and every given event is still returned."""
+    from htdp_verify.privacy import paired
+    from htdp_verify.privacy.attacks import CoordinateAttack
+
+    noise = np.random.default_rng(8).laplace(0.0, 1.0, (3000, 12))
+    Y1, Y2 = noise, noise + np.r_[0.5, np.zeros(11)]
+    evs = CoordinateAttack().select(Y1, Y2, CTX)
+    monkeypatch.setattr(paired, "MAX_FEATURES", 2)
+    out = paired_rescan(evs, Y1, Y2, CTX)
+    assert out and len({id(e.feature) for e in out}) <= 2
+    assert out[0].feature.j == 0
+    ranked = paired_ranking(evs, Y1, Y2, CTX)
+    assert all(any(r is e for r in ranked) for e in evs)
