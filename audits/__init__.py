@@ -22,6 +22,7 @@ from . import (  # noqa: F401
     hu2022_rates,
     lowerbounds,
     zhao2024,
+    zhao2024_compare,
 )
 from . import hu2022_lowerbound  # noqa: F401
 from . import hu2022_experiments  # noqa: F401

@@ -24,8 +24,8 @@ Checks (``htdp-verify run zhao2024``):
 α: the three privacy claim checks form :data:`PRIVACY_FAMILY` (3 tests at quick, 5 at full), the three rate checks
 :data:`RATE_FAMILY`; each family spends α = 0.05 split by Bonferroni; the clone control keeps α = 0.05.
 
-* ``zhao2024.compare_baselines`` — both estimators vs clipped-mean + Gaussian and non-private references on
-  bivariate t data at equal (ε, δ) (table + figure; descriptive, verdict "info").
+* ``zhao2024.compare_baselines`` (in :mod:`audits.zhao2024_compare`) — both estimators vs clipped-mean + Gaussian
+  and non-private references on bivariate t data at equal (ε, δ) (table + figure; descriptive, verdict "info").
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ import math
 
 import numpy as np
 
-from estimators.baselines import ClippedMeanGaussian, MedianOfMeans, NonPrivateMean, TrimmedMean
 from estimators.zhao2024 import IterativeUpdatingMean, SimpleClippingMean, calibrate_group_rho, rho_for_target
 from htdp_verify.claims import PrivacyClaim, Provenance, RateClaim
 from htdp_verify.distributions import MultivariateT, Pareto
@@ -563,46 +562,3 @@ def check_tail_shape(ctx):
         alpha=alpha,
     )
     return [TAIL_FAMILY.annotate(r, member, profile) for r in (r1, r2)]
-
-
-# ---------------------------------------------------------------------------------------------------------
-# comparison
-# ---------------------------------------------------------------------------------------------------------
-@register(
-    "zhao2024.compare_baselines",
-    description="simple clipping and iterative updating vs clipped mean + "
-    "Gaussian at equal (ε, δ) on bivariate t (table + figure; info)",
-    provenance=PROV_CMP,
-    tags=("zhao2024", "comparison"),
-)
-def check_compare(ctx):
-    sz = SIZES[C.profile_of(ctx)]
-    n = sz["n_cmp"]
-    laws = {
-        "mvt5 (d=2)": MultivariateT(5.0, loc=np.array([1.0, -0.5])),
-        "mvt3 (d=2)": MultivariateT(3.0, loc=np.array([1.0, -0.5])),
-    }
-    R = theorem_radius(n, EPS, 2, 2.5, p=2.5)
-    ests = {
-        "zhao_simple_clipping": SimpleClippingMean.for_target(EPS, DELTA, R),
-        "zhao_iterative(m=20)": IterativeUpdatingMean(R, 20, EPS, DELTA),
-        "zhao_iterative(parallel)": IterativeUpdatingMean(R, 20, EPS, DELTA, calibration="parallel"),
-        "box[-R,R]+gauss": ClippedMeanGaussian(EPS, DELTA, -R, R),
-        "mean (non-private)": NonPrivateMean(),
-        "median-of-means (non-private)": MedianOfMeans(20),
-        "trimmed 10% (non-private)": TrimmedMean(0.1),
-    }
-    return C.comparison_check(
-        ests,
-        laws,
-        n=n,
-        reps=sz["reps_cmp"],
-        rng=ctx.rng,
-        name="zhao2024.compare_baselines",
-        provenance=PROV_CMP,
-        seed=ctx.seed,
-        out_dir=ctx.out_dir,
-        epsilon=EPS,
-        delta=DELTA,
-        focus="zhao_iterative(m=20)",
-    )
