@@ -454,8 +454,14 @@ def reproduce(c: Config, pair, res, *, n: int, out_dir=None) -> dict:
         end = src.index("\n\n\n", start)
         kw = ", ".join(f"{k}={v!r}" for k, v in adapter.kwargs.items())
         vals = "d[:, 0]" if adapter.tool == "histogram" else "d[:, :-1]"
+        # rows are (values..., weight); an empty add/remove side must keep its columns for d[:, -1]
+        cols = max(
+            np.asarray(x, dtype=float).reshape(np.shape(x)[0] if np.ndim(x) else 1, -1).shape[1]
+            for x in (pair.d, pair.d_prime)
+            if np.size(x)
+        )
         src = (
-            src[:start] + "def release(data, seed):\n    d = np.asarray(data, dtype=float)\n"
+            src[:start] + f"def release(data, seed):\n    d = np.asarray(data, dtype=float).reshape(-1, {cols})\n"
             f"    out = diffprivlib.tools.{adapter.tool}({vals}, epsilon={adapter.epsilon!r}, weights=d[:, -1], "
             f"{kw}, random_state=seed, accountant=BudgetAccountant())\n"
             "    return np.ravel(np.asarray(out[0], dtype=float))" + src[end:]

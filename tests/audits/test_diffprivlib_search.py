@@ -285,3 +285,26 @@ def test_exact_event_text_keeps_full_precision():
     }
     assert rootcause._exact_event_text(ev) == "output[9] >= 684.2105263157894"
     assert rootcause._exact_event_text({"spec": {"exact": False}}) is None
+
+
+def test_reproduction_of_a_weighted_histogram_with_an_empty_side_runs():
+    """Add/remove pairs of one record have an empty side; the weighted-histogram reproduction script must keep its
+    columns (before, ``d[:, -1]`` on the empty side raised IndexError and the script reproduced nothing)."""
+    from audits.diffprivlib.rootcause import reproduce
+    from audits.diffprivlib.search import _certify
+    from audits.diffprivlib.space import config_pairs, make_config
+
+    c = make_config(
+        "tools.histogramdd",
+        2.0,
+        {"bins": 1, "density": None, "range": (-2.0, 0.0), "weights": 2.0},
+        {"d": 1, "n": 1, "shape": "all_lower"},
+    )
+    (pair,) = [p for p in config_pairs(c) if np.size(p.d_prime) == 0]
+    res, _ = _certify(
+        c, pair, np.random.default_rng(3), alpha=0.01, name="t", sizing={"n_samples": 400, "n_select": 200}
+    )
+    rep = reproduce(c, pair, res, n=300)
+    assert "error" not in rep, rep.get("error")
+    assert rep["event_is_certified_event"] and rep["releases_per_side"] == 300
+    assert sum(rep["counts"]) > 0
