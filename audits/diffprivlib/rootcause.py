@@ -449,16 +449,13 @@ def reproduce(c: Config, pair, res, *, n: int, out_dir=None) -> dict:
         src = repro_script(adapter, _full_pair_result(res, pair))
     except (ValueError, KeyError) as e:
         return {"error": f"no script: {e}"}
-    if isinstance(adapter, WeightedHistogram):  # the data's last column is the weight
+    if isinstance(adapter, WeightedHistogram):  # last column: the weight (an empty side keeps its columns)
         start = src.index("def release(data, seed):")
         end = src.index("\n\n\n", start)
         kw = ", ".join(f"{k}={v!r}" for k, v in adapter.kwargs.items())
         vals = "d[:, 0]" if adapter.tool == "histogram" else "d[:, :-1]"
-        # rows are (values..., weight); an empty add/remove side must keep its columns for d[:, -1]
         cols = max(
-            np.asarray(x, dtype=float).reshape(np.shape(x)[0] if np.ndim(x) else 1, -1).shape[1]
-            for x in (pair.d, pair.d_prime)
-            if np.size(x)
+            np.asarray(x, dtype=float).reshape(len(x), -1).shape[1] for x in (pair.d, pair.d_prime) if np.size(x)
         )
         src = (
             src[:start] + f"def release(data, seed):\n    d = np.asarray(data, dtype=float).reshape(-1, {cols})\n"
