@@ -12,6 +12,8 @@ import numpy as np
 
 from estimators.dpl import DPLAdapter, DPLMechanism, DPLModel, DPLTool
 
+from .space import WeightedHistogram
+
 __all__ = ["repro_script"]
 
 
@@ -36,8 +38,18 @@ def _kwargs_src(d: dict) -> str:
     return ", ".join(f"{k}={_py(v)}" for k, v in d.items())
 
 
-def _release_source(adapter: DPLAdapter) -> str:
-    """Source of ``release(data, seed)`` with plain diffprivlib calls, equal to the adapter's release."""
+def _release_source(adapter: DPLAdapter, columns: int = 1) -> str:
+    """Source of ``release(data, seed)`` with plain diffprivlib calls, equal to the adapter's release
+    (``columns``: the data's columns, so that an empty add/remove side keeps its shape)."""
+    if isinstance(adapter, WeightedHistogram):  # the data's last column is the record's weight
+        kw = ", ".join(f"{k}={v!r}" for k, v in adapter.kwargs.items())
+        vals = "d[:, 0]" if adapter.tool == "histogram" else "d[:, :-1]"
+        return (
+            f"def release(data, seed):\n    d = np.asarray(data, dtype=float).reshape(-1, {columns})\n"
+            f"    out = diffprivlib.tools.{adapter.tool}({vals}, epsilon={adapter.epsilon!r}, weights=d[:, -1], "
+            f"{kw}, random_state=seed, accountant=BudgetAccountant())\n"
+            "    return np.ravel(np.asarray(out[0], dtype=float))\n"
+        )
     if isinstance(adapter, DPLMechanism):
         kw = dict(adapter._kwargs)
         if adapter.kind == "utility":
@@ -210,7 +222,9 @@ CLAIMED_EPSILON = {claim.epsilon!r}
 CLAIMED_DELTA = {claim.delta!r}
 
 '''
-    body = _release_source(adapter) + "\n\n"
+    sides = [np.asarray(x, dtype=float) for x in (d, dp)]
+    columns = max((x.reshape(len(x), -1).shape[1] for x in sides if x.ndim and x.size), default=1)
+    body = _release_source(adapter, columns) + "\n\n"
     if ev_src:
         body += "# the event certified by htdp-verify (fixed before the certification samples were drawn)\n" + ev_src
     else:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .space import SPACE, Config, WeightedHistogram, build_adapter
+from .space import SPACE, Config, build_adapter
 
 __all__ = [
     "STEPS",
@@ -449,20 +449,6 @@ def reproduce(c: Config, pair, res, *, n: int, out_dir=None) -> dict:
         src = repro_script(adapter, _full_pair_result(res, pair))
     except (ValueError, KeyError) as e:
         return {"error": f"no script: {e}"}
-    if isinstance(adapter, WeightedHistogram):  # last column: the weight (an empty side keeps its columns)
-        start = src.index("def release(data, seed):")
-        end = src.index("\n\n\n", start)
-        kw = ", ".join(f"{k}={v!r}" for k, v in adapter.kwargs.items())
-        vals = "d[:, 0]" if adapter.tool == "histogram" else "d[:, :-1]"
-        cols = max(
-            np.asarray(x, dtype=float).reshape(len(x), -1).shape[1] for x in (pair.d, pair.d_prime) if np.size(x)
-        )
-        src = (
-            src[:start] + f"def release(data, seed):\n    d = np.asarray(data, dtype=float).reshape(-1, {cols})\n"
-            f"    out = diffprivlib.tools.{adapter.tool}({vals}, epsilon={adapter.epsilon!r}, weights=d[:, -1], "
-            f"{kw}, random_state=seed, accountant=BudgetAccountant())\n"
-            "    return np.ravel(np.asarray(out[0], dtype=float))" + src[end:]
-        )
     name = "repro_search_" + re.sub(r"[^A-Za-z0-9_.-]+", "_", c.key) + f"_{_digest(c)}.py"
     path = None
     if out_dir is not None:
