@@ -24,7 +24,11 @@ Run: ``python benchmarks/bench_sequential_rounds.py`` (options below; ``--quick`
    at the fixed-n audit's size and α (100 000 per side, 0.05) and at the last round's (83 000 per side, α/16 or
    α/8), over ``--diag-seeds`` Bernoulli streams; (b) end-to-end audits of the mechanism over ``--g2-seeds`` seeds
    with the rounds design (the last round at the geometric level α·2^-(k+1), and at the α left), the fixed split
-   (betting, and one Clopper–Pearson look at the end), and the fixed-n audit, on the same seeds.
+   (betting, and one Clopper–Pearson look at the end), and the fixed-n audit, on the same seeds, with the median
+   and mean releases among the seeds that reached "violated"; (c) the **oracle floor** (:func:`oracle_floor_row`):
+   from the exact Gaussian tails, the fewest releases any audit certifying one event needs at the fixed-n audit's
+   power and α (the certification's Clopper–Pearson test at a fixed size; Wald's bound on the expected size of a
+   sequential test on the event's counts), against 1/10 of the fixed-n default's releases.
 
 Writes ``benchmarks/results/bench_sequential_rounds.json`` (``--out``).  CPU seconds are process time of this
 process (diffprivlib's models may run in worker processes: their wall time is reported too).
@@ -96,6 +100,7 @@ def summary(res):
         "median_releases": float(np.median(used)),
         "p90_releases": float(np.quantile(used, 0.9)),
         "median_releases_when_violated": float(np.median(used[viol])) if viol.any() else None,
+        "mean_releases_when_violated": float(np.mean(used[viol])) if viol.any() else None,
         "median_epsilon_lb": float(np.median([r.epsilon_lb for r in res])),
     }
 
@@ -382,6 +387,8 @@ def gaussian_2x(args):
     fx = fixed_runs(mech, claim, args.g2_seeds, args.n_default)
     out["audits"]["fixed_n"] = {**summary(fx), "cpu_s": time.process_time() - t}
     print(f"gaussian 2x audits fixed_n: {out['audits']['fixed_n']}", flush=True)
+    fixed_power = out["audits"]["fixed_n"]["power"]
+    out["oracle_floor"] = oracle_floor_row(sigma, claim_eps, fixed_power, out["audits"]["fixed_n"]["median_releases"])
     for name, design in designs.items():
         t = time.process_time()
         res = seq_runs(mech, claim, args.g2_seeds, args.n_default, design)
@@ -391,8 +398,83 @@ def gaussian_2x(args):
         s["cpu_s"] = time.process_time() - t
         out["audits"][name] = s
         print(f"gaussian 2x audits {name}: {s}", flush=True)
+    print_g2_table(out)
     out["cpu_s"] = time.process_time() - t0
     return out
+
+
+def oracle_floor_row(sigma, claim_eps, power, fixed_median, alpha=ALPHA):
+    """The oracle floor of the Gaussian shift (pair outputs 0 and 1, noise sd ``sigma``) at claim (``claim_eps``,
+    1e-5): the fewest releases per side with which any audit that certifies one event (a half-line ``output >= t``,
+    optimal by Neyman-Pearson; the mirror image ``output <= 1 - t`` is the same) reaches ``power`` at ``alpha``,
+    from the exact Gaussian tails (:func:`htdp_verify.privacy.sequential.oracle_floor`): the certification's own
+    Clopper-Pearson test at a fixed size, and Wald's bound on the expected size of any sequential test on the
+    event's counts.  Thresholds: a grid of step 0.25, refined to 0.01 around each criterion's best."""
+    from scipy.stats import norm
+
+    from htdp_verify.privacy.sequential import oracle_floor
+
+    t0 = time.process_time()
+
+    def floors(ts):
+        ts = np.asarray(ts, float)
+        pn, pd = norm.sf((ts - 1.0) / sigma), norm.sf(ts / sigma)
+        keep = (pn > DELTA_G) & (np.log(np.maximum(pn - DELTA_G, 1e-300) / pd) > claim_eps)
+        return oracle_floor(
+            pn[keep], pd[keep], epsilon=claim_eps, delta=DELTA_G, alpha=alpha, power=power, labels=ts[keep].tolist()
+        )
+
+    coarse = floors(np.arange(2.0, 10.0, 0.25))
+    row = {"alpha": alpha, "power": power, "sigma": sigma, "claim": [claim_eps, DELTA_G]}
+    for key in ("fixed_n", "sequential"):
+        t_best = coarse[key]["label"]
+        best = floors(np.round(np.arange(t_best - 0.25, t_best + 0.2501, 0.01), 4))[key]
+        per_side = best[key]
+        row[key] = {
+            "threshold": best["label"],
+            "p_num": best["p_num"],
+            "p_den": best["p_den"],
+            "log_ratio": best["log_ratio"],
+            "releases_per_side": per_side,
+            "releases_both_sides": 2 * per_side,
+            "fraction_of_fixed_n_default": 2 * per_side / fixed_median,
+            **({"fixed_m_per_side": best["fixed_m"]} if key == "fixed_n" else {"kl_per_pair": best["kl"]}),
+        }
+    row["fixed_n_default_median_releases"] = fixed_median
+    row["target_releases_both_sides"] = fixed_median / 10
+    row["note"] = (
+        "fixed_n: the certification's Clopper-Pearson test (alpha/2 per side) on the best single event, no search "
+        "or selection spent; sequential: Wald's lower bound d(power, alpha) / KL* on the EXPECTED releases per side "
+        "of any level-alpha test on the best event's counts (Kaufmann, Cappe & Garivier 2016, Lemma 1)"
+    )
+    row["cpu_s"] = time.process_time() - t0
+    print(
+        f"gaussian 2x oracle floor (power {power:.2f}, alpha {alpha:g}): fixed-n CP one event "
+        f"{row['fixed_n']['releases_both_sides']:.0f} releases (t = {row['fixed_n']['threshold']:g}, "
+        f"{row['fixed_n']['fraction_of_fixed_n_default']:.3f} of the fixed-n default's {fixed_median:.0f}); "
+        f"sequential (Wald, expected) {row['sequential']['releases_both_sides']:.0f} "
+        f"(t = {row['sequential']['threshold']:g}, {row['sequential']['fraction_of_fixed_n_default']:.3f}); "
+        f"target 1/10 = {fixed_median / 10:.0f}",
+        flush=True,
+    )
+    return row
+
+
+def print_g2_table(out):
+    """Markdown table of the Gaussian 2x audits (both sides, every stage) with the oracle floor rows."""
+    fl = out.get("oracle_floor")
+    print("| design | power | median releases | median when violated | mean when violated |")
+    print("|---|---|---|---|---|")
+    for name, s in out["audits"].items():
+        mv, av = s["median_releases_when_violated"], s["mean_releases_when_violated"]
+        print(
+            f"| {name} | {s['power']:.2f} | {s['median_releases']:.0f} | "
+            f"{'-' if mv is None else f'{mv:.0f}'} | {'-' if av is None else f'{av:.0f}'} |"
+        )
+    if fl:
+        for key, label in (("fixed_n", "oracle floor, fixed-n CP"), ("sequential", "oracle floor, sequential (Wald)")):
+            r = fl[key]
+            print(f"| {label} (t = {r['threshold']:g}) | {fl['power']:.2f} | {r['releases_both_sides']:.0f} | | |")
 
 
 DPL_VARIANTS = {

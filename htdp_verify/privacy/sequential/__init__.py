@@ -48,7 +48,9 @@ size too, each round's certification at α·2^-(k+1)) is :func:`rounds_audit` in
 stops early at the full α) is the default of the registered checks of per-call estimators.
 
 Layout: :mod:`.engine` (schedule, betting e-processes, :func:`run_sequential`), :mod:`.stages` (the pipeline
-stages of one certification), :mod:`.rounds` (the audit in rounds); every name is importable from here.
+stages of one certification), :mod:`.rounds` (the audit in rounds), :mod:`.floor` (the fewest releases any
+audit certifying one event needs, from a mechanism's exact law: :func:`oracle_floor`); every name is importable
+from here.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from .engine import (
     epsilon_grid,
     run_sequential,
 )
+from .floor import bernoulli_kl_to_null, event_floor, oracle_floor, sequential_floor
 from .rounds import MIN_ROUND, STOP_REASONS, RoundsDesign, as_design, round_alpha, rounds_audit
 from .stages import SequentialCounts, annotate_result, sequential_bounds_stage, sequential_certification_stage
 
@@ -83,4 +86,8 @@ __all__ = [
     "rounds_audit",
     "MIN_ROUND",
     "STOP_REASONS",
+    "bernoulli_kl_to_null",
+    "sequential_floor",
+    "event_floor",
+    "oracle_floor",
 ]
