@@ -174,7 +174,7 @@ def audit(
     if sequential:
         return rounds_audit(plan, rng, max_samples=max_samples, design=as_design(sequential), t0=t0)
     search = search_stage(plan, rng)
-    selection = selection_stage(plan, search.pair, rng)
+    selection = selection_stage(plan, search.pair, rng, search.events)
     counts = certification_stage(plan, search.pair, selection, rng)
     bounds = bounds_stage(plan, selection, counts)
     verdict = verdict_stage(plan, bounds, counts)

@@ -104,6 +104,9 @@ class SearchResult:
         Tie-breaking score.
     drawn : int
         Releases per side spent on it in all.
+    events : list of Event
+        The events re-counted in its last round (up to ``TOP`` per fold), best held-out score first: the
+        selection stage re-scores those of the chosen pair next to its own candidates (``SEED_EVENTS``).
     """
 
     pair: Pair
@@ -113,6 +116,7 @@ class SearchResult:
     round: int = 1
     tie: float = 0.0
     drawn: int = 0  # releases per side spent on this pair over all rounds
+    events: list = dataclasses.field(default_factory=list)
 
 
 def _select(atts, Y1, Y2, ctx):
@@ -157,11 +161,11 @@ def _draw_pair(mechanism, p: Pair, n: int, rng, chunk_size: int):
 
 
 def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, halves, rng, chunk_size: int, n_s: int):
-    """Cross-fitted held-out score of one pair after ``n_s`` more releases per side: (score, event text, tie).
+    """Cross-fitted held-out score of one pair after ``n_s`` more releases per side.
 
     ``halves`` holds the pair's earlier releases (``[A1, A2, B1, B2]``, or ``None``); with ``POOL`` the new
     releases are added to them and the score uses all of them.  Returns the score, the best event's text, the
-    tie-break and the updated halves."""
+    tie-break, the updated halves and the re-counted events of both folds (best held-out score first)."""
     Y1, Y2 = _draw_pair(mechanism, p, n_s, rng, chunk_size)
     h = n_s // 2
     parts = [Y1[:h], Y2[:h], Y1[h:], Y2[h:]]
@@ -171,7 +175,7 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, halves, rng,
     atts = make_attacks(attacks, A1, log_density=ctx.log_density, max_categories=ctx.max_categories)
     atts = [a for a in atts if a.in_search] or atts  # costly families (gradient boosting) compete in selection only
     c = dataclasses.replace(ctx, pair=(p.d, p.d_prime), z=SELECT_Z)
-    preds, ties, texts = [], [], []
+    preds, ties, texts, scored = [], [], [], []
     for (f1, f2), (t1, t2) in (((A1, A2), (B1, B2)), ((B1, B2), (A1, A2))):
         evs = _select(atts, f1, f2, c)
         if PAIRED_SELECT:
@@ -181,12 +185,15 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, halves, rng,
         for e in evs[:TOP]:
             i1, i2 = np.asarray(e.indicator(t1), bool), np.asarray(e.indicator(t2), bool)
             v, t = _event_score(*((i1, i2) if e.orientation > 0 else (i2, i1)), ctx)
+            scored.append((v, t, e))
             if (v, t) > (best, tie):
                 best, best_ev, tie = v, e.describe(), t
         preds.append(best)
         ties.append(tie if math.isfinite(tie) else 0.0)
         texts.append(best_ev)
-    return float(np.mean(preds)), texts[int(np.argmax(preds))], float(np.mean(ties)), parts
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    events = [e for _, _, e in scored]
+    return float(np.mean(preds)), texts[int(np.argmax(preds))], float(np.mean(ties)), parts, events
 
 
 def _held_size(parts) -> int:
@@ -277,7 +284,9 @@ def search_pairs(
             others = sum(_held_size(v) for v in held.values())
             if old is not None and (not POOL or (cap is not None and others + _held_size(old) + n_s > cap)):
                 old = None  # pooling off, or all the releases held would exceed the memory budget's cap
-            s.predicted, s.event, s.tie, parts = _score_pair(mechanism, s.pair, attacks, ctx, old, rng, chunk_size, n_s)
+            s.predicted, s.event, s.tie, parts, s.events = _score_pair(
+                mechanism, s.pair, attacks, ctx, old, rng, chunk_size, n_s
+            )
             if POOL and r < len(rounds) and (cap is None or others + _held_size(parts) <= cap):
                 held[id(s)] = parts
             s.n_per_side, s.round = n_s, r

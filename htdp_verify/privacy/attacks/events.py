@@ -318,7 +318,7 @@ class Event:
         return f"{self.describe()} (more likely under {who}; attack {self.attack})"
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "event": self.describe(),
             "kind": self.kind,
             "side": self.side,
@@ -328,6 +328,9 @@ class Event:
             "selection_proportions": [float(x) for x in self.sel_props],
             "spec": self.spec(),
         }
+        if "origin" in self.extra:  # e.g. "pair search": chosen on the search's releases, re-scored in selection
+            out["origin"] = str(self.extra["origin"])
+        return out
 
     def spec(self) -> dict:
         """Exact, JSON-ready description of the set (see :mod:`.serialise`); rebuilt by ``event_from_spec``.
