@@ -1,14 +1,31 @@
 """Execution back ends of a Monte Carlo run: ``BACKENDS`` (``"serial"``, ``"processes"`` via joblib, ``"dask"``),
-the worker count, the optional progress bar and ``_execute``, which runs the tasks on the chosen back end.
+the worker count, the optional progress bar and ``_execute``, which runs the tasks on the chosen back end; and
+:func:`local_cluster`, a Dask ``LocalCluster`` set up for CPU-bound batches (the one ``_execute`` starts when it is
+given no client, and the one to pass to ``audit(..., backend="dask")`` on one machine).
 """
 
 from __future__ import annotations
 
+import numbers
+
 from .seeding import _run_task
 
-__all__ = ["BACKENDS"]
+__all__ = ["BACKENDS", "QUIET_WORKER_CONFIG", "local_cluster"]
 
 BACKENDS = ("serial", "processes", "dask")
+
+#: Dask settings of :func:`local_cluster`: the workers' statistical profiler (a thread that samples the running
+#: task's stack every 10 ms) off, and the event loops' 20 ms responsiveness tick and 0.5 s system monitor slowed.
+#: They serve the dashboard only.  On numpy-bound releases (``benchmarks/bench_dask_release.py``) they cost the
+#: default workers 12-15 % CPU on top of the tasks' own (1.6-2.6 % with these settings) and the scheduler's process
+#: as much again, CPU that two workers on two cores take from the releases.  The memory monitor (which pauses and
+#: restarts workers near their memory limit) keeps its default.  BLAS pools are single-threaded already: a nanny
+#: starts every worker with ``OMP_NUM_THREADS=1`` (``distributed.nanny.pre-spawn-environ``).
+QUIET_WORKER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "200ms",
+    "distributed.admin.system-monitor.interval": "2s",
+}
 
 
 def _n_workers(n_jobs: int) -> int:
@@ -17,6 +34,37 @@ def _n_workers(n_jobs: int) -> int:
 
         return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
     return n_jobs
+
+
+def local_cluster(n_workers: int = -1, **kwargs):
+    """A ``distributed.LocalCluster`` of ``n_workers`` single-threaded worker processes with the monitoring of
+    :data:`QUIET_WORKER_CONFIG` (no dashboard).
+
+    The settings are read when the scheduler and the workers start, so they hold for this cluster only.  Results
+    do not depend on the cluster: a seed gives the same numbers on any back end and worker count.
+
+    Parameters
+    ----------
+    n_workers : int, default -1
+        Worker processes (-1: one per CPU this process may use).
+    **kwargs
+        Passed on to ``LocalCluster`` (e.g. ``memory_limit``).
+
+    Returns
+    -------
+    distributed.LocalCluster
+        The running cluster (close it, or use it as a context manager).
+    """
+    if isinstance(n_workers, bool) or not isinstance(n_workers, numbers.Integral) or n_workers == 0 or n_workers < -1:
+        raise ValueError(f"n_workers must be a positive integer or -1 (all CPUs), got {n_workers!r}")
+    try:
+        import dask
+        from distributed import LocalCluster
+    except ImportError as exc:  # pragma: no cover - optional dependency
+        raise ValueError('a Dask cluster needs dask.distributed: pip install "htdp-verify[dask]"') from exc
+    opts = {"threads_per_worker": 1, "processes": True, "dashboard_address": None, **kwargs}
+    with dask.config.set(QUIET_WORKER_CONFIG):
+        return LocalCluster(n_workers=_n_workers(int(n_workers)), **opts)
 
 
 def _progress_bar(progress, total, name):
@@ -45,19 +93,19 @@ def _execute(backend, fn, tasks, seed, vectorised, vchunk, n_jobs, client):
     # dask
     try:
         from distributed import Client as _Client
-        from distributed import LocalCluster, as_completed
+        from distributed import as_completed
     except ImportError as exc:  # pragma: no cover - optional dependency
         raise ValueError('backend="dask" needs dask.distributed: pip install "htdp-verify[dask]"') from exc
     own = None
     if client is None:
-        cluster = LocalCluster(
-            n_workers=_n_workers(n_jobs), threads_per_worker=1, processes=True, dashboard_address=None
-        )
+        cluster = local_cluster(n_jobs)
         own = (_Client(cluster), cluster)
         client = own[0]
     try:
+        shipped = client.scatter(_Shipped(fn), hash=False, broadcast=True)  # once, not with every task
         futures = [
-            client.submit(_run_task, fn, p, seed, c, s, e, vectorised, vchunk, pure=False) for p, c, s, e in tasks
+            client.submit(_run_shipped, shipped, p, seed, c, s, e, vectorised, vchunk, pure=False)
+            for p, c, s, e in tasks
         ]
         for fut in as_completed(futures):
             yield fut.result()
@@ -65,3 +113,14 @@ def _execute(backend, fn, tasks, seed, vectorised, vchunk, n_jobs, client):
         if own is not None:
             own[0].close()
             own[1].close()
+
+
+class _Shipped:
+    """A callable wrapped so that ``client.scatter`` ships it as data (once per run)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+def _run_shipped(shipped: _Shipped, *args):
+    return _run_task(shipped.fn, *args)

@@ -29,6 +29,7 @@ __all__ = [
     "MAX_BLOCK",
     "HELD_OVERHEAD",
     "block_size",
+    "call_plan",
     "count_streamed",
     "held_releases_cap",
     "parse_memory",
@@ -198,6 +199,55 @@ def _count_blocks(mechanism, data, events, entropy: int, first: int, n_blocks: i
     return counts
 
 
+class _CountJob:
+    """What every call of one :func:`count_streamed` shares (shipped to a Dask cluster once, not once per call)."""
+
+    def __init__(self, mechanism, data, events, entropy: int, block: int, total: int):
+        self.mechanism, self.data, self.events = mechanism, data, events
+        self.entropy, self.block, self.total = int(entropy), int(block), int(total)
+
+
+def _count_job(job: _CountJob, first: int, n_blocks: int) -> np.ndarray:
+    return _count_blocks(job.mechanism, job.data, job.events, job.entropy, first, n_blocks, job.block, job.total)
+
+
+def call_plan(n_blocks: int, per_call: int, threads: int = 0) -> list[tuple[int, int]]:
+    """``(first block, number of blocks)`` of every call counting blocks ``0 .. n_blocks - 1``, in order.
+
+    With ``threads = 0`` (one process) every call has ``per_call`` blocks (the last fewer).  With ``threads``
+    worker threads the calls shrink as the blocks run out (guided self-scheduling): each call takes the
+    ``remaining / (2 · threads)`` next blocks, rounded up, at most ``per_call`` and at least one, so the first
+    calls are large (little overhead per call) and the last ones single blocks (a worker that is slower, or
+    started later, holds back the end by at most about one block).  The calls cover every block once; counts are
+    sums over blocks, so the plan never changes them.
+
+    Parameters
+    ----------
+    n_blocks : int
+        Blocks to count.
+    per_call : int
+        Most blocks per call (what the memory budget allows).
+    threads : int, default 0
+        Worker threads of the cluster (0: one process, equal calls).
+
+    Returns
+    -------
+    list of tuple of int
+        ``(first, n)`` per call, contiguous and increasing.
+    """
+    n_blocks = check_int("n_blocks", n_blocks, minimum=0)
+    per_call = check_int("per_call", per_call, minimum=1)
+    threads = check_int("threads", threads, minimum=0)
+    if threads == 0:
+        return [(s, min(per_call, n_blocks - s)) for s in range(0, n_blocks, per_call)]
+    plan, s = [], 0
+    while s < n_blocks:
+        k = min(per_call, max(1, math.ceil((n_blocks - s) / (2 * threads))))
+        plan.append((s, k))
+        s += k
+    return plan
+
+
 def count_streamed(
     mechanism: Any,
     data: Any,
@@ -214,8 +264,9 @@ def count_streamed(
 
     ``release_nbytes`` fixes the block size (:func:`block_size`); ``max_memory`` how many blocks a call counts
     (peak memory ≈ a few times ``max_memory`` per worker, whatever ``n``); ``backend`` is ``"serial"`` or
-    ``"dask"`` (with a ``distributed.Client`` as ``client``; the mechanism and events are shipped to the workers).
-    The result depends only on ``rng``'s state, ``n`` and the release size.
+    ``"dask"`` (with a ``distributed.Client`` as ``client``: the mechanism, data and events are scattered to every
+    worker once, and the blocks are counted in the calls of :func:`call_plan`, largest first).  The result depends
+    only on ``rng``'s state, ``n`` and the release size.
 
     Parameters
     ----------
@@ -252,25 +303,17 @@ def count_streamed(
     block = block_size(release_nbytes)
     n_blocks = math.ceil(n / block)
     per_call = max(1, parse_memory(max_memory) // max(block * int(release_nbytes) * 4, 1))
-    if backend == "dask" and client is not None:  # two calls per worker thread at least, so every worker gets work
-        per_call = min(per_call, max(1, n_blocks // (2 * max(1, sum(client.nthreads().values())))))
-    groups = [(s, min(per_call, n_blocks - s)) for s in range(0, n_blocks, per_call)]
     if backend == "dask":
         if client is None:
             raise ValueError("backend='dask' needs client= (a distributed.Client)")
-        futures = client.map(
-            _count_blocks,
-            [mechanism] * len(groups),
-            [data] * len(groups),
-            [events] * len(groups),
-            [entropy] * len(groups),
-            [g[0] for g in groups],
-            [g[1] for g in groups],
-            [block] * len(groups),
-            [n] * len(groups),
-            pure=False,
-        )
+        plan = call_plan(n_blocks, per_call, max(1, sum(client.nthreads().values())))
+        # the mechanism, data and events go to every worker once; calls are handed out largest first
+        job = client.scatter(_CountJob(mechanism, data, events, entropy, block, n), hash=False, broadcast=True)
+        futures = [
+            client.submit(_count_job, job, s, k, pure=False, priority=len(plan) - i) for i, (s, k) in enumerate(plan)
+        ]
         parts = client.gather(futures)
     else:
-        parts = [_count_blocks(mechanism, data, events, entropy, s, k, block, n) for s, k in groups]
+        job = _CountJob(mechanism, data, events, entropy, block, n)
+        parts = [_count_job(job, s, k) for s, k in call_plan(n_blocks, per_call)]
     return np.sum(parts, axis=0).astype(np.int64)

@@ -9,7 +9,9 @@ from htdp_verify import PrivacyClaim
 from htdp_verify.privacy import audit
 from htdp_verify.privacy.attacks import Event, Identity
 from htdp_verify.privacy.streaming import (
+    _count_blocks,
     block_size,
+    call_plan,
     count_streamed,
     held_releases_cap,
     parse_memory,
@@ -121,3 +123,66 @@ def test_dask_local_cluster_gives_the_same_audit():
             client=client,
         )
     assert viadask.counts == serial.counts and viadask.estimate == serial.estimate
+
+
+def test_call_plan_covers_every_block_once_largest_calls_first():
+    for n_blocks, cap, threads in [(8, 100, 2), (32, 100, 2), (32, 3, 2), (1, 5, 4), (1000, 1024, 8), (7, 2, 0)]:
+        plan = call_plan(n_blocks, cap, threads)
+        starts = [s for s, _ in plan]
+        assert starts == [0] + list(np.cumsum([k for _, k in plan])[:-1])  # contiguous, in order
+        assert sum(k for _, k in plan) == n_blocks and all(1 <= k <= cap for _, k in plan)
+        sizes = [k for _, k in plan]
+        if threads:
+            assert sizes == sorted(sizes, reverse=True) and sizes[-1] == 1  # a single block last
+            assert len(plan) >= min(n_blocks, 2 * threads)  # every worker thread gets work
+    assert call_plan(8, 100, 2) == [(0, 2), (2, 2), (4, 1), (5, 1), (6, 1), (7, 1)]
+    assert call_plan(7, 2) == [(0, 2), (2, 2), (4, 2), (6, 1)] and call_plan(0, 4, 2) == []
+    with pytest.raises(ValueError, match="per_call"):
+        call_plan(8, 0, 2)
+
+
+def test_counts_are_sums_over_blocks_whatever_the_plan():
+    """The counts of any plan equal the one-block-per-call counts; a plan that skips a block does not (the check
+    can fail)."""
+    n, block, entropy = 5 * 4096 - 77, 4096, 123
+    per_block = [_count_blocks(lap, np.zeros(3), EVENTS, entropy, b, 1, block, n) for b in range(5)]
+    whole = np.sum(per_block, axis=0)
+    for plan in (call_plan(5, 5, 1), call_plan(5, 2, 2), call_plan(5, 1, 3), call_plan(5, 3)):
+        got = np.sum([_count_blocks(lap, np.zeros(3), EVENTS, entropy, s, k, block, n) for s, k in plan], axis=0)
+        np.testing.assert_array_equal(got, whole)
+    skipped = np.sum([per_block[b] for b in (0, 1, 3, 4)], axis=0)
+    assert not np.array_equal(skipped, whole)
+
+
+def test_quiet_local_cluster_counts_like_serial():
+    """Dask counts (scattered job, guided plan) equal the serial ones for block-aligned, ragged, sub-block and
+    one-block-per-call sizes; the cluster's workers run without the profiler."""
+    pytest.importorskip("distributed")
+    from distributed import Client
+
+    from htdp_verify.montecarlo.backends import local_cluster
+
+    cases = [(4 * 65536, "2GiB"), (3 * 65536 + 11, "2GiB"), (1000, "2GiB"), (3 * 65536 + 11, 2**21)]
+    serial = [
+        count_streamed(lap, np.zeros(3), n, EVENTS, np.random.default_rng(8), release_nbytes=8, max_memory=m)
+        for n, m in cases
+    ]
+    with local_cluster(2) as lc, Client(lc) as client:
+        profiled = client.run(lambda: __import__("dask").config.get("distributed.worker.profile.enabled"))
+        viadask = [
+            count_streamed(
+                lap,
+                np.zeros(3),
+                n,
+                EVENTS,
+                np.random.default_rng(8),
+                release_nbytes=8,
+                max_memory=m,
+                backend="dask",
+                client=client,
+            )
+            for n, m in cases
+        ]
+    assert list(profiled.values()) == [False, False]
+    for a, b in zip(serial, viadask):
+        np.testing.assert_array_equal(a, b)

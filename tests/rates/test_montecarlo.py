@@ -124,6 +124,18 @@ def test_dask_local_cluster_matches_serial():
     assert on_dask.backend == "dask"
 
 
+def test_dask_own_cluster_matches_serial():
+    """Without a client the run starts its own quiet local cluster (the function shipped once), same numbers."""
+    pytest.importorskip("distributed")
+    from htdp_verify.montecarlo.backends import local_cluster
+
+    serial = sweep(mean_error, {"n": [10, 100]}, 5, seed=4, chunk_size=2, progress=False)
+    own = sweep(mean_error, {"n": [10, 100]}, 5, seed=4, chunk_size=2, backend="dask", n_jobs=2, progress=False)
+    assert np.array_equal(serial.values("error"), own.values("error")) and own.backend == "dask"
+    with pytest.raises(ValueError, match="n_workers"):
+        local_cluster(0)
+
+
 def test_replicate_and_progress_bar(capsys):
     res = replicate(scalar_draw, 10, seed=0, progress=True)
     assert res.outputs == ["value"] and res.values().shape == (1, 10)
