@@ -14,7 +14,8 @@ Parts
    no I/O, no BLAS), run in this process through ``cli.main`` with ``--workers 1`` and ``2``, ``--repeats`` times
    alternating, so the ratio is measured without the real checks' unequal lengths; median ratio reported.
 3. ``audit``: ``htdp_verify.privacy.audit(..., backend="dask", client=...)`` on a Dask ``LocalCluster`` of two
-   single-threaded workers vs ``backend="serial"``, on two expensive mechanisms: a numpy-heavy one (each release is
+   single-threaded workers (``montecarlo.backends.local_cluster``: worker profiler off; see also
+   ``bench_dask_release.py``) vs ``backend="serial"``, on two expensive mechanisms: a numpy-heavy one (each release is
    the median of 100 noisy values) and a sleep-bound one (20 µs per release; the clean case of a slow estimator),
    8 blocks of 65 536 releases per side.  The certification stage is timed alone (``count_streamed``, one side)
    and inside the whole audit, with the default ``max_memory`` (the Dask backend splits the blocks into at least
@@ -444,15 +445,16 @@ N_CERT = 8 * 65536 - 3000
 
 
 def audit_backend(repeats, n_select=None, mechanisms=("median_of_100", "sleep_20us")):
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     from htdp_verify.claims import PrivacyClaim
+    from htdp_verify.montecarlo.backends import local_cluster
     from htdp_verify.privacy import audit
     from htdp_verify.privacy.streaming import count_streamed
 
     d, d2 = np.zeros(10), np.r_[np.zeros(9), 1.0]
     rows = []
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = local_cluster(2)
     client = Client(cluster)
     # warm-up outside the timings: the workers import the engine when they unpickle their first selection and
     # certification tasks (seconds on a loaded machine, which fell on the first Dask repeat)
