@@ -43,3 +43,24 @@ def test_false_alarm_rate_at_most_alpha(mech):
         flags += r.verdict == "violated"
     res = binomtest(flags, SEEDS, 0.05, alternative="greater")
     assert res.pvalue > 0.01, f"{flags}/{SEEDS} false alarms"
+
+
+@pytest.mark.meta
+@pytest.mark.parametrize(
+    "mech, pairs",
+    [(laplace, [(0, 1), (1, 0), (0, 0.5)]), (geometric, [(0, 1), (1, 0), (0, -1)])],
+    ids=["laplace", "geometric"],
+)
+def test_false_alarm_rate_with_a_pair_search_at_most_alpha(mech, pairs):
+    """The same design with several pairs: the pair search runs and hands its best events to the selection, where
+    they compete on held-out releases (on these exactly tight mechanisms they are certified in about half / a third
+    of the runs).  Events chosen on search releases are certified on fresh ones, so the rate stays at most α; here
+    the certified event is often the optimal one, so the rate is near α rather than near 0 (400 seeds each measured
+    21 and 14 false alarms, 5.3 % and 3.5 %)."""
+    ss = np.random.SeedSequence(20261125)
+    flags = 0
+    for child in ss.spawn(SEEDS):
+        r = audit(mech, PrivacyClaim(1.0), pairs=pairs, n_samples=20_000, alpha=0.05, rng=np.random.default_rng(child))
+        flags += r.verdict == "violated"
+    res = binomtest(flags, SEEDS, 0.05, alternative="greater")
+    assert res.pvalue > 0.01, f"{flags}/{SEEDS} false alarms"
