@@ -414,6 +414,8 @@ def _cmd_bench(args) -> int:
     out = prepare_out(args.out)
     run_bench = eps[0].load()
     extra = {"seeds": args.seeds} if args.seeds > 1 else {}  # a suite without multi-seed support still runs once
+    if args.auto_only:
+        extra["white_box"] = False
     try:
         results = run_bench(quick=args.quick, out_dir=out, seed=args.seed, progress=not args.no_progress, **extra)
     except KeyboardInterrupt:
@@ -519,6 +521,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="run the suite with K run seeds (seed, seed+1, ...) and write bench_seeds.md: each row's "
         "median and range, flag counts and runs reaching DP-Sniper's number (default 1)",
+    )
+    b.add_argument(
+        "--auto-only",
+        action="store_true",
+        help="run only the public auditor's column (no labelled white-box column)",
     )
     b.add_argument("--out", default="htdp-bench", help="output folder, created if needed (default: htdp-bench)")
     b.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -329,3 +329,22 @@ def test_jsonl_has_one_flushed_line_per_finished_check(tmp_path):
     lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
     assert lines[0]["format_version"] == 2 and lines[0]["meta"]["seed"] == 2
     assert [x["check"] for x in lines[1:]] == [c.name for c in get_checks(["stats"])]
+
+
+def test_bench_auto_only_skips_the_white_box_column(monkeypatch, tmp_path):
+    seen = {}
+
+    class _EP:
+        def load(self):
+            def run_bench(**kw):
+                seen.update(kw)
+                return []
+
+            return run_bench
+
+    monkeypatch.setattr(cli, "entry_points", lambda group: [_EP()])
+    assert cli.main(["bench", "--quick", "--auto-only", "--out", str(tmp_path / "b"), "--no-progress"]) == 0
+    assert seen["white_box"] is False
+    seen.clear()
+    assert cli.main(["bench", "--quick", "--out", str(tmp_path / "c"), "--no-progress"]) == 0
+    assert "white_box" not in seen  # the suite's default (both columns)
