@@ -27,7 +27,8 @@ Every row has the wall seconds, the CPU seconds of this process and of the worke
 ``time.process_time``; for the pool the tasks' own CPU), the 1-minute load (sampled every 2 s) and the counts; the
 counts of all backends are checked identical.  Before each cluster the machine's *capacity* (``bench_run_workers``:
 2 on an idle 2-core machine) is measured.  The last lines print one summary per cluster, size and mode: median
-serial / median Dask wall-clock ratio over the repeats, and the same for the process pool.
+serial / median Dask wall-clock ratio over the repeats, the same for the process pool, and the Dask workers' CPU
+beyond their tasks' own (Dask's per-task ``thread-cpu`` metric); then one ``SUMMARY`` line with the ratios.
 Writes ``benchmarks/results/bench_dask_release.json``.
 """
 
@@ -98,8 +99,20 @@ def pool_count(pool, mech, n, events, rng):
     return np.sum([r[0] for r in res], axis=0).astype(np.int64), sum(r[1] for r in res)
 
 
+def _task_cpu(dask_worker):
+    """CPU seconds the worker's tasks' threads have used so far (Dask's own per-task metrics)."""
+    return sum(
+        v for k, v in dask_worker.digests_total.items() if k[0] == "execute" and k[-2:] == ("thread-cpu", "seconds")
+    )
+
+
 def _cpu(client):
-    return time.process_time(), sum(client.run(time.process_time).values())
+    """CPU seconds so far: this process, the workers' processes, the workers' task threads."""
+    return (
+        time.process_time(),
+        sum(client.run(time.process_time).values()),
+        sum(client.run(_task_cpu).values()),
+    )
 
 
 def measure(mode, backend, mech, n, client, pool):
@@ -111,7 +124,7 @@ def measure(mode, backend, mech, n, client, pool):
     kw = {"backend": "dask", "client": client} if backend == "dask" else {}
     row = {}
     with LoadSampler() as ls:
-        m0, w0 = _cpu(client)
+        m0, w0, k0 = _cpu(client)
         t0 = time.perf_counter()
         if backend == "processes":
             counts, task_cpu = pool_count(pool, mech, n, events, np.random.default_rng(9))
@@ -126,11 +139,12 @@ def measure(mode, backend, mech, n, client, pool):
         else:
             counts = count_streamed(MECHANISMS[mech], D, n, events, np.random.default_rng(9), release_nbytes=8, **kw)
         sec = time.perf_counter() - t0
-        m1, w1 = _cpu(client)
+        m1, w1, k1 = _cpu(client)
     return {
         "seconds": round(sec, 3),
         "cpu_main_s": round(m1 - m0, 2),
         "cpu_workers_s": round(task_cpu if backend == "processes" else w1 - w0, 2),
+        "cpu_tasks_s": round(task_cpu if backend == "processes" else k1 - k0, 2),
         "counts": [None if c is None else int(c) for c in counts],
         **row,
         **ls.summary(),
@@ -220,6 +234,8 @@ def summarise(rows):
         }
         if "dask" in med:
             s["ratio_dask"] = round(med["serial"] / med["dask"], 2)
+            w, k = (sum(r[x] for r in by["dask"]) for x in ("cpu_workers_s", "cpu_tasks_s"))
+            s["dask_workers_cpu_beyond_tasks"] = round((w - k) / max(k, 1e-9), 3)
         if "processes" in med:
             s["ratio_processes"] = round(med["serial"] / med["processes"], 2)
         if mode == "audit":
@@ -232,9 +248,32 @@ def summarise(rows):
             + (f"dask {med['dask']:.2f} s, ratio {s.get('ratio_dask')}" if "dask" in med else "")
             + (f" (certification stage {s['ratio_dask_certification_stage']})" if mode == "audit" else "")
             + (f"; processes ratio {s['ratio_processes']}" if "processes" in med else "")
+            + (
+                f"; Dask workers' CPU beyond tasks +{100 * s['dask_workers_cpu_beyond_tasks']:.0f}%"
+                if "dask" in med
+                else ""
+            )
             + f"; CPU s {s['median_cpu_s']}; load {s['load1_mean']}; repeats {s['repeats']}; identical {identical}"
         )
     return out, lines
+
+
+def headline(summary):
+    """One line: the serial / Dask ratios of release generation and of the certification stage per cluster and size,
+    with the load and repeats."""
+    parts = []
+    for s in summary:
+        key = {"generation": "ratio_dask", "audit": "ratio_dask_certification_stage"}.get(s["mode"])
+        if key in s:
+            what = "generation" if s["mode"] == "generation" else "certification stage"
+            parts.append(f"{s['cluster']} {what} {s['size']}x {s[key]}")
+    loads = [s["load1_mean"] for s in summary]
+    reps = max((s["repeats"] for s in summary), default=0)
+    return (
+        f"SUMMARY serial/Dask (2 workers, median of {reps} repeats): "
+        + ", ".join(parts)
+        + (f"; load {min(loads)}-{max(loads)}" if loads else "")
+    )
 
 
 def main():
@@ -260,6 +299,7 @@ def main():
     Path(a.out).write_text(json.dumps({"info": info, "summary": summary, "rows": rows}, indent=1))
     for line in lines:
         print(line)
+    print(headline(summary))
     print(f"wrote {a.out}")
 
 

@@ -15,12 +15,13 @@ __all__ = ["BACKENDS", "QUIET_WORKER_CONFIG", "local_cluster"]
 BACKENDS = ("serial", "processes", "dask")
 
 #: Dask settings of :func:`local_cluster`: the workers' statistical profiler (a thread that samples the running
-#: task's stack every 10 ms) off, and the event loops' 20 ms responsiveness tick and 0.5 s system monitor slowed.
-#: They serve the dashboard only.  On numpy-bound releases (``benchmarks/bench_dask_release.py``) they cost the
-#: default workers 12-15 % CPU on top of the tasks' own (1.6-2.6 % with these settings) and the scheduler's process
-#: as much again, CPU that two workers on two cores take from the releases.  The memory monitor (which pauses and
-#: restarts workers near their memory limit) keeps its default.  BLAS pools are single-threaded already: a nanny
-#: starts every worker with ``OMP_NUM_THREADS=1`` (``distributed.nanny.pre-spawn-environ``).
+#: task's stack every 10 ms) off, and the event loops' 20 ms responsiveness tick and 0.5 s system monitor slowed;
+#: they feed the dashboard only.  Counting numpy-bound releases on two workers (the ``median_of_100`` mechanism of
+#: ``benchmarks/bench_dask_release.py``, measured at load 9), the default workers used 18-23 % CPU on top of
+#: their tasks' own and these 4-6 %, and the scheduler's process about half as much CPU: on two cores that CPU is
+#: taken from the releases.  The memory monitor (which pauses and restarts workers near their memory limit) keeps
+#: its default.  BLAS pools are single-threaded already: a nanny starts every worker with ``OMP_NUM_THREADS=1``
+#: (``distributed.nanny.pre-spawn-environ``).
 QUIET_WORKER_CONFIG = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "200ms",
