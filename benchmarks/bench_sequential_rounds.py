@@ -24,7 +24,8 @@ Run: ``python benchmarks/bench_sequential_rounds.py`` (options below; ``--quick`
    at the fixed-n audit's size and α (100 000 per side, 0.05) and at the last round's (83 000 per side, α/16 or
    α/8), over ``--diag-seeds`` Bernoulli streams; (b) end-to-end audits of the mechanism over ``--g2-seeds`` seeds
    with the rounds design (the last round at the geometric level α·2^-(k+1), and at the α left), the fixed split
-   (betting, and one Clopper–Pearson look at the end), and the fixed-n audit, on the same seeds, with the median
+   (betting, and one Clopper–Pearson look at the end), the registered per-call checks' design
+   (``RoundsDesign.per_call()``) and the fixed-n audit, on the same seeds, with the median
    and mean releases among the seeds that reached "violated"; (c) the **oracle floor** (:func:`oracle_floor_row`):
    from the exact Gaussian tails, the fewest releases any audit certifying one event needs at the fixed-n audit's
    power and α (the certification's Clopper–Pearson test at a fixed size; Wald's bound on the expected size of a
@@ -382,6 +383,7 @@ def gaussian_2x(args):
         "rounds_alpha_left_last": RoundsDesign(),
         "fixed_split": RoundsDesign.fixed_split(),
         "fixed_split_one_look_cp": RoundsDesign.fixed_split(method="fixed"),
+        "per_call": RoundsDesign.per_call(),
     }
     t = time.process_time()
     fx = fixed_runs(mech, claim, args.g2_seeds, args.n_default)

@@ -51,7 +51,7 @@ CRITICAL = int(binom.ppf(0.999, SEEDS, ALPHA))
 DESIGN = RoundsDesign(first_select=20, growth=2.0, certify_ratio=4.0, futility=None)
 
 
-def false_violations(mech=rr_tight):
+def false_violations(mech=rr_tight, design=DESIGN):
     out = 0
     for s in range(SEEDS):
         r = audit(
@@ -63,7 +63,7 @@ def false_violations(mech=rr_tight):
             alpha=ALPHA,
             attacks="threshold",
             rng=np.random.default_rng(s),
-            sequential=DESIGN,
+            sequential=design,
         )
         out += r.verdict == "violated"
     return out, r
@@ -72,6 +72,15 @@ def false_violations(mech=rr_tight):
 def test_false_violation_rate_over_rounds_is_at_most_alpha():
     k, last = false_violations()
     assert last.details["sequential"]["rounds_used"] >= 4  # the design really runs several rounds
+    assert k <= CRITICAL, f"{k} false violations in {SEEDS} runs at alpha={ALPHA} (critical {CRITICAL})"
+
+
+def test_the_per_call_design_keeps_the_level():
+    # the same meta-test on the design of the registered per-call checks (smallest first round, looks x1.2, bets up
+    # to 0.8 of the largest valid bet), without its futility stop
+    design = RoundsDesign.per_call(futility=None)
+    k, last = false_violations(design=design)
+    assert last.details["sequential"]["rounds_used"] >= 3
     assert k <= CRITICAL, f"{k} false violations in {SEEDS} runs at alpha={ALPHA} (critical {CRITICAL})"
 
 
@@ -226,7 +235,8 @@ def test_bad_arguments():
         audit(laplace(1.0), PrivacyClaim(1.0), sequential=True, profile=True, **kw)
     with pytest.raises(ValueError, match="max_samples"):
         audit(laplace(1.0), PrivacyClaim(1.0), sequential=True, max_samples=30, **kw)
-    for bad in (dict(growth=1.0), dict(certify_ratio=0), dict(first_select=5), dict(method="x"), dict(futility="y")):
+    bads = (dict(growth=1.0), dict(certify_ratio=0), dict(first_select=5), dict(method="x"), dict(futility="y"))
+    for bad in bads + (dict(max_bet=1.0), dict(look_growth=1.0)):
         with pytest.raises(ValueError, match=next(iter(bad))):
             RoundsDesign(**bad)
 
@@ -239,7 +249,7 @@ P_SEEDS = 400
 P_CRITICAL = int(binom.ppf(0.999, P_SEEDS, ALPHA))
 
 
-def _prior_run(seed):
+def _prior_run(seed, max_bet=0.5):
     rng = np.random.default_rng(seed)
     pn, pd = math.e / (1 + math.e), 1 / (1 + math.e)
     o = run_sequential(
@@ -254,12 +264,15 @@ def _prior_run(seed):
         growth=1.5,
         futility=None,
         prior=(100.0, 0.0, 100),  # misleading but independent: "always in the numerator, never the other"
+        max_bet=max_bet,
     )
     return o.stop_reason == "violated"
 
 
-def test_a_misleading_prior_keeps_the_level():
-    k = sum(_prior_run(s) for s in range(P_SEEDS))
+@pytest.mark.parametrize("max_bet", [0.5, 0.95])
+def test_a_misleading_prior_keeps_the_level(max_bet):
+    # the largest bets (0.95 of the largest valid one) follow the misleading prior hardest
+    k = sum(_prior_run(s, max_bet) for s in range(P_SEEDS))
     assert k <= P_CRITICAL, f"{k} false violations (critical {P_CRITICAL})"
 
 
@@ -275,3 +288,50 @@ def test_prior_validation():
             rng=np.random.default_rng(0),
             prior=(5, 0, 3),
         )
+
+
+# Successive halving of the candidate pairs over rounds (halve_pairs): the pairs a round searches are chosen on the
+# earlier rounds' search releases, never on a certification's.  Meta-test design: exactly tight Laplace (b = 1,
+# claim eps = 1) on H_PAIRS, three of them tight (sensitivity 1) and one inside the claim; H_SEEDS = 200 audits at
+# ALPHA = 0.05, at most MAXN releases per side, rounds of selection 20, 40, 80, ... (4 -> 2 -> 1 pairs searched),
+# no futility stop.  Checker and power as for the meta-test above (CRITICAL, the 0.999 binomial quantile), which
+# is shown there to fail on certification that replays the selection releases.
+H_PAIRS = [(0.0, 1.0), (1.0, 2.0), (0.0, 0.5), (0.0, -1.0)]
+H_SEEDS = 200
+H_DESIGN = RoundsDesign(first_select=20, growth=2.0, certify_ratio=4.0, futility=None, halve_pairs=True)
+
+
+def test_halving_the_pairs_over_rounds_keeps_the_level():
+    k = 0
+    for s in range(H_SEEDS):
+        r = audit(
+            laplace(1.0),
+            PrivacyClaim(1.0),
+            pairs=H_PAIRS,
+            n_samples=MAXN,
+            max_samples=MAXN,
+            alpha=ALPHA,
+            attacks="threshold",
+            rng=np.random.default_rng(s),
+            sequential=H_DESIGN,
+        )
+        k += r.verdict == "violated"
+    searched = [x["pairs_searched"] for x in r.details["sequential"]["rounds"]]
+    assert searched[:3] == [4, 2, 0] and len(searched) >= 3  # 4 pairs, then the better 2, then the best alone
+    assert k <= CRITICAL, f"{k} false violations in {H_SEEDS} runs at alpha={ALPHA} (critical {CRITICAL})"
+
+
+def test_halving_keeps_the_leaking_pair():
+    pairs = [(0.0, 0.05), (0.0, 0.1), (0.0, 0.2), (0.0, 1.0)]  # only the last leaks (true eps 4 against a claim of 1)
+    r = audit(
+        laplace(0.25),
+        PrivacyClaim(1.0),
+        pairs=pairs,
+        n_samples=20_000,
+        rng=np.random.default_rng(3),
+        attacks="threshold",
+        sequential=RoundsDesign(first_select=20, growth=2.0, halve_pairs=True),
+    )
+    assert r.verdict == "violated" and r.details["pair"]["text"].startswith("given pair 3")
+    # a leak this plain is certified in the first round, on the pair the search ranked first
+    assert r.details["sequential"]["rounds"][0]["pairs_searched"] == 4

@@ -48,9 +48,9 @@ size too, each round's certification at α·2^-(k+1)) is :func:`rounds_audit` in
 stops early at the full α) is the default of the registered checks of per-call estimators.
 
 Layout: :mod:`.engine` (schedule, betting e-processes, :func:`run_sequential`), :mod:`.stages` (the pipeline
-stages of one certification), :mod:`.rounds` (the audit in rounds), :mod:`.floor` (the fewest releases any
-audit certifying one event needs, from a mechanism's exact law: :func:`oracle_floor`); every name is importable
-from here.
+stages of one certification), :mod:`.rounds` (the audit in rounds; :mod:`.annotate` writes its record),
+:mod:`.floor` (the fewest releases any audit certifying one event needs, from a mechanism's exact law:
+:func:`oracle_floor`); every name is importable from here.
 """
 
 from __future__ import annotations

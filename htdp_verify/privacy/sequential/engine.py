@@ -202,17 +202,18 @@ class _Betting:
     Releases are paired one from each side (a uniformly random pairing, drawn with ``rng``: given the round's counts
     ``a`` and ``b`` of ``m`` pairs, the number of (1, 1) pairs is hypergeometric), ``Z = X − e^ε Y − δ`` has mean
     ``≤ 0`` under H0 and ``Z ≥ −(e^ε + δ)``, so ``K_t = Π (1 + λ_i Z_i)`` with a predictable bet
-    ``0 ≤ λ_i ≤ 1/(2(e^ε + δ))`` is a non-negative supermartingale under H0 and, by Ville's inequality,
-    ``P(sup_t K_t ≥ 1/α) ≤ α`` (Waudby-Smith & Ramdas 2024, "Estimating means of bounded random variables by
-    betting", JRSS-B 86; Shafer & Vovk).  The bet is constant within a round and set from the previous rounds
-    by the GRAPA rule ``λ = μ̂ / (σ̂² + μ̂²)`` (clipped; plug-in mean and variance of Z).
+    ``0 ≤ λ_i ≤ c/(e^ε + δ)`` (``c = max_bet < 1``, default 1/2) is a non-negative supermartingale under H0
+    and, by Ville's inequality, ``P(sup_t K_t ≥ 1/α) ≤ α`` (Waudby-Smith & Ramdas 2024, "Estimating means of
+    bounded random variables by betting", JRSS-B 86; Shafer & Vovk).  The bet is constant within a round and set
+    from the previous rounds by the GRAPA rule ``λ = μ̂ / (σ̂² + μ̂²)`` (clipped; plug-in mean and variance of Z).
     Every ε whose wealth ever reached ``1/α`` is rejected for good; the certified bound is the largest grid value
     ``g`` with every grid value ``≤ g`` rejected: if the event's true loss ε* were below it, H0(ε*) (which holds)
     would have been rejected, an event of probability ``≤ α``.
     """
 
-    def __init__(self, n_events, grid, delta, alpha, rng):
+    def __init__(self, n_events, grid, delta, alpha, rng, max_bet=0.5):
         self.grid, self.delta, self.thr, self.rng = grid, delta, math.log(1.0 / alpha), rng
+        self.max_bet = max_bet
         self.ee = np.exp(grid)[None, :]
         self.logk = np.zeros((n_events, grid.size))
         self.rejected = np.zeros((n_events, grid.size), dtype=bool)
@@ -231,7 +232,7 @@ class _Betting:
             + (1 - pn) * (1 - pd) * d**2
         )
         lam = mu / np.maximum(m2, 1e-300)
-        return np.clip(lam, 0.0, 0.5 / (ee + d))
+        return np.clip(lam, 0.0, self.max_bet / (ee + d))
 
     def update(self, a, b, m, lam):
         n11 = np.array(
@@ -271,6 +272,7 @@ def run_sequential(
     futility: str | None = "plausible",
     futility_level: float = 1e-3,
     prior: tuple | None = None,
+    max_bet: float = 0.5,
 ) -> SequentialOutcome:
     """Run the anytime-valid test on a stream; ``count(m) -> (k_num_new, k_den_new)`` draws ``m`` fresh releases
     per side and returns how many fall in each of the ``n_events`` events (oriented: numerator first).
@@ -309,6 +311,10 @@ def run_sequential(
         from, e.g. the selection releases' counts.  They must come from releases independent of the stream (drawn
         before it): then every bet is still fixed before the pairs it multiplies, and the e-process stays a
         supermartingale under H0; the prior only lets the first round bet instead of waiting.
+    max_bet : float, default 0.5
+        Largest bet of the betting method as a fraction of ``1 / (e^ε + δ)``, in (0, 1): any value keeps the
+        e-process non-negative (so valid); larger bets grow the wealth faster on a plain leak (an event seldom
+        seen on the other side) and lose more on each release that falls on the wrong side.
 
     Returns
     -------
@@ -325,6 +331,7 @@ def run_sequential(
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     futility_level = check_prob("futility_level", futility_level)
+    max_bet = check_prob("max_bet", max_bet)
     if method == "betting":
         if rng is None:
             raise ValueError("rng (a numpy.random.Generator) is required for method='betting' (random pairing)")
@@ -334,7 +341,7 @@ def run_sequential(
     sched = checkpoints(max_samples, first, growth) if method != "fixed" else np.asarray([max_samples], np.int64)
     J = len(sched)
     a_final = checkpoint_alpha(alpha, J) if method == "union" else alpha
-    bet = _Betting(n_events, epsilon_grid(epsilon), delta, alpha, rng) if method == "betting" else None
+    bet = _Betting(n_events, epsilon_grid(epsilon), delta, alpha, rng, max_bet) if method == "betting" else None
     kn = np.zeros(n_events, dtype=np.int64)
     kd = np.zeros(n_events, dtype=np.int64)
     if prior is None:

@@ -4,7 +4,9 @@
 
 1. **search** (several pairs only) on ``n_search_k`` fresh releases per side, and **selection** of the event(s) on
    ``s_k`` fresh releases per side of the kept pair, ``s_k = first_select · growth^k`` (default 250, or a quarter
-   of the plan's ``n_select`` if smaller, at least :data:`MIN_ROUND`; ×4 per round);
+   of the plan's ``n_select`` if smaller, at least :data:`MIN_ROUND`; ×4 per round); the search's best events on
+   the kept pair join the selection's candidates (``seed_events``), and with ``halve_pairs`` round ``k + 1``
+   searches only the better half of the pairs round ``k`` ranked (successive halving over rounds);
 2. **certification** of the round's event(s) on fresh releases with the anytime-valid test of
    :func:`~.engine.run_sequential` at level ``α_k = α · 2^-(k+1)`` (Bonferroni over the ``n_certify`` events inside
    the round; the last round, which takes what is left of the budget, certifies at all the α left unspent,
@@ -66,7 +68,8 @@ from ..plan import AuditPlan
 from ..result import AuditResult
 from ..selection import SearchOutcome, Selection, search_stage, selection_stage
 from ..verdict import assemble_result, verdict_stage
-from .engine import FUTILITY_MODES, METHOD_NOTES, METHODS, SequentialOutcome
+from .annotate import annotate_rounds
+from .engine import FUTILITY_MODES, METHODS, SequentialOutcome
 from .stages import SequentialCounts, sequential_bounds_stage, sequential_certification_stage
 
 __all__ = ["RoundsDesign", "as_design", "round_alpha", "rounds_audit", "MIN_ROUND", "STOP_REASONS"]
@@ -132,6 +135,19 @@ class RoundsDesign:
         The last round (the one that takes what is left of ``max_samples``) certifies at all the α the earlier
         rounds left unspent, ``α − Σ_{j<k} α_j ≥ α·2^-k``, instead of ``α·2^-(k+1)``; ``False``: the geometric
         level.
+    halve_pairs : bool, default False
+        Successive halving of the candidate pairs over the rounds: round ``k + 1`` searches only the better half
+        (rounded up) of the pairs round ``k``'s search ranked, at the larger per-pair size of its round; once one
+        pair is left it is audited without a search.  The ranking uses search releases only, which no
+        certification sees.
+    seed_events : bool, default True
+        The pair search's best events on the kept pair (chosen on its own releases) join the round's selection as
+        candidates, re-scored on the selection's held-out releases (when the pipeline's search reports them).
+    look_growth : float, default 1.5
+        Growth factor of the betting test's checkpoints inside a round (first look after 10 releases per side);
+        looking costs the betting test nothing, so denser looks only stop sooner (and update the bets more often).
+    max_bet : float, default 0.5
+        Largest bet of the betting test, as a fraction of ``1 / (e^ε + δ)`` (see :func:`~.engine.run_sequential`).
     """
 
     method: str = "betting"
@@ -144,6 +160,10 @@ class RoundsDesign:
     prior_weight: int = 100
     single_round: bool = False
     spend_rest: bool = True
+    halve_pairs: bool = False
+    seed_events: bool = True
+    look_growth: float = 1.5
+    max_bet: float = 0.5
 
     @classmethod
     def fixed_split(cls, **options: Any) -> RoundsDesign:
@@ -175,12 +195,36 @@ class RoundsDesign:
                 raise ValueError(f"{k} is set by fixed_split (the plan's own sizes), got {k}={options[k]!r}")
         return cls(single_round=True, **options)
 
+    @classmethod
+    def per_call(cls, **options: Any) -> RoundsDesign:
+        """Growing rounds for estimators that cost milliseconds a release: the smallest first round
+        (``first_select = MIN_ROUND``, so a plain leak is certified after a few hundred releases per side even with
+        several candidate pairs), successive halving of the pairs over rounds (``halve_pairs``), the pair
+        search's events among the selection's candidates, looks every ×1.2 and bets up to 0.8 of the largest
+        valid bet.  The α of the rounds is split as in every rounds design (round ``k`` at ``α·2^-(k+1)``, the
+        last at what is left), so a weak leak found only by the last, largest round is certified at less than
+        the full α.
+
+        Parameters
+        ----------
+        **options
+            Other :class:`RoundsDesign` fields, or overrides of the ones above.
+
+        Returns
+        -------
+        RoundsDesign
+            The design.
+        """
+        base = dict(first_select=MIN_ROUND, halve_pairs=True, seed_events=True, look_growth=1.2, max_bet=0.8)
+        return cls(**{**base, **options})
+
     def __post_init__(self):
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if self.first_select is not None:
             check_int("first_select", self.first_select, minimum=MIN_ROUND)
-        for name, lo in (("growth", 1.0), ("certify_ratio", 0.0), ("search_ratio", 0.0)):
+        check_prob("max_bet", self.max_bet)
+        for name, lo in (("growth", 1.0), ("certify_ratio", 0.0), ("search_ratio", 0.0), ("look_growth", 1.0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= lo:
                 raise ValueError(f"{name} must be a finite number > {lo:g}, got {v!r}")
@@ -195,7 +239,8 @@ class RoundsDesign:
 
 def as_design(sequential: Any) -> RoundsDesign:
     """The :class:`RoundsDesign` an ``audit(sequential=...)`` argument stands for: ``True`` (betting),
-    ``"betting"``, ``"union"``, ``"fixed_split"`` (:meth:`RoundsDesign.fixed_split`) or a :class:`RoundsDesign`.
+    ``"betting"``, ``"union"``, ``"fixed_split"`` (:meth:`RoundsDesign.fixed_split`), ``"per_call"``
+    (:meth:`RoundsDesign.per_call`) or a :class:`RoundsDesign`.
 
     Parameters
     ----------
@@ -215,8 +260,10 @@ def as_design(sequential: Any) -> RoundsDesign:
         return RoundsDesign(method=sequential)
     if sequential == "fixed_split":
         return RoundsDesign.fixed_split()
+    if sequential == "per_call":
+        return RoundsDesign.per_call()
     raise ValueError(
-        f"sequential must be False, True, 'fixed_split', a method name in {METHODS} or a RoundsDesign, "
+        f"sequential must be False, True, 'fixed_split', 'per_call', a method name in {METHODS} or a RoundsDesign, "
         f"got {sequential!r}"
     )
 
@@ -312,17 +359,34 @@ def _plan_sizes(plan: AuditPlan, max_samples: int) -> tuple[int, int, int]:
     return search, plan.n_select, cert
 
 
+def _survivors(active: list, search: SearchOutcome) -> list:
+    """The better half (rounded up) of ``active`` in the search's ranking (``search.table``, best first); all of
+    them when the ranking cannot be matched to the pairs (two pairs with the same description)."""
+    by_text = {p.describe(): p for p in active}
+    ranked = [by_text.get(row["pair"]) for row in search.table]
+    if len(by_text) != len(active) or len(ranked) != len(active) or any(p is None for p in ranked):
+        return active
+    return ranked[: (len(active) + 1) // 2]
+
+
 def _round_plan(
-    plan: AuditPlan, sizes: tuple[int, int, int], a_k: float, ledger: Budget, own_split: bool = False
+    plan: AuditPlan,
+    sizes: tuple[int, int, int],
+    a_k: float,
+    ledger: Budget,
+    own_split: bool = False,
+    pairs: list | None = None,
 ) -> AuditPlan:
     search, sel, cert = sizes
     a_event = a_k / plan.n_certify
+    pairs = list(plan.pairs) if pairs is None else pairs
     return dataclasses.replace(
         plan,
+        pairs=pairs,
         n_samples=cert,
         n_select=sel,
         n_select_given=plan.n_select_given if own_split else False,
-        n_search=max(search, MIN_ROUND * len(plan.pairs)),
+        n_search=max(search, MIN_ROUND * len(pairs)),
         n_search_given=True,
         a_event=a_event,
         budget=ledger,
@@ -368,7 +432,7 @@ def rounds_audit(
         raise ValueError("profile is not supported with sequential=True (certify a profile with a fixed-n audit)")
     default_total = (plan.n_search if plan.searching else 0) + plan.n_select + plan.n_samples
     max_samples = default_total if max_samples is None else check_int("max_samples", max_samples, minimum=50)
-    n_pairs = len(plan.pairs)
+    active = list(plan.pairs)  # the pairs still searched (successive halving over rounds: halve_pairs)
     s = float(design.first_select or min(250, max(MIN_ROUND, plan.n_select // 4)))
     ledger = Budget(plan.alpha)
     used = 0  # releases per side so far, every stage
@@ -382,6 +446,7 @@ def rounds_audit(
             sizes, last, a_k = _plan_sizes(plan, rem), True, plan.alpha
             spend_note = f"the only round: certify {plan.n_certify} event(s) at the full alpha, Bonferroni"
         else:
+            n_pairs = len(active)
             sizes = _round_sizes(design, s, n_pairs)
             # the last round takes what is left: when this round does not fit, or what it would leave is less
             # than its own size (too little for a round of its own)
@@ -397,9 +462,10 @@ def rounds_audit(
                 # the last round: no round comes after it, so it may spend all the alpha the earlier rounds left
                 a_k = ledger.remaining
                 spend_note = f"round {k} (the last): certify {plan.n_certify} event(s) at the alpha left, Bonferroni"
-        plan_k = _round_plan(plan, sizes, a_k, ledger, own_split=design.single_round)
+        plan_k = _round_plan(plan, sizes, a_k, ledger, own_split=design.single_round, pairs=active)
         search: SearchOutcome = search_stage(plan_k, rng)
-        sel = selection_stage(plan_k, search.pair, rng)
+        seeds = list(getattr(search, "events", None) or []) if design.seed_events else []
+        sel = selection_stage(plan_k, search.pair, rng, seeds) if seeds else selection_stage(plan_k, search.pair, rng)
         skipped = _hopeless(plan_k, sel, design)
         if skipped:
             counts = _empty_counts(sel, plan_k)
@@ -414,10 +480,11 @@ def rounds_audit(
                 max_samples=n_cert,
                 method=design.method,
                 first=10 if design.method == "betting" else max(20, n_cert // 8),
-                growth=1.5 if design.method == "betting" else 2.0,
+                growth=design.look_growth if design.method == "betting" else 2.0,
                 futility=design.futility,
                 futility_level=design.futility_level,
                 prior=_prior(sel, design) if design.method == "betting" else None,
+                max_bet=design.max_bet,
             )
         bounds = sequential_bounds_stage(plan_k, sel, counts)
         o = counts.outcome
@@ -437,6 +504,7 @@ def rounds_audit(
                 "epsilon_lb": float(bounds.eps_lb),
                 "event": sel.main[bounds.index].describe(),
                 "pair": search.pair.describe(),
+                "pairs_searched": len(active) if len(active) > 1 else 0,
                 "releases": int(2 * per_side),
             }
         )
@@ -447,12 +515,14 @@ def rounds_audit(
         if last:
             stop = "futility" if skipped or o.stop_reason == "futility" else "budget"
             break
+        if design.halve_pairs and len(active) > 1:
+            active = _survivors(active, search)
         s *= design.growth
         k += 1
     if not kept:
         raise ValueError(
             f"max_samples={max_samples} per side is too small for one round "
-            f"(at least {sum(_round_sizes(design, MIN_ROUND, n_pairs))} needed)"
+            f"(at least {sum(_round_sizes(design, MIN_ROUND, len(plan.pairs)))} needed)"
         )
     best = max(range(len(kept)), key=lambda i: (kept[i][4].eps_lb, i))
     plan_b, search_b, sel_b, counts_b, bounds_b = kept[best]
@@ -461,110 +531,4 @@ def rounds_audit(
         plan_b, search_b, sel_b, counts_b, bounds_b, verdict, seconds=time.perf_counter() - t0, rng=rng
     )
     totals = {"max_samples": int(max_samples), "fixed_n": int(default_total)}
-    return _annotate(result, plan, design, rounds, best, stop, totals, counts_b, bounds_b)
-
-
-def _point_estimate(counts: SequentialCounts, bounds: Any) -> dict:
-    """The certified event's log probability ratio estimated from its certification counts at the stop (a point
-    estimate, not a bound)."""
-    o = counts.outcome
-    assert o is not None
-    i = int(bounds.index)
-    n = int(o.n_per_side)
-    kn, kd = (int(o.k_num[i]), int(o.k_den[i])) if n else (0, 0)
-    return {
-        "log_ratio": float(bounds.point),
-        "numerator": kn,
-        "denominator": kd,
-        "n_per_side": n,
-        "note": "log(numerator / denominator) of the certified event on its certification releases at the stop: a "
-        "point estimate of the size of the leak, NOT a bound (no confidence attached; biased upwards when the "
-        "test stopped at its first certified violation); the certified statement is epsilon_lb",
-    }
-
-
-def _annotate(result, plan, design, rounds, best, stop, sizes, counts_b, bounds_b) -> AuditResult:
-    max_samples, fixed_n = sizes["max_samples"], sizes["fixed_n"]
-    o = counts_b.outcome
-    total = sum(r["releases"] for r in rounds)
-    by_stage = {
-        "search": 2 * sum(r["search_per_side"] for r in rounds),
-        "selection": 2 * sum(r["select_per_side"] for r in rounds),
-        "certification": 2 * sum(r["certify_used_per_side"] for r in rounds),
-    }
-    rb = rounds[best]
-    d = result.details
-    if design.single_round:
-        validity = (
-            "one round on the plan's own search and selection; its certification releases are fresh and its "
-            "anytime-valid test runs at the full alpha: the bound holds at 1 - alpha at the stopping time"
-        )
-    else:
-        validity = (
-            "round k certifies on fresh releases at alpha_k = alpha * 2^-(k+1), its event, sizes and bets fixed by "
-            "earlier releases; union bound over rounds: all rounds' statements hold together at 1 - alpha"
-        )
-    d["sequential"] = {
-        "stop_reason": stop,
-        "design_name": "fixed split: one round on the fixed-n audit's sizes"
-        if design.single_round
-        else "growing rounds",
-        "rounds": rounds,
-        "rounds_used": len(rounds),
-        "releases_used": int(total),
-        "releases_per_side": int(total // 2),
-        "releases_used_per_side": {"D": int(total // 2), "D'": int(total // 2)},
-        "releases_planned": int(2 * max_samples),
-        "fixed_n_releases": int(2 * fixed_n),
-        "fixed_n_note": "what the fixed-n audit of the same plan draws on average (search, n_select and "
-        "Poisson(n_samples) per side, both sides)",
-        "releases_by_stage": by_stage,
-        "max_samples_per_side": int(max_samples),
-        "point_estimate": _point_estimate(counts_b, bounds_b),
-        "alpha_per_round": [r["alpha"] for r in rounds],
-        "epsilon_lb_round": int(best),
-        "epsilon_lb_alpha": rb["alpha"],
-        "epsilon_lb_per_event": [float(x) for x in o.eps_lb],
-        "within_round": o.to_dict(),
-        "method": METHOD_NOTES[design.method],
-        "design": dataclasses.asdict(design),
-        "validity": validity,
-    }
-    d.setdefault("counts", {})["n_per_side"] = int(o.n_per_side)
-    tag = f"sequential-rounds-{design.method}"
-    d["counts"]["method"] = tag
-    d["certification_method"] = {"chosen": tag, "note": METHOD_NOTES[design.method]}
-    for e in d.get("certified_events", []):
-        e["method"] = tag
-    samples = d.setdefault("samples", {})
-    samples.update(
-        {
-            "n_search_per_side": by_stage["search"] // 2,
-            "n_select_per_side": by_stage["selection"] // 2,
-            "n_certify_per_side": by_stage["certification"] // 2,
-            "total_releases": int(total),
-        }
-    )
-    det = d.get("detectability")
-    if isinstance(det, dict):
-        det["statement"] = (
-            f"sequential audit in rounds: {len(rounds)} round(s), {total} releases in all (both sides) of at most "
-            f"{2 * max_samples}; the certified bound comes from round {best} (alpha_k = {rb['alpha']:.3g}, "
-            f"{rb['certify_used_per_side']} certification releases per side); max_certifiable_epsilon is that "
-            f"round's at its certification budget"
-        )
-    result.n_samples = int(total)
-    if design.single_round:
-        result.summary += (
-            f"; sequential (fixed split): stopped ({stop}) after {total} of {2 * max_samples} planned releases "
-            f"(search {by_stage['search']}, selection {by_stage['selection']}, certification "
-            f"{by_stage['certification']}); the bound holds at {1 - plan.alpha:.4g} at the stop"
-        )
-    else:
-        result.summary += (
-            f"; sequential rounds: {stop} after {len(rounds)} round(s), {total} releases in all (search "
-            f"{by_stage['search']}, selection {by_stage['selection']}, certification {by_stage['certification']}); "
-            f"the bound is round {best}'s at alpha_k = {rb['alpha']:.3g}, all rounds together at "
-            f"{1 - plan.alpha:.4g}"
-        )
-    return result
+    return annotate_rounds(result, plan, design, rounds, best, stop, totals, counts_b, bounds_b)

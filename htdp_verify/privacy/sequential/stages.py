@@ -77,6 +77,7 @@ def sequential_certification_stage(
     futility: str | None = "plausible",
     futility_level: float = 1e-3,
     prior: tuple | None = None,
+    max_bet: float = 0.5,
 ) -> SequentialCounts:
     """Certify the main events sequentially: rounds of fresh releases on both sides of ``pair`` at the checkpoints
     of :func:`checkpoints` (up to ``max_samples`` per side, default ``plan.n_samples``), stopping on a violation,
@@ -104,6 +105,8 @@ def sequential_certification_stage(
         Level of the futility rule.
     prior : tuple, optional
         Pseudo-counts ``(k_num, k_den, n)`` the bets start from (see :func:`~.engine.run_sequential`).
+    max_bet : float, default 0.5
+        Largest bet, as a fraction of ``1 / (e^ε + δ)`` (see :func:`~.engine.run_sequential`).
 
     Returns
     -------
@@ -141,6 +144,7 @@ def sequential_certification_stage(
         futility=futility,
         futility_level=futility_level,
         prior=prior,
+        max_bet=max_bet,
     )
     n = max(out.n_per_side, 1)
     return SequentialCounts(
