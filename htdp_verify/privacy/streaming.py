@@ -31,6 +31,7 @@ __all__ = [
     "block_size",
     "call_plan",
     "count_streamed",
+    "count_streamed_sides",
     "held_releases_cap",
     "parse_memory",
     "probe_release_nbytes",
@@ -294,26 +295,91 @@ def count_streamed(
     numpy.ndarray
         One count per event.
     """
-    n = check_int("n", n, minimum=0)
+    return count_streamed_sides(
+        mechanism,
+        [(data, n)],
+        events,
+        rng,
+        release_nbytes=release_nbytes,
+        max_memory=max_memory,
+        backend=backend,
+        client=client,
+    )[0]
+
+
+def count_streamed_sides(
+    mechanism: Any,
+    sides: Any,
+    events: Any,
+    rng: np.random.Generator,
+    *,
+    release_nbytes: int,
+    max_memory: int | str = "2GiB",
+    backend: str = "serial",
+    client: Any = None,
+) -> list[np.ndarray]:
+    """:func:`count_streamed` on several inputs at once: the same counts as one call per side in order.
+
+    Each side ``(data, n)`` has its own stream seed, drawn from ``rng`` in the order of ``sides`` exactly as
+    successive :func:`count_streamed` calls would draw them, so ``count_streamed_sides(m, [(d, n), (d2, n2)], ...)``
+    equals ``[count_streamed(m, d, n, ...), count_streamed(m, d2, n2, ...)]`` for the same ``rng`` state.  On Dask
+    the blocks of all sides are handed out in one :func:`call_plan` (one submission and one tail, not one per side).
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        The mechanism ``(data, size, rng) -> (size, ...)``.
+    sides : sequence of (array_like, int)
+        The inputs and how many releases to count on each.
+    events : sequence
+        The fixed events.
+    rng : numpy.random.Generator
+        The generator the sides' stream seeds are drawn from.
+    release_nbytes : int
+        Bytes of one release.
+    max_memory : int or str, default "2GiB"
+        Memory budget.
+    backend : str, default "serial"
+        ``"serial"`` or ``"dask"``.
+    client : distributed.Client, optional
+        The Dask client.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One count per event, per side.
+    """
+    sides = [(d, check_int("n", n, minimum=0)) for d, n in sides]
     if backend not in ("serial", "dask"):
         raise ValueError(f"backend must be 'serial' or 'dask', got {backend!r}")
-    entropy = int(rng.integers(0, 2**63))
-    if n == 0:
-        return np.zeros(len(events), dtype=np.int64)
+    if backend == "dask" and client is None:
+        raise ValueError("backend='dask' needs client= (a distributed.Client)")
+    entropy = [int(rng.integers(0, 2**63)) for _ in sides]
     block = block_size(release_nbytes)
-    n_blocks = math.ceil(n / block)
     per_call = max(1, parse_memory(max_memory) // max(block * int(release_nbytes) * 4, 1))
+    jobs = [_CountJob(mechanism, d, events, e, block, n) for (d, n), e in zip(sides, entropy)]
+    n_blocks = [math.ceil(n / block) for _, n in sides]
+    offset = np.concatenate([[0], np.cumsum(n_blocks)]).astype(int)
+    threads = max(1, sum(client.nthreads().values())) if backend == "dask" else 0
+    # one plan over the blocks of all sides in order, each call cut at the sides' boundaries
+    calls = []
+    for s0, k in call_plan(int(offset[-1]), per_call, threads):
+        while k > 0:
+            i = int(np.searchsorted(offset, s0, side="right")) - 1
+            take = min(k, int(offset[i + 1]) - s0)
+            calls.append((i, s0 - int(offset[i]), take))
+            s0, k = s0 + take, k - take
     if backend == "dask":
-        if client is None:
-            raise ValueError("backend='dask' needs client= (a distributed.Client)")
-        plan = call_plan(n_blocks, per_call, max(1, sum(client.nthreads().values())))
         # the mechanism, data and events go to every worker once; calls are handed out largest first
-        job = client.scatter(_CountJob(mechanism, data, events, entropy, block, n), hash=False, broadcast=True)
+        shipped = client.scatter(jobs, hash=False, broadcast=True)
         futures = [
-            client.submit(_count_job, job, s, k, pure=False, priority=len(plan) - i) for i, (s, k) in enumerate(plan)
+            client.submit(_count_job, shipped[i], s, k, pure=False, priority=len(calls) - j)
+            for j, (i, s, k) in enumerate(calls)
         ]
         parts = client.gather(futures)
     else:
-        job = _CountJob(mechanism, data, events, entropy, block, n)
-        parts = [_count_job(job, s, k) for s, k in call_plan(n_blocks, per_call)]
-    return np.sum(parts, axis=0).astype(np.int64)
+        parts = [_count_job(jobs[i], s, k) for i, s, k in calls]
+    out = [np.zeros(len(events), dtype=np.int64) for _ in sides]
+    for (i, _, _), c in zip(calls, parts):
+        out[i] += np.asarray(c, dtype=np.int64)
+    return out

@@ -13,6 +13,7 @@ from htdp_verify.privacy.streaming import (
     block_size,
     call_plan,
     count_streamed,
+    count_streamed_sides,
     held_releases_cap,
     parse_memory,
     probe_release_nbytes,
@@ -154,6 +155,26 @@ def test_counts_are_sums_over_blocks_whatever_the_plan():
     assert not np.array_equal(skipped, whole)
 
 
+def _successive(sides, seed, **kw):
+    rng = np.random.default_rng(seed)
+    return [count_streamed(lap, d, n, EVENTS, rng, release_nbytes=8, **kw) for d, n in sides]
+
+
+SIDES = [(np.zeros(3), 2 * 65536 + 5), (np.r_[0.0, 0.0, 1.0], 3 * 65536 - 7), (np.ones(3), 0)]
+
+
+def test_sides_counted_at_once_equal_successive_counts():
+    """One plan over several inputs gives each input the counts of its own count_streamed call (seeds drawn in
+    order); swapping the inputs changes them (the check can fail)."""
+    for m in ("2GiB", 2**21):
+        got = count_streamed_sides(lap, SIDES, EVENTS, np.random.default_rng(6), release_nbytes=8, max_memory=m)
+        for a, b in zip(got, _successive(SIDES, 6, max_memory=m)):
+            np.testing.assert_array_equal(a, b)
+    swapped = count_streamed_sides(lap, SIDES[1::-1], EVENTS, np.random.default_rng(6), release_nbytes=8)
+    assert not np.array_equal(swapped[0], got[1])
+    assert got[2].tolist() == [0, 0]
+
+
 def test_quiet_local_cluster_counts_like_serial():
     """Dask counts (scattered job, guided plan) equal the serial ones for block-aligned, ragged, sub-block and
     one-block-per-call sizes; the cluster's workers run without the profiler."""
@@ -183,6 +204,11 @@ def test_quiet_local_cluster_counts_like_serial():
             )
             for n, m in cases
         ]
+        sides = count_streamed_sides(
+            lap, SIDES, EVENTS, np.random.default_rng(6), release_nbytes=8, backend="dask", client=client
+        )
     assert list(profiled.values()) == [False, False]
+    for a, b in zip(sides, _successive(SIDES, 6)):
+        np.testing.assert_array_equal(a, b)
     for a, b in zip(serial, viadask):
         np.testing.assert_array_equal(a, b)
