@@ -1,6 +1,7 @@
 """Release generation and certification on a two-worker Dask ``LocalCluster`` against one process.  Run:
 ``python benchmarks/bench_dask_release.py [--sizes 1,4] [--repeats 3] [--clusters quiet,default]
-[--modes generation,audit] [--backends serial,dask,processes]`` (about 4 minutes on an idle 2-core machine).
+[--modes generation,audit] [--backends serial,dask,processes]`` (about 8 minutes on an idle 2-core machine;
+``--clusters quiet --modes generation``: about 1).
 
 The workload is the vectorised ``median_of_100`` mechanism of ``bench_run_workers.py`` (each release the median of
 100 Laplace draws: one (65 536 x 100) draw and sort per block, numpy-bound, single-threaded) at ``N_CERT`` = 521 288
