@@ -1,9 +1,11 @@
-"""Benchmark: the registered diffprivlib model checks, sequential (fixed split, the default) against fixed-n.
+"""Benchmark: the registered diffprivlib model checks under two designs, check by check and seed by seed.
 
-The registered checks of diffprivlib's models audit with ``RoundsDesign.fixed_split()`` (the fixed-n check's own
-search and selection, then an anytime-valid certification that stops at the first certified violation or for
-futility).  This script compares, check by check and seed by seed, the releases used, the verdicts and the bounds
-of two runs of the same checks with the same seeds: one on a commit before the change (fixed-n) and one after it.
+The registered checks of diffprivlib's models audit sequentially (``audits.diffprivlib.checks.sequential_design``:
+``RoundsDesign.per_call()``, growing rounds from the smallest first round; before it ``RoundsDesign.fixed_split()``,
+and before that the fixed-n audit).  This script compares the releases used, the verdicts and the bounds of two
+runs of the same checks with the same seeds, each on its own commit (the "base" arm, e.g. before a change of the
+default design, and the "new" arm after it; the JSON fields keep the names of the first comparison, ``fixed_n_*``
+for the base arm and ``sequential_*`` for the new one).
 
 Run (each arm in its own git worktree, so that no other change to the work tree enters the comparison)::
 

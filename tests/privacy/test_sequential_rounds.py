@@ -76,12 +76,41 @@ def test_false_violation_rate_over_rounds_is_at_most_alpha():
 
 
 def test_the_per_call_design_keeps_the_level():
-    # the same meta-test on the design of the registered per-call checks (smallest first round, looks x1.2, bets up
-    # to 0.8 of the largest valid bet), without its futility stop
-    design = RoundsDesign.per_call(futility=None)
-    k, last = false_violations(design=design)
-    assert last.details["sequential"]["rounds_used"] >= 3
+    # the same meta-test on the design of the registered per-call checks (a probe round of 20 + 80 releases per side
+    # at alpha / 2, then the plan's own split, selection 200 and certification of the 1 200 left, at the alpha left;
+    # looks x1.2, bets up to 0.8 of the largest valid bet), without its futility stop
+    design, k = RoundsDesign.per_call(futility=None), 0
+    for s in range(SEEDS):
+        r = audit(
+            rr_tight,
+            PrivacyClaim(1.0),
+            pairs=PAIR,
+            n_samples=800,
+            n_select=200,
+            max_samples=MAXN,
+            alpha=ALPHA,
+            attacks="threshold",
+            rng=np.random.default_rng(s),
+            sequential=design,
+        )
+        k += r.verdict == "violated"
+    rounds = r.details["sequential"]["rounds"]
+    assert [x["kind"] for x in rounds] == ["probe", "split"] and rounds[1]["select_per_side"] == 200
+    assert rounds[0]["alpha"] == ALPHA / 2 and r.n_samples <= 2 * MAXN
     assert k <= CRITICAL, f"{k} false violations in {SEEDS} runs at alpha={ALPHA} (critical {CRITICAL})"
+
+
+def test_a_probe_that_finds_a_plain_leak_stops_there_and_a_small_budget_skips_it():
+    kw = dict(pairs=PAIR, rng=np.random.default_rng(7), attacks="threshold", sequential=RoundsDesign.per_call())
+    r = audit(laplace(0.1), PrivacyClaim(1.0), n_samples=2000, n_select=400, **kw)  # true epsilon 10
+    seq = r.details["sequential"]
+    assert r.verdict == "violated" and [x["kind"] for x in seq["rounds"]] == ["probe"]
+    assert r.n_samples <= 2 * (20 + 80) and seq["design_name"].startswith("probe round")
+    # a budget that leaves the plan's split less than half its n_samples after a probe: the fixed split alone
+    r = audit(laplace(0.1), PrivacyClaim(1.0), n_samples=150, n_select=80, **kw)
+    seq = r.details["sequential"]
+    assert [x["kind"] for x in seq["rounds"]] == ["split"] and seq["design_name"].startswith("fixed split")
+    assert seq["rounds"][0]["alpha"] == 0.05 and seq["rounds"][0]["select_per_side"] == 80
 
 
 def test_the_ledger_refuses_rounds_without_an_alpha_split(monkeypatch):

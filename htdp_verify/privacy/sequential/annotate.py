@@ -32,6 +32,14 @@ def _point_estimate(counts: SequentialCounts, bounds: Any) -> dict:
     }
 
 
+def _design_name(design, rounds) -> str:
+    if all(r.get("kind") == "split" for r in rounds):
+        return "fixed split: one round on the fixed-n audit's sizes"
+    if design.probe:
+        return "probe round, then the fixed-n audit's split"
+    return "growing rounds"
+
+
 def annotate_rounds(result, plan, design, rounds, best, stop, sizes, counts_b, bounds_b) -> AuditResult:
     """Fill ``details["sequential"]`` and the summary of a rounds audit's ``result`` (:func:`~.rounds.rounds_audit`)."""
     max_samples, fixed_n = sizes["max_samples"], sizes["fixed_n"]
@@ -44,7 +52,7 @@ def annotate_rounds(result, plan, design, rounds, best, stop, sizes, counts_b, b
     }
     rb = rounds[best]
     d = result.details
-    if design.single_round:
+    if all(r.get("kind") == "split" for r in rounds):
         validity = (
             "one round on the plan's own search and selection; its certification releases are fresh and its "
             "anytime-valid test runs at the full alpha: the bound holds at 1 - alpha at the stopping time"
@@ -56,9 +64,7 @@ def annotate_rounds(result, plan, design, rounds, best, stop, sizes, counts_b, b
         )
     d["sequential"] = {
         "stop_reason": stop,
-        "design_name": "fixed split: one round on the fixed-n audit's sizes"
-        if design.single_round
-        else "growing rounds",
+        "design_name": _design_name(design, rounds),
         "rounds": rounds,
         "rounds_used": len(rounds),
         "releases_used": int(total),
@@ -104,7 +110,7 @@ def annotate_rounds(result, plan, design, rounds, best, stop, sizes, counts_b, b
             f"round's at its certification budget"
         )
     result.n_samples = int(total)
-    if design.single_round:
+    if all(r.get("kind") == "split" for r in rounds):
         result.summary += (
             f"; sequential (fixed split): stopped ({stop}) after {total} of {2 * max_samples} planned releases "
             f"(search {by_stage['search']}, selection {by_stage['selection']}, certification "

@@ -148,6 +148,12 @@ class RoundsDesign:
         looking costs the betting test nothing, so denser looks only stop sooner (and update the bets more often).
     max_bet : float, default 0.5
         Largest bet of the betting test, as a fraction of ``1 / (e^ε + δ)`` (see :func:`~.engine.run_sequential`).
+    probe : bool, default False
+        Two rounds at most: a small probe round (round 0 of the growing rounds, at ``α/2``), then, unless it
+        certified a violation, the plan's own split (:meth:`fixed_split`'s round: the plan's search and selection,
+        a certification of what is left of ``max_samples``) at the α left.  A plain leak costs the probe only;
+        a weak one still gets the fixed-n audit's whole search and selection.  When the probe would leave the
+        split less than half the plan's ``n_samples`` to certify, it is skipped (the audit is the fixed split).
     """
 
     method: str = "betting"
@@ -164,6 +170,7 @@ class RoundsDesign:
     seed_events: bool = True
     look_growth: float = 1.5
     max_bet: float = 0.5
+    probe: bool = False
 
     @classmethod
     def fixed_split(cls, **options: Any) -> RoundsDesign:
@@ -197,13 +204,12 @@ class RoundsDesign:
 
     @classmethod
     def per_call(cls, **options: Any) -> RoundsDesign:
-        """Growing rounds for estimators that cost milliseconds a release: the smallest first round
-        (``first_select = MIN_ROUND``, so a plain leak is certified after a few hundred releases per side even with
-        several candidate pairs), successive halving of the pairs over rounds (``halve_pairs``), the pair
+        """The design for estimators that cost milliseconds a release: a probe round of the smallest size
+        (``first_select = MIN_ROUND``, at ``α/2``; a plain leak is certified after a few hundred releases per side
+        even with several candidate pairs), then the plan's own split at the α left (``probe``); the pair
         search's events among the selection's candidates, looks every ×1.2 and bets up to 0.8 of the largest
-        valid bet.  The α of the rounds is split as in every rounds design (round ``k`` at ``α·2^-(k+1)``, the
-        last at what is left), so a weak leak found only by the last, largest round is certified at less than
-        the full α.
+        valid bet.  A weak leak that the probe misses gets the fixed-n audit's whole search and selection, at
+        half the α and with the probe's releases less to certify.
 
         Parameters
         ----------
@@ -215,7 +221,7 @@ class RoundsDesign:
         RoundsDesign
             The design.
         """
-        base = dict(first_select=MIN_ROUND, halve_pairs=True, seed_events=True, look_growth=1.2, max_bet=0.8)
+        base = dict(first_select=MIN_ROUND, probe=True, seed_events=True, look_growth=1.2, max_bet=0.8)
         return cls(**{**base, **options})
 
     def __post_init__(self):
@@ -359,6 +365,14 @@ def _plan_sizes(plan: AuditPlan, max_samples: int) -> tuple[int, int, int]:
     return search, plan.n_select, cert
 
 
+def _probe_fits(design: RoundsDesign, plan: AuditPlan, max_samples: int, s: float) -> bool:
+    """Whether a probe round of selection size ``s`` leaves the plan's own split (its search and selection) at
+    least half the plan's ``n_samples`` to certify within ``max_samples``."""
+    probe = sum(_round_sizes(design, s, len(plan.pairs)))
+    search = plan.n_search if plan.searching else 0
+    return max_samples - probe - search - plan.n_select >= max(MIN_ROUND, plan.n_samples / 2)
+
+
 def _survivors(active: list, search: SearchOutcome) -> list:
     """The better half (rounded up) of ``active`` in the search's ranking (``search.table``, best first); all of
     them when the ranking cannot be matched to the pairs (two pairs with the same description)."""
@@ -442,15 +456,16 @@ def rounds_audit(
     k = 0
     while True:
         rem = max_samples - used
-        if design.single_round:  # the plan's own split, one round at the full alpha
-            sizes, last, a_k = _plan_sizes(plan, rem), True, plan.alpha
-            spend_note = f"the only round: certify {plan.n_certify} event(s) at the full alpha, Bonferroni"
+        split = design.single_round or (design.probe and (k > 0 or not _probe_fits(design, plan, max_samples, s)))
+        if split:  # the plan's own split: the only round (full alpha) or the one after the probe (the alpha left)
+            sizes, last, a_k = _plan_sizes(plan, rem), True, plan.alpha if k == 0 else ledger.remaining
+            spend_note = f"round {k}, the plan's own split: certify {plan.n_certify} event(s) at the alpha left"
         else:
             n_pairs = len(active)
             sizes = _round_sizes(design, s, n_pairs)
             # the last round takes what is left: when this round does not fit, or what it would leave is less
             # than its own size (too little for a round of its own)
-            last = 2 * sum(sizes) > rem
+            last = 2 * sum(sizes) > rem and not design.probe  # a probe always fits (_probe_fits)
             if last:
                 fitted = _fit_last(design, rem, n_pairs)
                 if fitted is None:
@@ -462,7 +477,7 @@ def rounds_audit(
                 # the last round: no round comes after it, so it may spend all the alpha the earlier rounds left
                 a_k = ledger.remaining
                 spend_note = f"round {k} (the last): certify {plan.n_certify} event(s) at the alpha left, Bonferroni"
-        plan_k = _round_plan(plan, sizes, a_k, ledger, own_split=design.single_round, pairs=active)
+        plan_k = _round_plan(plan, sizes, a_k, ledger, own_split=split, pairs=list(plan.pairs) if split else active)
         search: SearchOutcome = search_stage(plan_k, rng)
         seeds = list(getattr(search, "events", None) or []) if design.seed_events else []
         sel = selection_stage(plan_k, search.pair, rng, seeds) if seeds else selection_stage(plan_k, search.pair, rng)
@@ -504,7 +519,8 @@ def rounds_audit(
                 "epsilon_lb": float(bounds.eps_lb),
                 "event": sel.main[bounds.index].describe(),
                 "pair": search.pair.describe(),
-                "pairs_searched": len(active) if len(active) > 1 else 0,
+                "pairs_searched": len(plan_k.pairs) if len(plan_k.pairs) > 1 else 0,
+                "kind": "split" if split else ("probe" if design.probe else "round"),
                 "releases": int(2 * per_side),
             }
         )
