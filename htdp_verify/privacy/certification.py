@@ -24,7 +24,7 @@ from .bounds import delta_lb_at_epsilon, gdp_epsilon, gdp_mu_lb, privacy_profile
 from .neighbours import Pair
 from .plan import AuditPlan
 from .selection import Selection
-from .streaming import count_streamed
+from .streaming import count_streamed_sides
 
 __all__ = ["Counts", "Bounds", "certification_stage", "bounds_stage"]
 
@@ -97,8 +97,7 @@ def certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.ran
     events = sel.main + sel.profile
     N_d, N_dp = int(rng.poisson(plan.n_samples)), int(rng.poisson(plan.n_samples))
     kw = dict(release_nbytes=sel.release_nbytes, max_memory=plan.max_memory, backend=plan.backend, client=plan.client)
-    k_d = count_streamed(plan.mechanism, pair.d, N_d, events, rng, **kw)
-    k_dp = count_streamed(plan.mechanism, pair.d_prime, N_dp, events, rng, **kw)
+    k_d, k_dp = count_streamed_sides(plan.mechanism, [(pair.d, N_d), (pair.d_prime, N_dp)], events, rng, **kw)
     orient = np.array([e.orientation for e in events])
     return Counts(
         events,
