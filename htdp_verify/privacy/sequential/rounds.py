@@ -21,10 +21,12 @@ certification budget spent) hands over to the next, larger one; it stops for goo
 search, selection and ``n_samples``) is spent.  A round that would leave less than its own size for the rounds after
 it is the last and takes all that is left.
 
-The fixed split (:meth:`RoundsDesign.fixed_split`, what the registered checks of per-call estimators run) is one
-round on the plan's own sizes: the fixed-n audit's search and selection, then the anytime-valid certification of
-at most ``n_samples`` releases per side at the full α, stopping at the first certified violation or for futility.
-It saves certification releases only, and never loses an event that the fixed-n selection would find.
+The fixed split (:meth:`RoundsDesign.fixed_split`) is one round on the plan's own sizes: the fixed-n audit's search
+and selection, then the anytime-valid certification of at most ``n_samples`` releases per side at the full α,
+stopping at the first certified violation or for futility.  It saves certification releases only, and never loses
+an event that the fixed-n selection would find.  With ``probe`` (:meth:`RoundsDesign.per_call`, what the registered
+checks of per-call estimators run) a small round 0 at α/2 comes first, and the fixed split follows at the α left
+only when the probe did not certify a violation.
 
 Why an audit stopped (``details["sequential"]["stop_reason"]``, one of :data:`STOP_REASONS`): ``"violated"``,
 ``"futility"`` (the last round's test stopped for futility, or its selection releases already ruled a violation
@@ -179,7 +181,8 @@ class RoundsDesign:
         then the anytime-valid test of :mod:`.engine` on at most ``max_samples − search − selection`` releases
         per side (default: the plan's ``n_samples``), stopping at the first certified violation or for futility.
 
-        The design for per-call estimators (a release costs milliseconds): it keeps the fixed-n audit's event
+        A design for per-call estimators (a release costs milliseconds; :meth:`per_call` puts a probe round
+        before it): it keeps the fixed-n audit's event
         search whole (the growing rounds of the default design select on a quarter of it in their first round
         and can miss an event only the full selection finds) and saves only certification releases.  With one
         round there is no α to split between rounds: the test runs at the audit's full α (Bonferroni over
