@@ -73,7 +73,7 @@ class SearchOutcome:
         Wall time of the search.
     events : list of Event, optional
         The search's best events on the chosen pair (chosen on search releases only), which the selection stage
-        re-scores next to its own candidates (:data:`SEED_EVENTS`).
+        re-scores next to its own candidates (``SEED_EVENTS``).
     """
 
     pair: Pair
@@ -299,8 +299,8 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator, seeds
     rng : numpy.random.Generator
         The generator every release is drawn from.
     seeds : sequence of Event, optional
-        Events chosen beforehand on other releases (the pair search's best events, :attr:`SearchOutcome.events`):
-        with :data:`SEED_EVENTS` they are re-scored on the held-out part next to the attacks' candidates (only
+        Events chosen beforehand on other releases (the pair search's best events, ``SearchOutcome.events``):
+        with ``SEED_EVENTS`` they are re-scored on the held-out part next to the attacks' candidates (only
         when the selection makes a held-out comparison, i.e. with several attacks).
 
     Returns
@@ -344,7 +344,7 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator, seeds
 
 def _seed_copies(seeds) -> list[Event]:
     """Copies of the search's events (re-scoring overwrites an event's prediction), marked with their origin;
-    none when :data:`SEED_EVENTS` is off."""
+    none when ``SEED_EVENTS`` is off."""
     if not SEED_EVENTS:
         return []
     out = []

@@ -213,7 +213,7 @@ def _count_job(job: _CountJob, first: int, n_blocks: int) -> np.ndarray:
 
 
 def call_plan(n_blocks: int, per_call: int, threads: int = 0) -> list[tuple[int, int]]:
-    """``(first block, number of blocks)`` of every call counting blocks ``0 .. n_blocks - 1``, in order.
+    """How the first ``n_blocks`` blocks are split into calls: ``(first block, number of blocks)`` per call, in order.
 
     With ``threads = 0`` (one process) every call has ``per_call`` blocks (the last fewer).  With ``threads``
     worker threads the calls shrink as the blocks run out (guided self-scheduling): each call takes the

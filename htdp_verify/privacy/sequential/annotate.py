@@ -1,5 +1,5 @@
 """The record a sequential audit in rounds leaves on its result (``details["sequential"]``, the summary line, the
-per-stage sample sizes): :func:`annotate_rounds`, used by :func:`~.rounds.rounds_audit`."""
+per-stage sample sizes): ``annotate_rounds``, used by :func:`~.rounds.rounds_audit`."""
 
 from __future__ import annotations
 
