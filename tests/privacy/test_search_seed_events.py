@@ -68,16 +68,15 @@ def _fake_seed():
     return Event("threshold", Coordinate(1), ">=", (2.0,), 1, "search", predicted=50.0)
 
 
-def _select(seeds, seed=11):
-    rng = np.random.default_rng(seed)
-    plan = plan_audit(
+def _plan(attacks, rng):
+    return plan_audit(
         two_columns,
         PrivacyClaim(0.1),
         pairs=[PAIR],
         neighbours=None,
         n_samples=20_000,
         alpha=0.05,
-        attacks=[_Col1Thresholds(), _Col1Intervals()],
+        attacks=attacks,
         rng=rng,
         n_select=6000,
         n_search=None,
@@ -91,6 +90,11 @@ def _select(seeds, seed=11):
         chunk_size=1_000_000,
         name=None,
     )
+
+
+def _select(seeds, seed=11):
+    rng = np.random.default_rng(seed)
+    plan = _plan([_Col1Thresholds(), _Col1Intervals()], rng)
     return selection_stage(plan, plan.pairs[0], rng, seeds)
 
 
@@ -129,27 +133,7 @@ class _Col1RecordedIntervals(_Col1Intervals):
 def test_the_streamed_selection_counts_seeds_on_its_held_out_part(monkeypatch):
     monkeypatch.setattr(ss, "FIT_CAP", 1500)
     rng = np.random.default_rng(11)
-    plan = plan_audit(
-        two_columns,
-        PrivacyClaim(0.1),
-        pairs=[PAIR],
-        neighbours=None,
-        n_samples=20_000,
-        alpha=0.05,
-        attacks=[_Col1Recorded(), _Col1RecordedIntervals()],
-        rng=rng,
-        n_select=6000,
-        n_search=None,
-        n_certify=1,
-        log_density=None,
-        directions=None,
-        profile=None,
-        profile_epsilons=None,
-        profile_share=0.2,
-        max_candidates=4096,
-        chunk_size=1_000_000,
-        name=None,
-    )
+    plan = _plan([_Col1Recorded(), _Col1RecordedIntervals()], rng)
     sel = selection_stage(plan, plan.pairs[0], rng, [_real_seed(0.01)])
     if sel.n_held >= sel.n_per_side:
         pytest.fail("the selection was expected to stream (FIT_CAP below n_select)")
