@@ -7,15 +7,14 @@ Sequential by default where releases are expensive.  Every diffprivlib adapter i
 per release, no vectorised ``sample``), but only a model costs milliseconds a release (a fit: ~6 ms CPU for
 GaussianNB, ~11 ms for KMeans, ~31 ms for LinearRegression), against ~0.02 ms for a mechanism (Laplace) and ~0.5 ms
 for a tool (mean).  The registered checks of the kinds in :data:`SEQUENTIAL_KINDS` (the models)
-therefore audit with :meth:`~htdp_verify.privacy.sequential.RoundsDesign.per_call`: a probe round of the
-smallest size (search 20 releases per pair and side, selection 20, an anytime-valid certification of at most 80, at
-α/2), then, unless it certified a violation, the fixed-n check's own search and selection and a certification of
-what is left of the fixed-n check's budget, at the α left; when that budget is too small for both (the quick
-profile), the probe is skipped and the audit is that fixed split alone.  It replaced
-:meth:`~htdp_verify.privacy.sequential.RoundsDesign.fixed_split`, which could not spend less than the fixed-n
-search and selection (``benchmarks/bench_seq_lr.py``, LinearRegression at ε = 0.1 at the full profile: a median of
-170 of 2 000 releases per side against 1 034 with the fixed split; a weak leak such as KMeans' costs ~100-270 more
-per side than the fixed split, and a consistent check up to the probe's 220 more).  The result records
+therefore audit with :meth:`~htdp_verify.privacy.sequential.RoundsDesign.fixed_split`: the fixed-n check's own
+search and selection, then an anytime-valid certification of at most its ``n_samples`` at the check's full α, which
+stops at the first certified violation or for futility.  :meth:`~htdp_verify.privacy.sequential.RoundsDesign.per_call`
+(a probe round of the smallest size at α/2 first) finds a strong leak with far fewer releases (LinearRegression at
+ε = 0.1, full profile: a median of 183 of 2 000 releases per side on held-out seeds, against 1 034 with the fixed
+split) but loses weak ones: KMeans at ε = 1, full profile, held-out seeds 3000-3005, found 1/6 against 5/6 with the
+fixed split (``benchmarks/bench_seq_lr.py --component models.KMeans --epsilon 1 --attacks registered``), so it is
+an option (``audit(..., sequential="per_call")``), not the default.  The result records
 the releases used and planned and why the audit stopped (``details["sequential"]``); the results table and the
 report show them.  The mechanisms and tools keep the fixed-n audit, whose exact bound at the full size is tighter.
 """
@@ -53,9 +52,9 @@ def sequential_design(kind: str) -> RoundsDesign | None:
     Returns
     -------
     RoundsDesign or None
-        :meth:`RoundsDesign.per_call` for the kinds of :data:`SEQUENTIAL_KINDS`, else ``None``.
+        :meth:`RoundsDesign.fixed_split` for the kinds of :data:`SEQUENTIAL_KINDS`, else ``None``.
     """
-    return RoundsDesign.per_call() if kind in SEQUENTIAL_KINDS else None
+    return RoundsDesign.fixed_split() if kind in SEQUENTIAL_KINDS else None
 
 
 # ---------------------------------------------------------------------------------------------------------

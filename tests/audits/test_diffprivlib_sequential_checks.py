@@ -1,6 +1,6 @@
 """The registered checks of per-call estimators (diffprivlib models) audit sequentially by default
-(``RoundsDesign.per_call``: a small probe round, then the fixed-n check's own search and selection with an
-anytime-valid certification that stops early; the probe is skipped when the budget is too small for both), and the
+(``RoundsDesign.fixed_split``: the fixed-n check's own search and selection with an anytime-valid certification
+that stops early; ``per_call``, with a small probe round first, lost weak leaks and is an option), and the
 report shows the releases used against those planned and why the audit stopped.
 
 Statistical design.  Every audit here runs at the diffprivlib suite's per-check level α = 0.05 / #checks ≈ 7e-4
@@ -74,8 +74,8 @@ def _run_toy(scale: float, seed: int = 20261121):
 def test_the_design_of_each_kind():
     assert checks.SEQUENTIAL_KINDS == ("model",)
     design = checks.sequential_design("model")
-    assert design == RoundsDesign.per_call() and not design.single_round and design.method == "betting"
-    assert design.first_select == 20 and design.probe
+    assert design == RoundsDesign.fixed_split() and design.single_round and design.method == "betting"
+    assert not design.probe
     assert checks.sequential_design("mechanism") is None and checks.sequential_design("tool") is None
     with pytest.raises(ValueError, match="certify_ratio"):
         RoundsDesign.fixed_split(certify_ratio=2.0)
@@ -113,8 +113,7 @@ def model_result():
 def test_a_registered_model_check_runs_sequentially(model_result):
     r = model_result
     seq = r.details["sequential"]
-    # the fixed-n check's budget, 2 * 40 + 40 + 60 = 180 per side, has no room for a probe round (2 * 20 + 20 + 80)
-    # before its own split: the audit is the fixed split alone
+    # the default design: the fixed-n check's own split in one round
     assert seq["design_name"].startswith("fixed split") and seq["rounds_used"] == 1
     assert seq["stop_reason"] in STOP_REASONS
     # the fixed-n check's own split: search 40 per pair and side on 2 pairs, selection 40, certification <= 60

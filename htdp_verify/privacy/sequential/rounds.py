@@ -24,8 +24,8 @@ it is the last and takes all that is left.
 The fixed split (:meth:`RoundsDesign.fixed_split`) is one round on the plan's own sizes: the fixed-n audit's search
 and selection, then the anytime-valid certification of at most ``n_samples`` releases per side at the full α,
 stopping at the first certified violation or for futility.  It saves certification releases only, and never loses
-an event that the fixed-n selection would find.  With ``probe`` (:meth:`RoundsDesign.per_call`, what the registered
-checks of per-call estimators run) a small round 0 at α/2 comes first, and the fixed split follows at the α left
+an event that the fixed-n selection would find.  With ``probe`` (:meth:`RoundsDesign.per_call`, an option: the
+registered checks of per-call estimators run the fixed split) a small round 0 at α/2 comes first, and the fixed split follows at the α left
 only when the probe did not certify a violation.
 
 Why an audit stopped (``details["sequential"]["stop_reason"]``, one of :data:`STOP_REASONS`): ``"violated"``,
