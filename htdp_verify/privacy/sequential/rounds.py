@@ -25,8 +25,8 @@ The fixed split (:meth:`RoundsDesign.fixed_split`) is one round on the plan's ow
 and selection, then the anytime-valid certification of at most ``n_samples`` releases per side at the full α,
 stopping at the first certified violation or for futility.  It saves certification releases only, and never loses
 an event that the fixed-n selection would find.  With ``probe`` (:meth:`RoundsDesign.per_call`, an option: the
-registered checks of per-call estimators run the fixed split) a small round 0 at α/2 comes first, and the fixed split follows at the α left
-only when the probe did not certify a violation.
+registered checks of per-call estimators run the fixed split) a small round 0 at α/2 comes first, and the
+fixed split follows at the α left only when the probe did not certify a violation.
 
 Why an audit stopped (``details["sequential"]["stop_reason"]``, one of :data:`STOP_REASONS`): ``"violated"``,
 ``"futility"`` (the last round's test stopped for futility, or its selection releases already ruled a violation
