@@ -14,7 +14,8 @@ and certification together):
   ``rounds_noseed`` the same without the pair search's events among the selection's candidates, ``rounds_halve``
   with successive halving of the candidate pairs over the rounds (``halve_pairs=True``);
 * ``per_call``: ``RoundsDesign.per_call()`` (first round of ``MIN_ROUND``, halving, looks ×1.2, bets up to 0.8);
-  ``per_call_bet05`` / ``per_call_look15`` the same with the former bet cap 0.5 / looks ×1.5;
+  ``per_call_bet05`` / ``per_call_look15`` the same with the former bet cap 0.5 / looks ×1.5; ``per_call_a10``
+  with the probe at a tenth of α (``probe_share=0.1``) instead of half;
 * ``default``: whatever the registered check runs (``audits.diffprivlib.checks.sequential_design``).
 
 Run::
@@ -53,6 +54,7 @@ def designs(first: int) -> dict:
         "rounds_halve": RoundsDesign(first_select=first, halve_pairs=True),
         "per_call": RoundsDesign.per_call(),
         "per_call_bet05": RoundsDesign.per_call(max_bet=0.5),
+        "per_call_a10": RoundsDesign.per_call(probe_share=0.1),
         "per_call_look15": RoundsDesign.per_call(look_growth=1.5),
         "default": None,  # the registered check's own default (audits/diffprivlib/checks.py sequential_design)
     }

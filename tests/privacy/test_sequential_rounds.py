@@ -364,3 +364,16 @@ def test_halving_keeps_the_leaking_pair():
     assert r.verdict == "violated" and r.details["pair"]["text"].startswith("given pair 3")
     # a leak this plain is certified in the first round, on the pair the search ranked first
     assert r.details["sequential"]["rounds"][0]["pairs_searched"] == 4
+
+
+def test_the_probe_spends_its_share_of_alpha_and_the_split_the_rest():
+    kw = dict(pairs=PAIR, attacks="threshold", n_samples=800, n_select=200, alpha=0.05, max_samples=MAXN)
+    design = RoundsDesign.per_call(probe_share=0.1, futility=None)
+    r = audit(rr_tight, PrivacyClaim(1.0), rng=np.random.default_rng(3), sequential=design, **kw)
+    a = [x["alpha"] for x in r.details["sequential"]["rounds"]]
+    assert a[0] == pytest.approx(0.005) and sum(a) <= 0.05 + 1e-12
+    if len(a) == 2:  # no violation in the probe: the split certifies at the alpha left
+        assert a[1] == pytest.approx(0.045)
+    for bad in (0.0, 1.0, -0.2, 1.5):
+        with pytest.raises(ValueError, match="probe_share"):
+            RoundsDesign.per_call(probe_share=bad)

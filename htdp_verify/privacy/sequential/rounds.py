@@ -156,6 +156,8 @@ class RoundsDesign:
         a certification of what is left of ``max_samples``) at the α left.  A plain leak costs the probe only;
         a weak one still gets the fixed-n audit's whole search and selection.  When the probe would leave the
         split less than half the plan's ``n_samples`` to certify, it is skipped (the audit is the fixed split).
+    probe_share : float, default 0.5
+        The probe round's share of α (the split after it certifies at the rest, a union bound at α).
     """
 
     method: str = "betting"
@@ -173,6 +175,7 @@ class RoundsDesign:
     look_growth: float = 1.5
     max_bet: float = 0.5
     probe: bool = False
+    probe_share: float = 0.5
 
     @classmethod
     def fixed_split(cls, **options: Any) -> RoundsDesign:
@@ -233,6 +236,8 @@ class RoundsDesign:
         if self.first_select is not None:
             check_int("first_select", self.first_select, minimum=MIN_ROUND)
         check_prob("max_bet", self.max_bet)
+        if not 0.0 < float(self.probe_share) < 1.0:
+            raise ValueError(f"probe_share must be in (0, 1), got {self.probe_share!r}")
         for name, lo in (("growth", 1.0), ("certify_ratio", 0.0), ("search_ratio", 0.0), ("look_growth", 1.0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= lo:
@@ -474,8 +479,10 @@ def rounds_audit(
                 if fitted is None:
                     break
                 sizes = fitted
-            a_k = round_alpha(plan.alpha, k)
+            a_k = plan.alpha * design.probe_share if design.probe else round_alpha(plan.alpha, k)
             spend_note = f"round {k}: certify {plan.n_certify} event(s), alpha * 2^-{k + 1}, Bonferroni"
+            if design.probe:
+                spend_note = f"round {k} (probe): certify {plan.n_certify} event(s) at alpha * {design.probe_share:g}"
             if last and design.spend_rest and ledger.remaining > a_k:
                 # the last round: no round comes after it, so it may spend all the alpha the earlier rounds left
                 a_k = ledger.remaining
