@@ -490,7 +490,7 @@ def rounds_audit(
         plan_k = _round_plan(plan, sizes, a_k, ledger, own_split=split, pairs=list(plan.pairs) if split else active)
         search: SearchOutcome = search_stage(plan_k, rng)
         seeds = list(getattr(search, "events", None) or []) if design.seed_events else []
-        sel = selection_stage(plan_k, search.pair, rng, seeds) if seeds else selection_stage(plan_k, search.pair, rng)
+        sel = selection_stage(plan_k, search.pair, rng, seeds)
         skipped = _hopeless(plan_k, sel, design)
         if skipped:
             counts = _empty_counts(sel, plan_k)
