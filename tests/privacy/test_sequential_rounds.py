@@ -51,13 +51,13 @@ CRITICAL = int(binom.ppf(0.999, SEEDS, ALPHA))
 DESIGN = RoundsDesign(first_select=20, growth=2.0, certify_ratio=4.0, futility=None)
 
 
-def false_violations(mech=rr_tight, design=DESIGN):
+def false_violations(mech=rr_tight, design=DESIGN, pairs=PAIR, seeds=SEEDS):
     out = 0
-    for s in range(SEEDS):
+    for s in range(seeds):
         r = audit(
             mech,
             PrivacyClaim(1.0),
-            pairs=PAIR,
+            pairs=pairs,
             n_samples=MAXN,
             max_samples=MAXN,
             alpha=ALPHA,
@@ -331,20 +331,7 @@ H_DESIGN = RoundsDesign(first_select=20, growth=2.0, certify_ratio=4.0, futility
 
 
 def test_halving_the_pairs_over_rounds_keeps_the_level():
-    k = 0
-    for s in range(H_SEEDS):
-        r = audit(
-            laplace(1.0),
-            PrivacyClaim(1.0),
-            pairs=H_PAIRS,
-            n_samples=MAXN,
-            max_samples=MAXN,
-            alpha=ALPHA,
-            attacks="threshold",
-            rng=np.random.default_rng(s),
-            sequential=H_DESIGN,
-        )
-        k += r.verdict == "violated"
+    k, r = false_violations(laplace(1.0), H_DESIGN, pairs=H_PAIRS, seeds=H_SEEDS)
     searched = [x["pairs_searched"] for x in r.details["sequential"]["rounds"]]
     assert searched[:3] == [4, 2, 0] and len(searched) >= 3  # 4 pairs, then the better 2, then the best alone
     assert k <= CRITICAL, f"{k} false violations in {H_SEEDS} runs at alpha={ALPHA} (critical {CRITICAL})"
