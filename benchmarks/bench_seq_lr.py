@@ -15,7 +15,8 @@ and certification together):
   with successive halving of the candidate pairs over the rounds (``halve_pairs=True``);
 * ``per_call``: ``RoundsDesign.per_call()`` (first round of ``MIN_ROUND``, halving, looks ×1.2, bets up to 0.8);
   ``per_call_bet05`` / ``per_call_look15`` the same with the former bet cap 0.5 / looks ×1.5; ``per_call_a10``
-  with the probe at a tenth of α (``probe_share=0.1``) instead of half;
+  with the probe at a tenth of α (``probe_share=0.1``) instead of half; ``per_call_x`` / ``per_call_x10`` with the
+  probe's releases on top of the fixed-n budget (``probe_extra=True``; the second also at ``probe_share=0.1``);
 * ``default``: whatever the registered check runs (``audits.diffprivlib.checks.sequential_design``).
 
 Run::
@@ -56,6 +57,8 @@ def designs(first: int) -> dict:
         "per_call_bet05": RoundsDesign.per_call(max_bet=0.5),
         "per_call_a10": RoundsDesign.per_call(probe_share=0.1),
         "per_call_look15": RoundsDesign.per_call(look_growth=1.5),
+        "per_call_x": RoundsDesign.per_call(probe_extra=True),
+        "per_call_x10": RoundsDesign.per_call(probe_extra=True, probe_share=0.1),
         "default": None,  # the registered check's own default (audits/diffprivlib/checks.py sequential_design)
     }
 

@@ -12,6 +12,7 @@ post-processing f gives ε(f∘M) ≤ ε(M), so a bound certified on f(M(D)) is 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,6 +50,32 @@ class _Composed:
 
     def decode(self, keys):
         return self.inner.decode(keys) if hasattr(self.inner, "decode") else list(keys)
+
+
+class _Remembered:
+    """``split`` remembering its outputs for the last two input arrays it saw (the two sides of a pair), held by weak
+    reference: the many stratified events of one attack share one evaluation of ``split`` per release array, and
+    nothing is kept alive once the releases are gone.  The engine never modifies a release array in place."""
+
+    def __init__(self, split: Callable):
+        self.split = split
+        self._memo: list[tuple[weakref.ref, object]] = []
+
+    def __call__(self, Y):
+        for ref, out in self._memo:
+            if ref() is Y:
+                return out
+        out = self.split(Y)
+        try:
+            ref = weakref.ref(Y, self._forget)
+        except TypeError:  # not weak-referenceable (a list): no memory
+            return out
+        self._memo = [*self._memo[-1:], (ref, out)]
+        return out
+
+    def _forget(self, dead: weakref.ref) -> None:
+        """Drop the outputs of a release array that no longer exists."""
+        self._memo = [(r, o) for r, o in self._memo if r is not dead]
 
 
 class _KeyValue:
@@ -110,8 +137,9 @@ def make_stratified_threshold_attack(split: Callable, label: str, max_keys: int 
         name = f"stratified[{label}]"
 
         def select(self, Y1, Y2, ctx):
-            k1, v1 = split(Y1)
-            k2, v2 = split(Y2)
+            remembered = _Remembered(split)  # one evaluation per release array for all this attack's events
+            k1, v1 = remembered(Y1)
+            k2, v2 = remembered(Y2)
             keys, cnt = np.unique(np.concatenate([k1, k2]), return_counts=True)
             groups = [(k, k, f"key = {k:g}") for k in keys[np.argsort(-cnt)][:max_keys]]
             if ranges and keys.size > 2:
@@ -119,7 +147,7 @@ def make_stratified_threshold_attack(split: Callable, label: str, max_keys: int 
                 groups += [(-np.inf, k, f"key <= {k:g}") for k in keys[1:-1]]
             evs = []
             for lo, hi, what in groups:
-                f = _KeyValue(split, lo, hi, f"value of {label} where {what}")
+                f = _KeyValue(remembered, lo, hi, f"value of {label} where {what}")
                 sel1 = (k1 >= lo) & (k1 <= hi)
                 sel2 = (k2 >= lo) & (k2 <= hi)
                 evs += A.scan_thresholds(np.where(sel1, v1, np.nan), np.where(sel2, v2, np.nan), ctx, f, self.name)

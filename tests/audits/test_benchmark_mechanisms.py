@@ -461,3 +461,26 @@ def test_statdp_histogram_eps_and_isvt():
     first = v[:, 0].astype(int)
     _multinomial_ok(np.bincount(first, minlength=11), _first_top_probs(q, b, b, 1.0))
     assert np.all(v[first == 10, 1] == 0.0)
+
+
+def test_stratified_attack_evaluates_its_split_once_per_release_array_and_keeps_nothing_alive():
+    import gc
+
+    from audits.benchmark.plans import _Remembered
+
+    calls = []
+
+    def split(Y):
+        calls.append(1)
+        return Y[:, 0] * 1.0, Y[:, 1] * 1.0
+
+    r = _Remembered(split)
+    a, b = np.ones((5, 2)), np.zeros((5, 2))
+    for Y in (a, b, a, b):
+        r(Y)
+    assert len(calls) == 2  # the two sides alternate: both remembered
+    del a
+    gc.collect()
+    assert len(r._memo) == 1  # the outputs of a release array that is gone are dropped
+    r(np.ones((3, 2)))
+    assert len(calls) == 3 and r(b)[0].tolist() == [0.0] * 5 and len(calls) == 3

@@ -364,3 +364,25 @@ def test_the_probe_spends_its_share_of_alpha_and_the_split_the_rest():
     for bad in (0.0, 1.0, -0.2, 1.5):
         with pytest.raises(ValueError, match="probe_share"):
             RoundsDesign.per_call(probe_share=bad)
+
+
+def test_probe_extra_puts_the_probe_on_top_of_the_default_budget():
+    """With ``probe_extra`` the split after a probe keeps the plan's whole certification size (the probe's releases
+    come on top of the fixed-n total); without it the probe comes out of that total.  A given ``max_samples`` is a
+    hard cap either way."""
+    kw = dict(pairs=PAIR, attacks="threshold", n_samples=800, n_select=200, alpha=0.05)
+    for extra in (False, True):
+        design = RoundsDesign.per_call(probe_extra=extra, futility=None)
+        r = audit(rr_tight, PrivacyClaim(1.0), rng=np.random.default_rng(5), sequential=design, **kw)
+        seq = r.details["sequential"]
+        rounds = seq["rounds"]
+        assert [x["kind"] for x in rounds] == ["probe", "split"]  # tight: the probe does not certify a violation
+        probe = rounds[0]["search_per_side"] + rounds[0]["select_per_side"] + rounds[0]["certify_budget_per_side"]
+        assert seq["max_samples_per_side"] == 1000 + (probe if extra else 0)
+        assert rounds[1]["certify_budget_per_side"] >= (800 if extra else 800 - probe)
+        assert rounds[1]["certify_budget_per_side"] < (900 if extra else 800)
+    capped = RoundsDesign.per_call(probe_extra=True, futility=None)
+    r = audit(rr_tight, PrivacyClaim(1.0), rng=np.random.default_rng(5), sequential=capped, max_samples=1000, **kw)
+    assert r.details["sequential"]["max_samples_per_side"] == 1000 and r.details["sequential"]["releases_per_side"] <= 1000
+    with pytest.raises(ValueError, match="probe_extra"):
+        RoundsDesign(probe_extra=1)

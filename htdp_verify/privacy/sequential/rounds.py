@@ -158,6 +158,10 @@ class RoundsDesign:
         split less than half the plan's ``n_samples`` to certify, it is skipped (the audit is the fixed split).
     probe_share : float, default 0.5
         The probe round's share of α (the split after it certifies at the rest, a union bound at α).
+    probe_extra : bool, default False
+        With ``probe`` and no ``max_samples`` given: the probe's releases come on top of the default budget (the
+        fixed-n audit's total), so the split after the probe keeps the plan's whole certification size; at most
+        one probe round more than the fixed split draws.  ``False``: the probe comes out of that budget.
     """
 
     method: str = "betting"
@@ -176,6 +180,7 @@ class RoundsDesign:
     max_bet: float = 0.5
     probe: bool = False
     probe_share: float = 0.5
+    probe_extra: bool = False
 
     @classmethod
     def fixed_split(cls, **options: Any) -> RoundsDesign:
@@ -246,7 +251,7 @@ class RoundsDesign:
             raise ValueError(f"futility must be one of {FUTILITY_MODES}, got {self.futility!r}")
         check_prob("futility_level", self.futility_level)
         check_int("prior_weight", self.prior_weight, minimum=0)
-        for name in ("single_round", "spend_rest"):
+        for name in ("single_round", "spend_rest", "halve_pairs", "seed_events", "probe", "probe_extra"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
 
@@ -453,9 +458,14 @@ def rounds_audit(
     if plan.n_profile:
         raise ValueError("profile is not supported with sequential=True (certify a profile with a fixed-n audit)")
     default_total = (plan.n_search if plan.searching else 0) + plan.n_select + plan.n_samples
-    max_samples = default_total if max_samples is None else check_int("max_samples", max_samples, minimum=50)
-    active = list(plan.pairs)  # the pairs still searched (successive halving over rounds: halve_pairs)
     s = float(design.first_select or min(250, max(MIN_ROUND, plan.n_select // 4)))
+    if max_samples is None:
+        max_samples = default_total
+        if design.probe and design.probe_extra:  # the probe on top of the fixed-n budget
+            max_samples += sum(_round_sizes(design, s, len(plan.pairs)))
+    else:
+        max_samples = check_int("max_samples", max_samples, minimum=50)
+    active = list(plan.pairs)  # the pairs still searched (successive halving over rounds: halve_pairs)
     ledger = Budget(plan.alpha)
     used = 0  # releases per side so far, every stage
     rounds: list[dict] = []
