@@ -383,6 +383,7 @@ def test_probe_extra_puts_the_probe_on_top_of_the_default_budget():
         assert rounds[1]["certify_budget_per_side"] < (900 if extra else 800)
     capped = RoundsDesign.per_call(probe_extra=True, futility=None)
     r = audit(rr_tight, PrivacyClaim(1.0), rng=np.random.default_rng(5), sequential=capped, max_samples=1000, **kw)
-    assert r.details["sequential"]["max_samples_per_side"] == 1000 and r.details["sequential"]["releases_per_side"] <= 1000
+    seq = r.details["sequential"]
+    assert seq["max_samples_per_side"] == 1000 and seq["releases_per_side"] <= 1000
     with pytest.raises(ValueError, match="probe_extra"):
         RoundsDesign(probe_extra=1)
