@@ -13,10 +13,11 @@ and certification together):
 * ``rounds``: growing rounds from a small first round, ``RoundsDesign(first_select=F)`` (``--first``);
   ``rounds_noseed`` the same without the pair search's events among the selection's candidates, ``rounds_halve``
   with successive halving of the candidate pairs over the rounds (``halve_pairs=True``);
-* ``per_call``: ``RoundsDesign.per_call()`` (first round of ``MIN_ROUND``, halving, looks ×1.2, bets up to 0.8);
-  ``per_call_bet05`` / ``per_call_look15`` the same with the former bet cap 0.5 / looks ×1.5; ``per_call_a10``
-  with the probe at a tenth of α (``probe_share=0.1``) instead of half; ``per_call_x`` / ``per_call_x10`` with the
-  probe's releases on top of the fixed-n budget (``probe_extra=True``; the second also at ``probe_share=0.1``);
+* ``per_call``: ``RoundsDesign.per_call()`` (a probe round of ``MIN_ROUND`` at α/10 on top of the fixed-n budget,
+  then the fixed split at the α left; looks ×1.2, bets up to 0.8), the registered model checks' default;
+  ``per_call_x10`` the same spelled out; ``per_call_old`` the former default (the probe at α/2 inside the fixed-n
+  budget), ``per_call_bet05`` / ``per_call_look15`` / ``per_call_a10`` that with bets capped at 0.5 / looks ×1.5 /
+  the probe at α/10; ``per_call_x`` the probe at α/2 on top of the budget;
 * ``default``: whatever the registered check runs (``audits.diffprivlib.checks.sequential_design``).
 
 Run::
@@ -45,6 +46,10 @@ from audits.diffprivlib.components import COMPONENTS
 from htdp_verify.privacy.sequential.rounds import RoundsDesign
 
 
+#: the former per_call defaults
+OLD = dict(probe_share=0.5, probe_extra=False)
+
+
 def designs(first: int) -> dict:
     """The designs compared (``None``: the fixed-n audit)."""
     return {
@@ -54,11 +59,13 @@ def designs(first: int) -> dict:
         "rounds_noseed": RoundsDesign(first_select=first, seed_events=False),
         "rounds_halve": RoundsDesign(first_select=first, halve_pairs=True),
         "per_call": RoundsDesign.per_call(),
-        "per_call_bet05": RoundsDesign.per_call(max_bet=0.5),
-        "per_call_a10": RoundsDesign.per_call(probe_share=0.1),
-        "per_call_look15": RoundsDesign.per_call(look_growth=1.5),
-        "per_call_x": RoundsDesign.per_call(probe_extra=True),
-        "per_call_x10": RoundsDesign.per_call(probe_extra=True, probe_share=0.1),
+        # the former per_call (before 2026-11-25): the probe at alpha/2 inside the fixed-n budget, and variants of it
+        "per_call_old": RoundsDesign.per_call(**OLD),
+        "per_call_bet05": RoundsDesign.per_call(**OLD, max_bet=0.5),
+        "per_call_a10": RoundsDesign.per_call(**{**OLD, "probe_share": 0.1}),
+        "per_call_look15": RoundsDesign.per_call(**OLD, look_growth=1.5),
+        "per_call_x": RoundsDesign.per_call(probe_share=0.5),
+        "per_call_x10": RoundsDesign.per_call(probe_extra=True, probe_share=0.1),  # = per_call since 2026-11-25
         "default": None,  # the registered check's own default (audits/diffprivlib/checks.py sequential_design)
     }
 

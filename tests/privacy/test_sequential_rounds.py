@@ -77,8 +77,8 @@ def test_false_violation_rate_over_rounds_is_at_most_alpha():
 
 def test_the_per_call_design_keeps_the_level():
     # the same meta-test on the design of the registered per-call checks (a probe round of 20 + 80 releases per side
-    # at alpha / 2, then the plan's own split, selection 200 and certification of the 1 200 left, at the alpha left;
-    # looks x1.2, bets up to 0.8 of the largest valid bet), without its futility stop
+    # at alpha / 10, then the plan's own split, selection 200 and certification of what max_samples leaves, at the
+    # alpha left; looks x1.2, bets up to 0.8 of the largest valid bet), without its futility stop
     design, k = RoundsDesign.per_call(futility=None), 0
     for s in range(SEEDS):
         r = audit(
@@ -96,7 +96,7 @@ def test_the_per_call_design_keeps_the_level():
         k += r.verdict == "violated"
     rounds = r.details["sequential"]["rounds"]
     assert [x["kind"] for x in rounds] == ["probe", "split"] and rounds[1]["select_per_side"] == 200
-    assert rounds[0]["alpha"] == ALPHA / 2 and r.n_samples <= 2 * MAXN
+    assert rounds[0]["alpha"] == pytest.approx(ALPHA / 10) and r.n_samples <= 2 * MAXN
     assert k <= CRITICAL, f"{k} false violations in {SEEDS} runs at alpha={ALPHA} (critical {CRITICAL})"
 
 
@@ -106,11 +106,14 @@ def test_a_probe_that_finds_a_plain_leak_stops_there_and_a_small_budget_skips_it
     seq = r.details["sequential"]
     assert r.verdict == "violated" and [x["kind"] for x in seq["rounds"]] == ["probe"]
     assert r.n_samples <= 2 * (20 + 80) and seq["design_name"].startswith("probe round")
-    # a budget that leaves the plan's split less than half its n_samples after a probe: the fixed split alone
-    r = audit(laplace(0.1), PrivacyClaim(1.0), n_samples=150, n_select=80, **kw)
+    # a given budget that leaves the plan's split less than half its n_samples after a probe: the fixed split alone
+    r = audit(laplace(0.1), PrivacyClaim(1.0), n_samples=150, n_select=80, max_samples=230, **kw)
     seq = r.details["sequential"]
     assert [x["kind"] for x in seq["rounds"]] == ["split"] and seq["design_name"].startswith("fixed split")
     assert seq["rounds"][0]["alpha"] == 0.05 and seq["rounds"][0]["select_per_side"] == 80
+    # without a given budget the probe comes on top of the fixed-n total and always runs
+    r = audit(laplace(0.1), PrivacyClaim(1.0), n_samples=150, n_select=80, **kw)
+    assert r.details["sequential"]["rounds"][0]["kind"] == "probe"
 
 
 def test_the_ledger_refuses_rounds_without_an_alpha_split(monkeypatch):
