@@ -45,7 +45,6 @@ from audits.diffprivlib.checks import _sizes, audit_component, check_alpha, sequ
 from audits.diffprivlib.components import COMPONENTS
 from htdp_verify.privacy.sequential.rounds import RoundsDesign
 
-
 #: the former per_call defaults
 OLD = dict(probe_share=0.5, probe_extra=False)
 
