@@ -41,9 +41,16 @@ def _audit_result(name, estimator, res, t0, seed) -> CheckResult:
 
 
 def _expensive_sizes(profile, tags) -> dict:
+    """Sizes of the audit of an ``expensive`` estimator (one call per release), and its sequential design
+    (:meth:`~htdp_verify.privacy.sequential.RoundsDesign.per_call`: a probe round, then the fixed-n split with a
+    certification that stops early)."""
     if not tags.get("expensive"):
         return {}
-    return {"n_search": _size("search_expensive", profile, tags), "n_select": _size("select_expensive", profile, tags)}
+    return {
+        "n_search": _size("search_expensive", profile, tags),
+        "n_select": _size("select_expensive", profile, tags),
+        "sequential": "per_call",
+    }
 
 
 def check_privacy_audit(

@@ -27,10 +27,11 @@ __all__ = ["DEFAULT_TAGS", "get_tags", "xfail_checks", "estimator_id"]
 #: counterpart); ``noise_off``: ``callable(data) -> estimator`` with the noise switched off (hyper-parameters that
 #: depend on n fixed at this data's values); ``reference_tol``: absolute
 #: tolerance of that comparison; ``invalid_params``: ``{name: [bad values]}`` added to the built-in ones;
-#: ``expensive``: one release costs milliseconds (smaller Monte Carlo sizes); ``sizes``: ``{size key: (quick,
-#: full)}`` overriding the sizes below for an estimator whose release costs tens of milliseconds (keys of
-#: ``_SIZES`` without the ``_expensive`` suffix; the checks state the power of the sizes they ran at);
-#: ``xfail``: ``{check: reason}``.
+#: ``expensive``: one release costs milliseconds (smaller Monte Carlo sizes; ``check_privacy_audit`` runs the sequential
+#: ``RoundsDesign.per_call()`` design, which stops at the first certified violation or for futility);
+#: ``sizes``: ``{size key: (quick, full)}`` overriding the sizes below for an estimator whose release costs tens of
+#: milliseconds (keys of ``_SIZES`` without the ``_expensive`` suffix; the checks state the power of the sizes they
+#: ran at); ``xfail``: ``{check: reason}``.
 DEFAULT_TAGS = {
     "output": "auto",
     "output_shape": None,

@@ -365,3 +365,22 @@ def test_assert_private_inconclusive_policy(rng):
     assert res.verdict == "inconclusive"
     with pytest.raises(ValueError, match="on_inconclusive"):
         assert_private(est, claim, pairs=[pair], n_samples=12, rng=rng, on_inconclusive="maybe")
+
+
+class ExpensiveUnderNoisedMean(UnderNoisedMean):
+    """The under-noised mean (true ε = 4 against the claim 1), declared ``expensive`` (one call per release)."""
+
+    def dp_tags(self):
+        return {**super().dp_tags(), "expensive": True}
+
+
+def test_privacy_audit_of_an_expensive_estimator_is_sequential_and_stops_at_the_violation():
+    from htdp_verify.estimator_checks import check_privacy_audit
+
+    res = check_privacy_audit(ExpensiveUnderNoisedMean(), data=np.linspace(-1.0, 1.0, 20), seed=3)
+    assert res.verdict == "violated"
+    seq = res.details["sequential"]
+    assert seq["design"]["probe"] and seq["design"]["probe_share"] == 0.1  # RoundsDesign.per_call()
+    assert seq["stop_reason"] == "violated" and seq["releases_used"] < seq["fixed_n_releases"]
+    # a cheap estimator keeps the fixed-n audit
+    assert "sequential" not in check_privacy_audit(UnderNoisedMean(), data=np.linspace(-1.0, 1.0, 20), seed=3).details
