@@ -2,9 +2,10 @@
 
 The registered checks of diffprivlib's models audit sequentially (``audits.diffprivlib.checks.sequential_design``:
 ``RoundsDesign.per_call()`` since 2026-11-25: a probe round at α/10 on top of the fixed-n budget, then the fixed
-split at the α left; before it ``RoundsDesign.fixed_split()``, and before that the fixed-n audit).  This script compares the releases used, the verdicts and the bounds of two
-runs of the same checks with the same seeds, each on its own commit (the "base" arm, e.g. before a change of the
-default design, and the "new" arm after it; the JSON fields keep the names of the first comparison, ``fixed_n_*``
+split at the α left; before it ``RoundsDesign.fixed_split()``, and before that the fixed-n audit).  This script
+compares the releases used, the verdicts and the bounds of two runs of the same checks with the same seeds, each
+on its own commit (the "base" arm, e.g. before a change of the default design, and the "new" arm after it; the JSON
+fields keep the names of the first comparison, ``fixed_n_*``
 for the base arm and ``sequential_*`` for the new one).
 
 Run (each arm in its own git worktree, so that no other change to the work tree enters the comparison)::

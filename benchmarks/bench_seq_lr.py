@@ -14,10 +14,11 @@ and certification together):
   ``rounds_noseed`` the same without the pair search's events among the selection's candidates, ``rounds_halve``
   with successive halving of the candidate pairs over the rounds (``halve_pairs=True``);
 * ``per_call``: ``RoundsDesign.per_call()`` (a probe round of ``MIN_ROUND`` at α/10 on top of the fixed-n budget,
-  then the fixed split at the α left; looks ×1.2, bets up to 0.8), the registered model checks' default;
-  ``per_call_x10`` the same spelled out; ``per_call_old`` the former default (the probe at α/2 inside the fixed-n
-  budget), ``per_call_bet05`` / ``per_call_look15`` / ``per_call_a10`` that with bets capped at 0.5 / looks ×1.5 /
-  the probe at α/10; ``per_call_x`` the probe at α/2 on top of the budget;
+  with looks ×1.2 and bets up to 0.8, then the fixed split at the α left, with its looks ×1.5 and bets up to
+  0.5), the registered model checks' default; ``per_call_x10`` the same with the probe's looks and bets in the
+  split too; ``per_call_old`` the former per_call (the probe at α/2 inside the fixed-n budget, looks ×1.2 and
+  bets up to 0.8 in both rounds), ``per_call_bet05`` / ``per_call_look15`` / ``per_call_a10`` that with bets capped
+  at 0.5 / looks ×1.5 / the probe at α/10; ``per_call_x`` ``per_call_x10`` with the probe at α/2;
 * ``default``: whatever the registered check runs (``audits.diffprivlib.checks.sequential_design``).
 
 Run::
@@ -45,8 +46,12 @@ from audits.diffprivlib.checks import _sizes, audit_component, check_alpha, sequ
 from audits.diffprivlib.components import COMPONENTS
 from htdp_verify.privacy.sequential.rounds import RoundsDesign
 
-#: the former per_call defaults
-OLD = dict(probe_share=0.5, probe_extra=False)
+#: the former per_call (before 2026-11-25): the probe at alpha/2 inside the fixed-n budget, looks x1.2 and bets up
+#: to 0.8 in both rounds
+OLD = dict(probe_share=0.5, probe_extra=False, look_growth=1.2, max_bet=0.8, probe_look_growth=None, probe_max_bet=None)
+#: per_call as first changed on 2026-11-25: the probe at alpha/10 on top of the budget, looks x1.2 and bets up to 0.8
+#: in both rounds
+X10 = dict(look_growth=1.2, max_bet=0.8, probe_look_growth=None, probe_max_bet=None)
 
 
 def designs(first: int) -> dict:
@@ -60,11 +65,11 @@ def designs(first: int) -> dict:
         "per_call": RoundsDesign.per_call(),
         # the former per_call (before 2026-11-25): the probe at alpha/2 inside the fixed-n budget, and variants of it
         "per_call_old": RoundsDesign.per_call(**OLD),
-        "per_call_bet05": RoundsDesign.per_call(**OLD, max_bet=0.5),
+        "per_call_bet05": RoundsDesign.per_call(**{**OLD, "max_bet": 0.5}),
         "per_call_a10": RoundsDesign.per_call(**{**OLD, "probe_share": 0.1}),
-        "per_call_look15": RoundsDesign.per_call(**OLD, look_growth=1.5),
-        "per_call_x": RoundsDesign.per_call(probe_share=0.5),
-        "per_call_x10": RoundsDesign.per_call(probe_extra=True, probe_share=0.1),  # = per_call since 2026-11-25
+        "per_call_look15": RoundsDesign.per_call(**{**OLD, "look_growth": 1.5}),
+        "per_call_x": RoundsDesign.per_call(**X10, probe_share=0.5),
+        "per_call_x10": RoundsDesign.per_call(**X10),
         "default": None,  # the registered check's own default (audits/diffprivlib/checks.py sequential_design)
     }
 

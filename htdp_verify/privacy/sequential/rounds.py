@@ -162,6 +162,10 @@ class RoundsDesign:
         With ``probe`` and no ``max_samples`` given: the probe's releases come on top of the default budget (the
         fixed-n audit's total), so the split after the probe keeps the plan's whole certification size; at most
         one probe round more than the fixed split draws.  ``False``: the probe comes out of that budget.
+    probe_look_growth, probe_max_bet : float, optional
+        ``look_growth`` and ``max_bet`` of the probe round only (default: the design's own); the split after it
+        uses the design's.  Dense looks and large bets suit a plain leak; on a weak one, bets started from an
+        optimistic selection prior lose wealth, so the split keeps the fixed split's moderate ones.
     """
 
     method: str = "betting"
@@ -181,6 +185,8 @@ class RoundsDesign:
     probe: bool = False
     probe_share: float = 0.5
     probe_extra: bool = False
+    probe_look_growth: float | None = None
+    probe_max_bet: float | None = None
 
     @classmethod
     def fixed_split(cls, **options: Any) -> RoundsDesign:
@@ -216,12 +222,12 @@ class RoundsDesign:
     @classmethod
     def per_call(cls, **options: Any) -> RoundsDesign:
         """The design for estimators that cost milliseconds a release (the registered checks of diffprivlib's
-        models use it): a probe round of the smallest size (``first_select = MIN_ROUND``) at a tenth of α (a plain
-        leak is certified after a few hundred releases per side even with several candidate pairs), then, unless
-        the probe certified a violation, the plan's own split (:meth:`fixed_split`'s round) at the α left; the
-        probe's releases come on top of the fixed-n budget (``probe_extra``), so the split keeps the plan's whole
-        certification size; the pair search's events among the selection's candidates, looks every ×1.2 and bets
-        up to 0.8 of the largest valid bet.
+        models use it): a probe round of the smallest size (``first_select = MIN_ROUND``) at a tenth of α, with
+        looks every ×1.2 and bets up to 0.8 of the largest valid bet (a plain leak is certified after a few hundred
+        releases per side even with several candidate pairs), then, unless the probe certified a violation, the
+        plan's own split (:meth:`fixed_split`'s round, with its looks every ×1.5 and bets up to 0.5) at the α left;
+        the probe's releases come on top of the fixed-n budget (``probe_extra``), so the split keeps the plan's
+        whole certification size; the pair search's events among the selection's candidates.
 
         A weak leak that the probe misses gets the fixed-n audit's whole search, selection and certification at
         0.9 α, and so nearly the fixed split's power (KMeans at ε = 1, full profile, seeds 3000-3020: 14/21 with
@@ -244,8 +250,8 @@ class RoundsDesign:
             probe_share=0.1,
             probe_extra=True,
             seed_events=True,
-            look_growth=1.2,
-            max_bet=0.8,
+            probe_look_growth=1.2,
+            probe_max_bet=0.8,
         )
         return cls(**{**base, **options})
 
@@ -255,9 +261,14 @@ class RoundsDesign:
         if self.first_select is not None:
             check_int("first_select", self.first_select, minimum=MIN_ROUND)
         check_prob("max_bet", self.max_bet)
+        if self.probe_max_bet is not None:
+            check_prob("probe_max_bet", self.probe_max_bet)
         if not 0.0 < float(self.probe_share) < 1.0:
             raise ValueError(f"probe_share must be in (0, 1), got {self.probe_share!r}")
-        for name, lo in (("growth", 1.0), ("certify_ratio", 0.0), ("search_ratio", 0.0), ("look_growth", 1.0)):
+        bounds = (("growth", 1.0), ("certify_ratio", 0.0), ("search_ratio", 0.0), ("look_growth", 1.0))
+        if self.probe_look_growth is not None:
+            bounds += (("probe_look_growth", 1.0),)
+        for name, lo in bounds:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= lo:
                 raise ValueError(f"{name} must be a finite number > {lo:g}, got {v!r}")
@@ -521,6 +532,9 @@ def rounds_audit(
         else:
             ledger.spend(spend_note, a_k)
             n_cert = plan_k.n_samples
+            probing = design.probe and not split
+            looks = design.probe_look_growth if probing and design.probe_look_growth is not None else design.look_growth
+            bet = design.probe_max_bet if probing and design.probe_max_bet is not None else design.max_bet
             counts = sequential_certification_stage(
                 plan_k,
                 search.pair,
@@ -529,11 +543,11 @@ def rounds_audit(
                 max_samples=n_cert,
                 method=design.method,
                 first=10 if design.method == "betting" else max(20, n_cert // 8),
-                growth=design.look_growth if design.method == "betting" else 2.0,
+                growth=looks if design.method == "betting" else 2.0,
                 futility=design.futility,
                 futility_level=design.futility_level,
                 prior=_prior(sel, design) if design.method == "betting" else None,
-                max_bet=design.max_bet,
+                max_bet=bet,
             )
         bounds = sequential_bounds_stage(plan_k, sel, counts)
         o = counts.outcome
