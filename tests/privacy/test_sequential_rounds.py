@@ -390,3 +390,15 @@ def test_probe_extra_puts_the_probe_on_top_of_the_default_budget():
     assert seq["max_samples_per_side"] == 1000 and seq["releases_per_side"] <= 1000
     with pytest.raises(ValueError, match="probe_extra"):
         RoundsDesign(probe_extra=1)
+
+
+def test_per_call_bets_hard_in_the_probe_only():
+    """The probe looks every x1.2 and bets up to 0.8 of the largest valid bet; the split after it keeps the fixed
+    split's looks (x1.5) and bets (up to 0.5), which lose less wealth on a weak leak."""
+    kw = dict(pairs=PAIR, attacks="threshold", n_samples=800, n_select=200, alpha=0.05)
+    r = audit(rr_tight, PrivacyClaim(1.0), rng=np.random.default_rng(5), sequential=RoundsDesign.per_call(), **kw)
+    probe, split = r.details["sequential"]["rounds"]
+    assert (probe["look_growth"], probe["max_bet"]) == (1.2, 0.8)
+    assert (split["look_growth"], split["max_bet"]) == (1.5, 0.5)
+    fs = RoundsDesign.fixed_split()
+    assert (fs.look_growth, fs.max_bet) == (split["look_growth"], split["max_bet"])

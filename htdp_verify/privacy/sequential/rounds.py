@@ -527,14 +527,14 @@ def rounds_audit(
         seeds = list(getattr(search, "events", None) or []) if design.seed_events else []
         sel = selection_stage(plan_k, search.pair, rng, seeds)
         skipped = _hopeless(plan_k, sel, design)
+        probing = design.probe and not split
+        looks = design.probe_look_growth if probing and design.probe_look_growth is not None else design.look_growth
+        bet = design.probe_max_bet if probing and design.probe_max_bet is not None else design.max_bet
         if skipped:
             counts = _empty_counts(sel, plan_k)
         else:
             ledger.spend(spend_note, a_k)
             n_cert = plan_k.n_samples
-            probing = design.probe and not split
-            looks = design.probe_look_growth if probing and design.probe_look_growth is not None else design.look_growth
-            bet = design.probe_max_bet if probing and design.probe_max_bet is not None else design.max_bet
             counts = sequential_certification_stage(
                 plan_k,
                 search.pair,
@@ -559,6 +559,8 @@ def rounds_audit(
                 "round": k,
                 "alpha": a_k,
                 "alpha_spent": 0.0 if skipped else a_k,  # a skipped certification spends nothing
+                "look_growth": float(looks),
+                "max_bet": float(bet),
                 "alpha_per_event": plan_k.a_event,
                 "search_per_side": search.drawn // 2,
                 "select_per_side": sel.drawn // 2,
