@@ -1,9 +1,12 @@
+import contextlib
+import io
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -177,6 +180,16 @@ def driver(tmp_path):
     return p
 
 
+def _main(*args):
+    """``htdp-verify ARGS`` in this process (``cli.main``), with its exit code and captured output: for the usage
+    errors and listings, where a fresh interpreter (3 s of imports each) tests nothing more; the tests of signals,
+    pipes and the console script keep a subprocess."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(list(args))
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
 def _one_line_error(r, *needles):
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "Traceback" not in r.stderr
@@ -187,24 +200,24 @@ def _one_line_error(r, *needles):
 
 
 def test_negative_seed_is_a_one_line_usage_error(tmp_path):
-    _one_line_error(_cli("run", "stats", "--seed", "-1", "--out", str(tmp_path / "o")), "--seed", "-1")
-    _one_line_error(_cli("run", "stats", "--seed", "x", "--out", str(tmp_path / "o")), "--seed")
-    _one_line_error(_cli("bench", "--seed", "-3", "--out", str(tmp_path / "b")), "--seed")
+    _one_line_error(_main("run", "stats", "--seed", "-1", "--out", str(tmp_path / "o")), "--seed", "-1")
+    _one_line_error(_main("run", "stats", "--seed", "x", "--out", str(tmp_path / "o")), "--seed")
+    _one_line_error(_main("bench", "--seed", "-3", "--out", str(tmp_path / "b")), "--seed")
     assert not (tmp_path / "o").exists()
 
 
 def test_out_naming_a_file_is_a_one_line_usage_error(tmp_path):
     f = tmp_path / "afile"
     f.write_text("x")
-    _one_line_error(_cli("run", "stats", "--out", str(f)), "--out", "is a file")
-    _one_line_error(_cli("bench", "--quick", "--out", str(f)), "--out", "is a file")
+    _one_line_error(_main("run", "stats", "--out", str(f)), "--out", "is a file")
+    _one_line_error(_main("bench", "--quick", "--out", str(f)), "--out", "is a file")
     assert f.read_text() == "x"
 
 
 def test_unwritable_out_is_a_one_line_usage_error(tmp_path):
     f = tmp_path / "afile"
     f.write_text("x")
-    _one_line_error(_cli("run", "stats", "--out", str(f / "sub")), "--out", "cannot write")
+    _one_line_error(_main("run", "stats", "--out", str(f / "sub")), "--out", "cannot write")
     if os.geteuid() == 0:  # root writes through permissions: use a folder no one can create
         target = "/proc/htdp-verify-test/out"
     else:
@@ -212,12 +225,12 @@ def test_unwritable_out_is_a_one_line_usage_error(tmp_path):
         ro.mkdir()
         ro.chmod(0o500)
         target = str(ro / "out")
-    _one_line_error(_cli("run", "stats", "--out", target), "--out", "cannot write")
+    _one_line_error(_main("run", "stats", "--out", target), "--out", "cannot write")
 
 
 def test_unknown_name_is_a_one_line_usage_error(tmp_path):
-    _one_line_error(_cli("run", "no_such_check", "--out", str(tmp_path / "o")), "no_such_check")
-    _one_line_error(_cli("list", "no_such_check"), "no_such_check")
+    _one_line_error(_main("run", "no_such_check", "--out", str(tmp_path / "o")), "no_such_check")
+    _one_line_error(_main("list", "no_such_check"), "no_such_check")
 
 
 def test_list_into_a_closed_pipe_has_no_traceback():
@@ -233,13 +246,13 @@ def test_list_into_a_closed_pipe_has_no_traceback():
 
 
 def test_list_and_run_agree_on_the_number_of_checks(tmp_path):
-    listed = _cli("list", "stats").stdout.strip().splitlines()
+    listed = _main("list", "stats").stdout.strip().splitlines()
     n = len(get_checks(["stats"]))
     assert len(listed) == n + 1 and listed[-1].startswith(f"{n} checks selected")
-    r = _cli("run", "stats", "--out", str(tmp_path / "o"), "--no-progress", "--seed", "3")
+    r = _main("run", "stats", "--out", str(tmp_path / "o"), "--no-progress", "--seed", "3")
     assert r.returncode == 0, r.stderr
     assert f"{n} checks ran" in r.stdout.strip().splitlines()[-1]
-    assert len(get_checks(None)) == int(_cli("list").stdout.strip().splitlines()[-1].split()[0])
+    assert len(get_checks(None)) == int(_main("list").stdout.strip().splitlines()[-1].split()[0])
 
 
 def test_every_bench_option_has_help_text():
@@ -320,7 +333,7 @@ def test_resume_drops_a_line_cut_short_by_a_crash(tmp_path, driver):
 
 def test_resume_of_a_folder_without_a_stream_is_a_usage_error(tmp_path):
     (tmp_path / "empty").mkdir()
-    _one_line_error(_cli("run", "--resume", str(tmp_path / "empty")), "results.jsonl")
+    _one_line_error(_main("run", "--resume", str(tmp_path / "empty")), "results.jsonl")
 
 
 def test_jsonl_has_one_flushed_line_per_finished_check(tmp_path):
