@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from audits.diffprivlib.checks import _sizes, audit_component, check_alpha, sequential_design
 from audits.diffprivlib.components import COMPONENTS
-from htdp_verify.privacy.sequential.rounds import RoundsDesign
+from htdp_verify.privacy.sequential import RoundsDesign
 
 #: the former per_call (before 2026-11-25): the probe at alpha/2 inside the fixed-n budget, looks x1.2 and bets up
 #: to 0.8 in both rounds

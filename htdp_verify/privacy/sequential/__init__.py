@@ -51,13 +51,15 @@ top of it): it finds strong leaks with about a tenth of the releases and keeps t
 ones.
 
 Layout: :mod:`.engine` (schedule, betting e-processes, :func:`run_sequential`), :mod:`.stages` (the pipeline
-stages of one certification), :mod:`.rounds` (the audit in rounds; :mod:`.annotate` writes its record),
+stages of one certification), :mod:`.design` (:class:`RoundsDesign`: how the rounds spend their releases),
+:mod:`.rounds` (the audit in rounds; :mod:`.annotate` writes its record),
 :mod:`.floor` (the fewest releases any audit certifying one event needs, from a mechanism's exact law:
 :func:`oracle_floor`); every name is importable from here.
 """
 
 from __future__ import annotations
 
+from .design import MIN_ROUND, STOP_REASONS, RoundsDesign, as_design, round_alpha
 from .engine import (
     FUTILITY_MODES,
     METHODS,
@@ -68,7 +70,7 @@ from .engine import (
     run_sequential,
 )
 from .floor import bernoulli_kl_to_null, event_floor, oracle_floor, sequential_floor
-from .rounds import MIN_ROUND, STOP_REASONS, RoundsDesign, as_design, round_alpha, rounds_audit
+from .rounds import rounds_audit
 from .stages import SequentialCounts, annotate_result, sequential_bounds_stage, sequential_certification_stage
 
 __all__ = [
