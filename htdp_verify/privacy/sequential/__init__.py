@@ -45,10 +45,10 @@ Stopping rule, checked at every checkpoint:
 The whole audit in rounds (what ``audit(..., sequential=True)`` runs: search and selection in rounds of growing
 size too, each round's certification at α·2^-(k+1)) is :func:`rounds_audit` in :mod:`.rounds`; its
 :meth:`RoundsDesign.fixed_split` is one round on the fixed-n audit's own search and selection with a certification
-that stops early at the full α, and :meth:`RoundsDesign.per_call` (the registered checks of per-call estimators)
+that stops early at the full α (the registered checks of per-call estimators), and :meth:`RoundsDesign.per_call`
 a small probe round at α/10 before that split, which runs at the α left on the fixed-n budget (the probe comes on
-top of it): it finds strong leaks with about a tenth of the releases and keeps the fixed split's power on weak
-ones.
+top of it): it finds strong leaks with about a tenth of the releases, and weak ones somewhat less often than the
+fixed split.
 
 Layout: :mod:`.engine` (schedule, betting e-processes, :func:`run_sequential`), :mod:`.stages` (the pipeline
 stages of one certification), :mod:`.design` (:class:`RoundsDesign`: how the rounds spend their releases),

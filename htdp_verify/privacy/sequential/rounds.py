@@ -25,7 +25,7 @@ The fixed split (:meth:`~.design.RoundsDesign.fixed_split`) is one round on the 
 audit's search and selection, then the anytime-valid certification of at most ``n_samples`` releases per side at
 the full α, stopping at the first certified violation or for futility.  It saves certification releases only, and
 never loses an event that the fixed-n selection would find.  With ``probe``
-(:meth:`~.design.RoundsDesign.per_call`, the design of the registered checks of per-call estimators) a small round
+(:meth:`~.design.RoundsDesign.per_call`, the design of the estimator checks for expensive estimators) a small round
 0 at a share of α (``probe_share``) comes first, and the fixed split follows at the α left only when the probe did
 not certify a violation.
 
