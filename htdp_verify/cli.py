@@ -18,6 +18,7 @@ from .results import CLAIM_VERDICTS, CheckResult, tally
 #: exit codes of ``htdp-verify run`` (listed in ``htdp-verify --help`` and ``htdp-verify run --help``)
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FOUND = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_PIPE = 130, 141
+BENCH_SEED, BENCH_OUT = 20261121, "htdp-bench"  # defaults of 'bench --seed' / '--out'
 VERDICTS_TEXT = """\
 verdicts: a claim is 'consistent', 'violated' or 'inconclusive' at its alpha; 'info' marks a description that
 tests no claim (a comparison table) and is never counted as consistent; 'error' means the check could not run.
@@ -403,6 +404,34 @@ def _tally_line(counts: dict) -> str:
     return ", ".join(f"{n} {words.get(k, k)}" for k, n in counts.items() if n or k in CLAIM_VERDICTS)
 
 
+def _bench_resume_settings(args) -> tuple[Path, dict]:
+    """The output folder and ``run_bench`` settings of the interrupted bench run ``--resume DIR`` names."""
+    given = [
+        o
+        for o, on in (
+            ("--quick", args.quick),
+            ("--seed", args.seed != BENCH_SEED),
+            ("--seeds", args.seeds != 1),
+            ("--auto-only", args.auto_only),
+            ("--out", args.out != BENCH_OUT),
+        )
+        if on
+    ]
+    if given:
+        raise UsageError(f"--resume takes the run's settings from its folder; do not also give {', '.join(given)}")
+    from .runlog import read_runlog
+
+    out = Path(args.resume)
+    try:
+        meta = read_runlog(out).meta
+    except ValueError as exc:
+        raise UsageError(f"--resume: {exc}") from None
+    if not meta.get("bench"):
+        raise UsageError(f"--resume: {out / 'results.jsonl'} was not written by 'htdp-verify bench'")
+    kw = {k: meta[k] for k in ("quick", "seed", "seeds", "names", "white_box", "n_per_side", "alpha") if k in meta}
+    return out, {**kw, "resume": True}
+
+
 def _cmd_bench(args) -> int:
     eps = list(entry_points(group="htdp_verify.bench"))
     if not eps:
@@ -411,18 +440,30 @@ def _cmd_bench(args) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    out = prepare_out(args.out)
     run_bench = eps[0].load()
-    extra = {"seeds": args.seeds} if args.seeds > 1 else {}  # a suite without multi-seed support still runs once
-    if args.auto_only:
-        extra["white_box"] = False
+    if args.resume is not None:
+        out, kw = _bench_resume_settings(args)
+    else:
+        out = prepare_out(args.out)
+        kw = {"quick": args.quick, "seed": args.seed}
+        if args.seeds > 1:  # a suite without multi-seed support still runs once
+            kw["seeds"] = args.seeds
+        if args.auto_only:
+            kw["white_box"] = False
     try:
-        results = run_bench(quick=args.quick, out_dir=out, seed=args.seed, progress=not args.no_progress, **extra)
+        results = run_bench(out_dir=out, progress=not args.no_progress, **kw)
     except KeyboardInterrupt:
         print(
-            f"htdp-verify bench: interrupted; tables are written only when the suite finishes ({out})", file=sys.stderr
+            f"htdp-verify bench: interrupted; the finished audits are kept in {out / 'results.jsonl'}: continue "
+            f"with 'htdp-verify bench --resume {out}' (tables are written when the suite finishes)",
+            file=sys.stderr,
         )
         return EXIT_INTERRUPTED
+    except ValueError as exc:
+        if args.resume is None:
+            raise
+        raise UsageError(f"--resume: {exc}") from None
+    args.seeds = kw.get("seeds", 1)
     errors = [r for r in results if r.verdict == "error"]
     print(
         f"{len(results)} mechanisms audited; table: {out / 'bench.md'}"
@@ -512,7 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
         "white-box column (about 10 minutes on 2 cores)",
     )
     b.add_argument(
-        "--seed", type=_seed_arg, default=20261121, help="run seed, an integer in [0, 2**63) (default 20261121)"
+        "--seed", type=_seed_arg, default=BENCH_SEED, help="run seed, an integer in [0, 2**63) (default 20261121)"
     )
     b.add_argument(
         "--seeds",
@@ -527,7 +568,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run only the public auditor's column (no labelled white-box column)",
     )
-    b.add_argument("--out", default="htdp-bench", help="output folder, created if needed (default: htdp-bench)")
+    b.add_argument("--out", default=BENCH_OUT, help="output folder, created if needed (default: htdp-bench)")
+    b.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="continue the interrupted bench run in DIR with its own settings (audits already in DIR/results.jsonl "
+        "are kept, not run again)",
+    )
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
     b.set_defaults(func=_cmd_bench)
     return p

@@ -361,3 +361,13 @@ def test_bench_auto_only_skips_the_white_box_column(monkeypatch, tmp_path):
     seen.clear()
     assert cli.main(["bench", "--quick", "--out", str(tmp_path / "c"), "--no-progress"]) == 0
     assert "white_box" not in seen  # the suite's default (both columns)
+
+
+def test_bench_resume_takes_its_settings_from_the_folder(tmp_path):
+    _one_line_error(_main("bench", "--resume", str(tmp_path), "--seed", "3"), "--resume", "--seed")
+    _one_line_error(_main("bench", "--resume", str(tmp_path / "none")), "--resume", "results.jsonl")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.jsonl").write_text(
+        '{"format": "htdp-verify-results-stream", "format_version": 2, "meta": {"profile": "quick"}}\n'
+    )
+    _one_line_error(_main("bench", "--resume", str(tmp_path / "run")), "--resume", "not written by")

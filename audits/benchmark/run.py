@@ -22,6 +22,7 @@ import numpy as np
 from htdp_verify._validate import check_int, check_rng
 from htdp_verify.privacy import audit
 from htdp_verify.privacy.search import MIN_PER_PAIR
+from htdp_verify.runlog import RunLog, read_runlog
 
 from .catalogue import MECHANISMS, get_mechanism
 from .mechanism import BenchMechanism
@@ -159,6 +160,31 @@ def _bench_one(name, column, n, seed, alpha):
         )
 
 
+def _job_key(name: str, column: str, seed: int) -> str:
+    return f"{name} [{column}] seed {seed}"
+
+
+def _finished(out_dir, meta: dict) -> dict:
+    """The audits an interrupted run in ``out_dir`` finished, ``{(name, column, seed): AuditResult}``; its stored
+    settings must equal ``meta``."""
+    from htdp_verify.privacy.result import AuditResult
+
+    content = read_runlog(out_dir)
+    stored = content.meta
+    if not stored.get("bench"):
+        raise ValueError(f"{out_dir}/results.jsonl was not written by the benchmark: nothing to resume")
+    for k, v in meta.items():
+        if stored.get(k) != v:
+            raise ValueError(f"resume: {k} is {v!r} here but {stored.get(k)!r} in the run in {out_dir}")
+    keys = {
+        _job_key(n, c, s): (n, c, s)
+        for n in meta["names"]
+        for c in ("auto", "white-box")
+        for s in range(meta["seed"], meta["seed"] + meta["seeds"])
+    }
+    return {keys[k]: AuditResult.from_dict(rs[0].to_dict()) for k, rs in content.done.items() if k in keys}
+
+
 def run_bench(
     *,
     quick: bool,
@@ -171,6 +197,7 @@ def run_bench(
     seeds: int = 1,
     white_box: bool = True,
     n_per_side: int | None = None,
+    resume: bool = False,
 ) -> list:
     """Audit every benchmark mechanism at its claimed ε and write ``bench.md``, ``bench.csv`` and ``bench.png``.
 
@@ -186,6 +213,10 @@ def run_bench(
         auto column over the seeds and ``bench_runs.csv`` lists every run.
     white_box: also run the white-box column (default ``True``).
     n_per_side: the auto column's budget per row instead of :data:`AUTO_QUICK` / :data:`AUTO_FULL` (smoke tests).
+    resume: continue the interrupted run in ``out_dir``: every finished audit is streamed to
+        ``out_dir/results.jsonl`` (:mod:`htdp_verify.runlog`, one line per row, column and seed) as it finishes;
+        with ``resume`` those are read back, not run again, and the settings above must equal the stored ones
+        (``ValueError`` naming the first that differs).  A resumed run gives the results of an uninterrupted one.
 
     Returns the auto column's ``AuditResult`` of every mechanism for the first seed, in catalogue order, each with
     its white-box result's summary in ``details["white_box"]``.
@@ -213,8 +244,20 @@ def run_bench(
 
     jobs = [(n, c, seed + i) for i in range(seeds) for n in names for c in (columns if i == 0 else ["auto"])]
     jobs.sort(key=lambda j: -budget(j[0], j[1]))  # longest first for load balance
+    meta = {
+        "bench": True,
+        "quick": bool(quick),
+        "seed": seed,
+        "seeds": seeds,
+        "names": names,
+        "white_box": bool(white_box),
+        "n_per_side": n_per_side,
+        "alpha": float(alpha),
+    }
+    results = _finished(out_dir, meta) if resume else {}
+    jobs = [j for j in jobs if j not in results]
+    log = RunLog(out_dir, resume=True) if resume else RunLog(out_dir, meta)
     t0 = time.perf_counter()
-    results = {}
     if n_jobs > 1 and len(jobs) > 1:
         from joblib import Parallel, delayed
 
@@ -225,6 +268,7 @@ def run_bench(
         it = ((n, c, s, _bench_one(n, c, budget(n, c), s, alpha)) for n, c, s in jobs)
     for n, c, s, r in it:
         results[(n, c, s)] = r
+        log.append(_job_key(n, c, s), s, [r])
         if progress:
             tag = f" seed {s}" if seeds > 1 else ""
             print(
@@ -232,6 +276,7 @@ def run_bench(
                 f"eps_lb={_fmt(r.estimate)}  ({r.seconds:.1f}s)",
                 flush=True,
             )
+    log.close()
     wall = time.perf_counter() - t0
     out = [results[(n, "auto", seed)] for n in names]
     for n, r in zip(names, out):

@@ -183,3 +183,21 @@ def test_bench_rows_ratio_against_dpsniper():
     row = B.bench_rows([fake])[0]
     assert row["ratio_vs_dpsniper"] == pytest.approx(1.01) and row["meets_dpsniper"]
     assert math.isclose(row["confidence"], 0.95)
+
+
+def test_an_interrupted_bench_resumes_to_the_uninterrupted_results(tmp_path):
+    kw = dict(quick=True, seed=7, progress=False, names=["Laplace", "NoisyHist2"], n_jobs=1, n_per_side=20_000)
+    kw["white_box"] = False
+    whole = B.run_bench(out_dir=tmp_path / "a", **kw)
+    lines = (tmp_path / "a" / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 3  # the header and one line per finished audit
+    # an interruption after the first audit: the stream holds the header and that audit only
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "results.jsonl").write_text("\n".join(lines[:2]) + "\n")
+    resumed = B.run_bench(out_dir=tmp_path / "b", resume=True, **kw)
+    assert [(r.name, r.verdict, r.estimate) for r in resumed] == [(r.name, r.verdict, r.estimate) for r in whole]
+    again = (tmp_path / "b" / "results.jsonl").read_text().splitlines()
+    assert again[:2] == lines[:2] and len(again) == 3  # the finished audit was kept, only the other one ran
+    assert (tmp_path / "b" / "bench.md").stat().st_size > 0
+    with pytest.raises(ValueError, match="seed"):
+        B.run_bench(out_dir=tmp_path / "b", resume=True, **{**kw, "seed": 8})
