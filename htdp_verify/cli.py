@@ -7,18 +7,27 @@ import os
 import sys
 import threading
 import time
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from . import __version__
+from ._cli_bench import add_bench_parser
+from ._cli_common import (  # noqa: F401 (the exit codes, UsageError and prepare_out stay importable from cli)
+    EXIT_ERROR,
+    EXIT_FOUND,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PIPE,
+    EXIT_USAGE,
+    UsageError,
+    _Parser,
+    _positive_int,
+    _seed_arg,
+    prepare_out,
+)
 from .registry import PROFILES, derive_seed, execute_check, get_checks  # noqa: F401 (cli.derive_seed stays public)
 from .report import write_report
 from .results import CLAIM_VERDICTS, CheckResult, tally
 
-#: exit codes of ``htdp-verify run`` (listed in ``htdp-verify --help`` and ``htdp-verify run --help``)
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FOUND = 0, 1, 2, 3
-EXIT_INTERRUPTED, EXIT_PIPE = 130, 141
-BENCH_SEED, BENCH_OUT = 20261121, "htdp-bench"  # defaults of 'bench --seed' / '--out'
 VERDICTS_TEXT = """\
 verdicts: a claim is 'consistent', 'violated' or 'inconclusive' at its alpha; 'info' marks a description that
 tests no claim (a comparison table) and is never counted as consistent; 'error' means the check could not run.
@@ -47,43 +56,12 @@ exit codes of 'run':
 """
 
 
-class UsageError(Exception):
-    """A bad argument found after parsing (reported as one line, exit code 2)."""
-
-
 class RunInterrupted(Exception):
     """Ctrl-C during :func:`run_checks`; ``results`` holds every finished check's results (in check order)."""
 
     def __init__(self, results, n_done: int):
         super().__init__("interrupted")
         self.results, self.n_done = results, n_done
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (``htdp-verify run: error: ...``) and exit code 2."""
-
-    def error(self, message):
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
-
-
-def _seed_arg(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**63), got {text!r}") from None
-    if not 0 <= v < 2**63:
-        raise argparse.ArgumentTypeError(f"must be an integer in [0, 2**63), got {v}")
-    return v
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
-    return v
 
 
 def _workers_arg(text: str) -> int:
@@ -95,22 +73,6 @@ def _workers_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"must be an integer in [1, {max_workers()}] (4 per CPU), got {text!r}"
         ) from None
-
-
-def prepare_out(path, option: str = "--out") -> Path:
-    """Create the output folder ``path`` and make sure a file can be written in it; ``UsageError`` (one line,
-    naming ``option``) when it names a file, cannot be created or is not writable."""
-    out = Path(path)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{option} {out}: is a file, not a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".htdp-write-test-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise UsageError(f"{option} {out}: cannot write there ({exc.strerror or exc})") from None
-    return out
 
 
 def _counts_text(results) -> str:
@@ -404,74 +366,6 @@ def _tally_line(counts: dict) -> str:
     return ", ".join(f"{n} {words.get(k, k)}" for k, n in counts.items() if n or k in CLAIM_VERDICTS)
 
 
-def _bench_resume_settings(args) -> tuple[Path, dict]:
-    """The output folder and ``run_bench`` settings of the interrupted bench run ``--resume DIR`` names."""
-    given = [
-        o
-        for o, on in (
-            ("--quick", args.quick),
-            ("--seed", args.seed != BENCH_SEED),
-            ("--seeds", args.seeds != 1),
-            ("--auto-only", args.auto_only),
-            ("--out", args.out != BENCH_OUT),
-        )
-        if on
-    ]
-    if given:
-        raise UsageError(f"--resume takes the run's settings from its folder; do not also give {', '.join(given)}")
-    from .runlog import read_runlog
-
-    out = Path(args.resume)
-    try:
-        meta = read_runlog(out).meta
-    except ValueError as exc:
-        raise UsageError(f"--resume: {exc}") from None
-    if not meta.get("bench"):
-        raise UsageError(f"--resume: {out / 'results.jsonl'} was not written by 'htdp-verify bench'")
-    kw = {k: meta[k] for k in ("quick", "seed", "seeds", "names", "white_box", "n_per_side", "alpha") if k in meta}
-    return out, {**kw, "resume": True}
-
-
-def _cmd_bench(args) -> int:
-    eps = list(entry_points(group="htdp_verify.bench"))
-    if not eps:
-        print(
-            "htdp-verify bench: no benchmark suite is installed (entry point group 'htdp_verify.bench')",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    run_bench = eps[0].load()
-    if args.resume is not None:
-        out, kw = _bench_resume_settings(args)
-    else:
-        out = prepare_out(args.out)
-        kw = {"quick": args.quick, "seed": args.seed}
-        if args.seeds > 1:  # a suite without multi-seed support still runs once
-            kw["seeds"] = args.seeds
-        if args.auto_only:
-            kw["white_box"] = False
-    try:
-        results = run_bench(out_dir=out, progress=not args.no_progress, **kw)
-    except KeyboardInterrupt:
-        print(
-            f"htdp-verify bench: interrupted; the finished audits are kept in {out / 'results.jsonl'}: continue "
-            f"with 'htdp-verify bench --resume {out}' (tables are written when the suite finishes)",
-            file=sys.stderr,
-        )
-        return EXIT_INTERRUPTED
-    except ValueError as exc:
-        if args.resume is None:
-            raise
-        raise UsageError(f"--resume: {exc}") from None
-    args.seeds = kw.get("seeds", 1)
-    errors = [r for r in results if r.verdict == "error"]
-    print(
-        f"{len(results)} mechanisms audited; table: {out / 'bench.md'}"
-        + (f"; over {args.seeds} seeds: {out / 'bench_seeds.md'}" if args.seeds > 1 else "")
-    )
-    return 1 if errors else 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="htdp-verify",
@@ -540,43 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
         "htdp-verify and the check plugins installed); figures come back to --out",
     )
     r.set_defaults(func=_cmd_run)
-    b = sub.add_parser(
-        "bench",
-        help="audit the ground-truth mechanism suite; table vs DP-Sniper and StatDP",
-        epilog=EXIT_CODES_TEXT,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    b.add_argument(
-        "--quick",
-        action="store_true",
-        help="small sizes: 10^6 releases per side for the public auditor's column, the plans' quick budgets for the "
-        "white-box column (about 10 minutes on 2 cores)",
-    )
-    b.add_argument(
-        "--seed", type=_seed_arg, default=BENCH_SEED, help="run seed, an integer in [0, 2**63) (default 20261121)"
-    )
-    b.add_argument(
-        "--seeds",
-        type=_positive_int,
-        default=1,
-        metavar="K",
-        help="run the suite with K run seeds (seed, seed+1, ...) and write bench_seeds.md: each row's "
-        "median and range, flag counts and runs reaching DP-Sniper's number (default 1)",
-    )
-    b.add_argument(
-        "--auto-only",
-        action="store_true",
-        help="run only the public auditor's column (no labelled white-box column)",
-    )
-    b.add_argument("--out", default=BENCH_OUT, help="output folder, created if needed (default: htdp-bench)")
-    b.add_argument(
-        "--resume",
-        metavar="DIR",
-        help="continue the interrupted bench run in DIR with its own settings (audits already in DIR/results.jsonl "
-        "are kept, not run again)",
-    )
-    b.add_argument("--no-progress", action="store_true", help="no progress bar")
-    b.set_defaults(func=_cmd_bench)
+    add_bench_parser(sub, EXIT_CODES_TEXT)
     return p
 
 

@@ -355,7 +355,9 @@ def test_bench_auto_only_skips_the_white_box_column(monkeypatch, tmp_path):
 
             return run_bench
 
-    monkeypatch.setattr(cli, "entry_points", lambda group: [_EP()])
+    from htdp_verify import _cli_bench
+
+    monkeypatch.setattr(_cli_bench, "entry_points", lambda group: [_EP()])
     assert cli.main(["bench", "--quick", "--auto-only", "--out", str(tmp_path / "b"), "--no-progress"]) == 0
     assert seen["white_box"] is False
     seen.clear()
