@@ -164,9 +164,9 @@ def _job_key(name: str, column: str, seed: int) -> str:
     return f"{name} [{column}] seed {seed}"
 
 
-def _finished(out_dir, meta: dict) -> dict:
-    """The audits an interrupted run in ``out_dir`` finished, ``{(name, column, seed): AuditResult}``; its stored
-    settings must equal ``meta``."""
+def _finished(out_dir, meta: dict, jobs: list) -> dict:
+    """The ``jobs`` (``(name, column, seed)``) an interrupted run in ``out_dir`` finished, ``{job: AuditResult}``;
+    its stored settings must equal ``meta``."""
     from htdp_verify.privacy.result import AuditResult
 
     content = read_runlog(out_dir)
@@ -176,12 +176,7 @@ def _finished(out_dir, meta: dict) -> dict:
     for k, v in meta.items():
         if stored.get(k) != v:
             raise ValueError(f"resume: {k} is {v!r} here but {stored.get(k)!r} in the run in {out_dir}")
-    keys = {
-        _job_key(n, c, s): (n, c, s)
-        for n in meta["names"]
-        for c in ("auto", "white-box")
-        for s in range(meta["seed"], meta["seed"] + meta["seeds"])
-    }
+    keys = {_job_key(*j): j for j in jobs}
     return {keys[k]: AuditResult.from_dict(rs[0].to_dict()) for k, rs in content.done.items() if k in keys}
 
 
@@ -254,7 +249,7 @@ def run_bench(
         "n_per_side": n_per_side,
         "alpha": float(alpha),
     }
-    results = _finished(out_dir, meta) if resume else {}
+    results = _finished(out_dir, meta, jobs) if resume else {}
     jobs = [j for j in jobs if j not in results]
     log = RunLog(out_dir, resume=True) if resume else RunLog(out_dir, meta)
     t0 = time.perf_counter()
