@@ -40,16 +40,46 @@ def _bench_resume_settings(args) -> tuple[Path, dict]:
     return out, {**kw, "resume": True}
 
 
+def _bench_combine(args, combine) -> int:
+    """``htdp-verify bench --combine DIR ... --out OUT``: one over-seeds table from separate finished runs."""
+    given = [
+        o
+        for o, on in (
+            ("--quick", args.quick),
+            ("--seed", args.seed != BENCH_SEED),
+            ("--seeds", args.seeds != 1),
+            ("--auto-only", args.auto_only),
+            ("--resume", args.resume is not None),
+        )
+        if on
+    ]
+    if given:
+        raise UsageError(f"--combine reads finished runs; do not also give {', '.join(given)}")
+    if combine is None:
+        print("htdp-verify bench: the installed suite cannot combine runs (no 'combine' entry point)", file=sys.stderr)
+        return EXIT_USAGE
+    out = prepare_out(args.out)
+    try:
+        per_seed = combine(args.combine, out)
+    except ValueError as exc:
+        raise UsageError(f"--combine: {exc}") from None
+    print(f"{len(per_seed)} seeds combined ({', '.join(map(str, sorted(per_seed)))}); table: {out / 'bench_seeds.md'}")
+    return 0
+
+
 def cmd_bench(args) -> int:
-    """``htdp-verify bench``: run the installed benchmark suite (entry point group ``htdp_verify.bench``)."""
-    eps = list(entry_points(group="htdp_verify.bench"))
+    """``htdp-verify bench``: run the installed benchmark suite (entry point group ``htdp_verify.bench``: ``default``
+    runs it, ``combine`` summarises separate runs)."""
+    eps = {ep.name: ep for ep in entry_points(group="htdp_verify.bench")}
     if not eps:
         print(
             "htdp-verify bench: no benchmark suite is installed (entry point group 'htdp_verify.bench')",
             file=sys.stderr,
         )
         return EXIT_USAGE
-    run_bench = eps[0].load()
+    if args.combine is not None:
+        return _bench_combine(args, eps["combine"].load() if "combine" in eps else None)
+    run_bench = (eps["default"] if "default" in eps else next(iter(eps.values()))).load()
     if args.resume is not None:
         out, kw = _bench_resume_settings(args)
     else:
@@ -117,6 +147,13 @@ def add_bench_parser(sub, epilog: str) -> None:
         metavar="DIR",
         help="continue the interrupted bench run in DIR with its own settings (audits already in DIR/results.jsonl "
         "are kept, not run again)",
+    )
+    b.add_argument(
+        "--combine",
+        nargs="+",
+        metavar="DIR",
+        help="write bench_seeds.md / .csv / .png into --out from finished runs made one seed at a time (e.g. "
+        "--seed S --out DIR for several S); the same tables as one run with --seeds K",
     )
     b.add_argument("--no-progress", action="store_true", help="no progress bar")
     b.set_defaults(func=cmd_bench)

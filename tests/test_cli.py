@@ -348,6 +348,8 @@ def test_bench_auto_only_skips_the_white_box_column(monkeypatch, tmp_path):
     seen = {}
 
     class _EP:
+        name = "default"
+
         def load(self):
             def run_bench(**kw):
                 seen.update(kw)
@@ -373,3 +375,16 @@ def test_bench_resume_takes_its_settings_from_the_folder(tmp_path):
         '{"format": "htdp-verify-results-stream", "format_version": 2, "meta": {"profile": "quick"}}\n'
     )
     _one_line_error(_main("bench", "--resume", str(tmp_path / "run")), "--resume", "not written by")
+
+
+def test_bench_combine_writes_the_over_seeds_table_and_refuses_run_options(tmp_path):
+    _one_line_error(_main("bench", "--combine", str(tmp_path), "--seed", "3"), "--combine", "--seed")
+    _one_line_error(_main("bench", "--combine", str(tmp_path / "none"), "--out", str(tmp_path / "o")), "--combine")
+    from audits.benchmark import run_bench
+
+    kw = dict(quick=True, progress=False, names=["Laplace"], n_jobs=1, n_per_side=20_000, white_box=False)
+    for s in (4, 5):
+        run_bench(out_dir=tmp_path / f"r{s}", seed=s, **kw)
+    r = _main("bench", "--combine", str(tmp_path / "r4"), str(tmp_path / "r5"), "--out", str(tmp_path / "o"))
+    assert r.returncode == 0, r.stderr
+    assert "over 2 seeds" in (tmp_path / "o" / "bench_seeds.md").read_text()

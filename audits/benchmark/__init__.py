@@ -11,7 +11,8 @@ Modules (imports flow down the list, no cycles):
   patterns in :mod:`.catalogue_refs`);
 * :mod:`.plans` — white-box plans (per-mechanism attacks and budgets), the labelled second column;
 * :mod:`.run` — :func:`audit_mechanism` (the public ``audit(..., attacks="auto")``), :func:`audit_white_box`,
-  :func:`run_bench` (entry point ``htdp_verify.bench``, command ``htdp-verify bench``);
+  :func:`run_bench` (entry point ``htdp_verify.bench``, command ``htdp-verify bench``),
+  :func:`combine_bench` (``htdp-verify bench --combine``: separate runs' seeds in one table);
 * :mod:`.ceiling` — the oracle ceiling (exact laws, best pair and event, whole budget on certification);
 * :mod:`.tables` — ``bench.md`` / ``.csv`` / ``.png`` and the per-seed tables;
 * :mod:`.checks` — one registered check per mechanism, ``benchmark.<name>``.
@@ -23,7 +24,7 @@ from . import checks  # noqa: F401  (registers benchmark.<name>)
 from .catalogue import MECHANISMS, get_mechanism, mechanism_names
 from .mechanism import OUTPUT_KINDS, BenchMechanism, extreme_pair, is_extreme
 from .plans import BenchPlan, bench_plan
-from .run import AUTO_FULL, AUTO_QUICK, audit_mechanism, audit_white_box, auto_sizes, run_bench
+from .run import AUTO_FULL, AUTO_QUICK, audit_mechanism, audit_white_box, auto_sizes, combine_bench, run_bench
 from .samplers import float_laplace_reachable, geo_pmf, murmur3_32, rappor_bits, svt_outcome_probability
 from .tables import BENCH_COLUMNS, SEED_COLUMNS, bench_rows, seed_rows
 
@@ -47,6 +48,7 @@ __all__ = [
     "audit_mechanism",
     "audit_white_box",
     "auto_sizes",
+    "combine_bench",
     "run_bench",
     "BENCH_COLUMNS",
     "SEED_COLUMNS",

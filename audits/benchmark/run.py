@@ -28,7 +28,7 @@ from .catalogue import MECHANISMS, get_mechanism
 from .mechanism import BenchMechanism
 from .plans import bench_plan
 
-__all__ = ["AUTO_FULL", "AUTO_QUICK", "audit_mechanism", "audit_white_box", "auto_sizes", "run_bench"]
+__all__ = ["AUTO_FULL", "AUTO_QUICK", "audit_mechanism", "audit_white_box", "auto_sizes", "combine_bench", "run_bench"]
 
 AUTO_FULL = 20_000_000  # releases per side per row, search + selection + certification (DP-Sniper used 2·10⁸)
 AUTO_QUICK = 1_000_000
@@ -292,3 +292,67 @@ def run_bench(
         per_seed = {seed + i: [results[(n, "auto", seed + i)] for n in names] for i in range(seeds)}
         write_seed_tables(per_seed, out_dir, quick=quick, wall=wall, n_jobs=n_jobs)
     return out
+
+
+_SAME_IN_EVERY_RUN = ("quick", "names", "n_per_side", "alpha")
+
+
+def combine_bench(run_dirs, out_dir) -> dict:
+    """Summarise the auto column of several finished bench runs over their run seeds.
+
+    Each run (``htdp-verify bench --seed S --out DIR``, possibly resumed) streamed its audits to
+    ``DIR/results.jsonl``.  Row ``name`` at run seed ``s`` draws from ``SeedSequence([s, crc32(name), ...])`` whatever
+    run it belongs to, so runs made one seed at a time combine into exactly the tables that one run with ``--seeds K``
+    writes: ``bench_seeds.md`` / ``.csv`` / ``.png`` and ``bench_runs.csv`` in ``out_dir``.
+
+    Parameters
+    ----------
+    run_dirs: the runs' output folders (at least one).
+    out_dir: folder for the combined tables (created).
+
+    Raises ``ValueError`` (naming the folder) when a folder holds no bench run, when the runs differ in their
+    profile, mechanisms, budget or α, when a run is unfinished (its missing rows are named), or when two runs hold
+    the same seed.
+
+    Returns ``{seed: [AuditResult in catalogue order]}``.
+    """
+    from pathlib import Path
+
+    from htdp_verify.privacy.result import AuditResult
+
+    from .tables import write_seed_tables
+
+    run_dirs = [Path(d) for d in run_dirs]
+    if not run_dirs:
+        raise ValueError("run_dirs: give at least one bench output folder")
+    per_seed: dict = {}
+    first: dict | None = None
+    for d in run_dirs:
+        content = read_runlog(d)
+        meta = content.meta
+        if not meta.get("bench"):
+            raise ValueError(f"{d}/results.jsonl was not written by the benchmark")
+        if first is None:
+            first = meta
+        for k in _SAME_IN_EVERY_RUN:
+            if meta.get(k) != first.get(k):
+                raise ValueError(
+                    f"{d}: {k} is {meta.get(k)!r} but {first.get(k)!r} in {run_dirs[0]}; only runs with the same "
+                    f"{', '.join(_SAME_IN_EVERY_RUN)} combine"
+                )
+        names = list(meta["names"])
+        for s in range(int(meta["seed"]), int(meta["seed"]) + int(meta.get("seeds", 1))):
+            if s in per_seed:
+                raise ValueError(f"{d}: run seed {s} is also in another of the folders given")
+            missing = [n for n in names if _job_key(n, "auto", s) not in content.done]
+            if missing:
+                raise ValueError(
+                    f"{d}: seed {s} is unfinished ({len(missing)} of {len(names)} rows missing, e.g. {missing[0]}); "
+                    f"finish it with 'htdp-verify bench --resume {d}'"
+                )
+            per_seed[s] = [AuditResult.from_dict(content.done[_job_key(n, "auto", s)][0].to_dict()) for n in names]
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    assert first is not None
+    write_seed_tables(per_seed, out_dir, quick=bool(first["quick"]), wall=None, n_jobs=None, sources=run_dirs)
+    return per_seed

@@ -79,8 +79,13 @@ def seed_rows(per_seed: dict, tables: dict | None = None) -> list[dict]:
     return rows
 
 
-def write_seed_tables(per_seed: dict, out_dir, *, quick: bool, wall: float, n_jobs: int):
-    """``bench_seeds.csv``, ``bench_seeds.md`` and ``bench_seeds.png``: every row over several run seeds."""
+def write_seed_tables(
+    per_seed: dict, out_dir, *, quick: bool, wall: float | None, n_jobs: int | None, sources: list | None = None
+):
+    """``bench_seeds.csv``, ``bench_seeds.md`` and ``bench_seeds.png``: every row over several run seeds.
+
+    ``wall`` / ``n_jobs`` describe the run; ``None`` with ``sources`` (the run folders) when the tables combine
+    separate runs (:func:`~.run.combine_bench`), whose audit time is then the sum of the rows' own seconds."""
     import csv
     from pathlib import Path
 
@@ -122,7 +127,7 @@ def write_seed_tables(per_seed: dict, out_dir, *, quick: bool, wall: float, n_jo
     lines = [
         f"# Auditor benchmark over {k} seeds ({'quick' if quick else 'full'} profile, seeds {seeds[0]}–{seeds[-1]})",
         "",
-        f"{len(rows)} mechanisms × {k} seeds, wall time {wall:.0f} s with {n_jobs} worker process(es); each run "
+        f"{len(rows)} mechanisms × {k} seeds, {_timing(per_seed, wall, n_jobs, sources)}; each run "
         f"is one independent audit at 95 % with the row's budget. Verdicts against the ground truth: "
         f"{len(rows) * k - wrong} of {len(rows) * k} runs right. Runs of correct mechanisms flagged: "
         f"{false_flags} of {n_ok_runs} (at most 5 % each by design, i.e. ≤ {0.05 * n_ok_runs:.1f} expected; "
@@ -160,6 +165,14 @@ def write_seed_tables(per_seed: dict, out_dir, *, quick: bool, wall: float, n_jo
     ]
     (out_dir / "bench_seeds.md").write_text("\n".join(lines) + "\n")
     _seed_figure(rows, out_dir / "bench_seeds.png", quick=quick, k=k)
+
+
+def _timing(per_seed: dict, wall: float | None, n_jobs: int | None, sources: list | None) -> str:
+    if wall is not None:
+        return f"wall time {wall:.0f} s with {n_jobs} worker process(es)"
+    total = sum(r.seconds for rs in per_seed.values() for r in rs)
+    where = ", ".join(f"`{s}`" for s in sources or [])
+    return f"combined from {len(sources or [])} run(s) ({where}); {total:.0f} s of audit time summed over the rows"
 
 
 def _figure_start(rows):

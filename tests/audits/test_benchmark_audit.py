@@ -201,3 +201,41 @@ def test_an_interrupted_bench_resumes_to_the_uninterrupted_results(tmp_path):
     assert (tmp_path / "b" / "bench.md").stat().st_size > 0
     with pytest.raises(ValueError, match="seed"):
         B.run_bench(out_dir=tmp_path / "b", resume=True, **{**kw, "seed": 8})
+
+
+def test_runs_of_one_seed_each_combine_into_the_tables_of_one_multi_seed_run(tmp_path):
+    kw = dict(quick=True, progress=False, names=["Laplace", "NoisyHist2"], n_jobs=1, n_per_side=20_000)
+    kw["white_box"] = False
+    B.run_bench(out_dir=tmp_path / "both", seed=7, seeds=2, **kw)
+    B.run_bench(out_dir=tmp_path / "s7", seed=7, **kw)
+    B.run_bench(out_dir=tmp_path / "s8", seed=8, **kw)
+    per_seed = B.combine_bench([tmp_path / "s8", tmp_path / "s7"], tmp_path / "comb")
+    assert sorted(per_seed) == [7, 8]
+    assert [r.name for r in per_seed[7]] == ["benchmark.Laplace", "benchmark.NoisyHist2"]
+
+    def runs(d):  # bench_runs.csv without the timing column
+        rows = (d / "bench_runs.csv").read_text().splitlines()
+        keep = [i for i, c in enumerate(rows[0].split(",")) if c != "seconds"]
+        return [[r.split(",")[i] for i in keep if i < len(r.split(","))] for r in rows]
+
+    assert runs(tmp_path / "comb") == runs(tmp_path / "both")
+    md = (tmp_path / "comb" / "bench_seeds.md").read_text()
+    assert "over 2 seeds" in md and "combined from 2 run(s)" in md and "s7" in md
+    assert (tmp_path / "comb" / "bench_seeds.png").stat().st_size > 0
+
+
+def test_combine_refuses_mismatched_unfinished_or_overlapping_runs(tmp_path):
+    kw = dict(quick=True, progress=False, names=["Laplace"], n_jobs=1, n_per_side=20_000, white_box=False)
+    B.run_bench(out_dir=tmp_path / "a", seed=1, **kw)
+    B.run_bench(out_dir=tmp_path / "b", seed=2, **{**kw, "n_per_side": 30_000})
+    with pytest.raises(ValueError, match="n_per_side"):
+        B.combine_bench([tmp_path / "a", tmp_path / "b"], tmp_path / "c")
+    with pytest.raises(ValueError, match="also in another"):
+        B.combine_bench([tmp_path / "a", tmp_path / "a"], tmp_path / "c")
+    lines = (tmp_path / "a" / "results.jsonl").read_text().splitlines()
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "cut" / "results.jsonl").write_text(lines[0] + "\n")
+    with pytest.raises(ValueError, match=r"unfinished .*Laplace.*--resume"):
+        B.combine_bench([tmp_path / "cut"], tmp_path / "c")
+    with pytest.raises(ValueError, match="at least one"):
+        B.combine_bench([], tmp_path / "c")
