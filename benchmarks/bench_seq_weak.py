@@ -46,7 +46,7 @@ def run(design: str, scale: float, seeds: int, base: int) -> dict:
     def mech(data, size, rng):
         return float(np.asarray(data, float).sum()) + rng.laplace(0.0, scale, size)
 
-    hits, used, t = 0, [], time.process_time()
+    found, used, t = [], [], time.process_time()
     for s in range(seeds):
         r = audit(
             mech,
@@ -60,11 +60,12 @@ def run(design: str, scale: float, seeds: int, base: int) -> dict:
             rng=np.random.default_rng(base + s),
             sequential=DESIGNS[design],
         )
-        hits += r.verdict == "violated"
+        found.append(r.verdict == "violated")
         used.append(r.details["sequential"]["releases_per_side"])
     return {
         "design": design,
-        "violated": hits,
+        "violated": int(sum(found)),
+        "found": found,
         "seeds": seeds,
         "median_releases_per_side": float(np.median(used)),
         "cpu_s": round(time.process_time() - t, 1),
@@ -78,13 +79,19 @@ def main(argv=None) -> None:
     ap.add_argument("--seed-base", type=int, default=10000)
     ap.add_argument("--designs", nargs="+", default=["fixed_split", "per_call"], choices=tuple(DESIGNS))
     a = ap.parse_args(argv)
+    runs = []
     for d in a.designs:
         r = run(d, a.scale, a.seeds, a.seed_base)
+        runs.append(r)
         print(
             f"{d}: violated {r['violated']}/{r['seeds']}, median {r['median_releases_per_side']:.0f} releases per "
             f"side, {r['cpu_s']} CPU-s (scale {a.scale}, seeds {a.seed_base}-{a.seed_base + a.seeds - 1})",
             flush=True,
         )
+    for r in runs[1:]:  # paired on the seeds: which seeds one design found and the other did not
+        only_first = sum(x and not y for x, y in zip(runs[0]["found"], r["found"]))
+        only_this = sum(y and not x for x, y in zip(runs[0]["found"], r["found"]))
+        print(f"seeds found by {runs[0]['design']} only: {only_first}; by {r['design']} only: {only_this}")
 
 
 if __name__ == "__main__":

@@ -12,11 +12,12 @@ post-processing f gives ε(f∘M) ≤ ε(M), so a bound certified on f(M(D)) is 
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from htdp_verify.privacy.attacks.memo import ArrayMemo
 
 from .catalogue import MECHANISMS, get_mechanism
 from .mechanism import SVT3_BELOW
@@ -54,28 +55,15 @@ class _Composed:
 
 class _Remembered:
     """``split`` remembering its outputs for the last two input arrays it saw (the two sides of a pair), held by weak
-    reference: the many stratified events of one attack share one evaluation of ``split`` per release array, and
-    nothing is kept alive once the releases are gone.  The engine never modifies a release array in place."""
+    reference (:class:`~htdp_verify.privacy.attacks.memo.ArrayMemo`): the many stratified events of one attack share
+    one evaluation of ``split`` per release array, and nothing is kept alive once the releases are gone."""
 
     def __init__(self, split: Callable):
         self.split = split
-        self._memo: list[tuple[weakref.ref, object]] = []
+        self._memo = ArrayMemo()
 
     def __call__(self, Y):
-        for ref, out in self._memo:
-            if ref() is Y:
-                return out
-        out = self.split(Y)
-        try:
-            ref = weakref.ref(Y, self._forget)
-        except TypeError:  # not weak-referenceable (a list): no memory
-            return out
-        self._memo = [*self._memo[-1:], (ref, out)]
-        return out
-
-    def _forget(self, dead: weakref.ref) -> None:
-        """Drop the outputs of a release array that no longer exists."""
-        self._memo = [(r, o) for r, o in self._memo if r is not dead]
+        return self._memo.get(Y, self.split)
 
 
 class _KeyValue:

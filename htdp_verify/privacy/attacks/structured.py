@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from .basic import Attack, DiscreteAttack, _is_scalar
 from .events import Event, Feature, RowKey, _as_2d, isin_nan
+from .memo import ArrayMemo
 from .scan import scan_thresholds
 
 __all__ = [
@@ -140,8 +141,19 @@ class PatternKey(Feature):
             else f"pattern of the discrete columns {self.columns}"
         )
         self._rows = RowKey((len(self.atoms),), np.int16)
+        self._memo = ArrayMemo()  # parts() once per release array for all the events sharing this pattern
 
     def codes(self, Y: np.ndarray) -> np.ndarray:
+        """The int16 code rows of the releases ``Y`` (remembered per array, see :meth:`parts`)."""
+        return self.parts(Y)[0]
+
+    def parts(self, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(codes, value, first)`` of the releases ``Y``: the code rows, the sum of each release's real entries,
+        and the position of its first real column (the number of columns when there is none).  Computed once per
+        release array (:class:`~.memo.ArrayMemo`): the stratified events of one pattern all start from them."""
+        return self._memo.get(Y, self._parts)
+
+    def _parts(self, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         X = _as_2d(np.asarray(Y)).astype(float)
         if self.columns is not None:
             X = X[:, self.columns]
@@ -149,7 +161,10 @@ class PatternKey(Feature):
         for j, k in enumerate(self.keys):
             c = k(X[:, j : j + 1])
             C[:, j] = np.where(c < 0, self.atoms[j].size, c)
-        return C
+        real = C >= np.array([a.size for a in self.atoms], dtype=np.int16)
+        value = np.where(real, X, 0.0).sum(axis=1)
+        first = np.where(real.any(axis=1), np.argmax(real, axis=1), X.shape[1])
+        return C, value, first
 
     def __call__(self, Y):
         return self._rows(self.codes(Y))
@@ -230,15 +245,11 @@ class StratifiedValue(Feature):
         self.name = f"sum of real entries where {label}"
 
     def __call__(self, Y):
-        X = _as_2d(np.asarray(Y)).astype(float)
-        C = self.pattern.codes(X)
-        real = C >= np.array([a.size for a in self.pattern.atoms], dtype=np.int16)
-        value = np.where(real, X, 0.0).sum(axis=1)
+        C, value, first = self.pattern.parts(Y)
         kind, a, b = self.group
         if kind == "pattern":
             sel = np.all(C == np.asarray(a, dtype=np.int16), axis=1)
         else:
-            first = np.where(real.any(axis=1), np.argmax(real, axis=1), X.shape[1])
             sel = (first >= a) & (first <= b)
         return np.where(sel, value, np.nan)
 
@@ -362,14 +373,7 @@ class StratifiedAttack(Attack):
             return []
         pk = PatternKey(atoms)
         n_atoms = np.array([a.size for a in atoms], dtype=np.int16)
-        parts = []
-        for Y in (Y1, Y2):  # codes, real-part sums and first real column, computed once per side
-            X = _as_2d(np.asarray(Y)).astype(float)
-            C = pk.codes(X)
-            real = C >= n_atoms
-            parts.append(
-                (C, np.where(real, X, 0.0).sum(axis=1), np.where(real.any(axis=1), np.argmax(real, axis=1), X.shape[1]))
-            )
+        parts = [pk.parts(Y) for Y in (Y1, Y2)]  # codes, real-part sums and first real column, once per side
         C_all = np.concatenate([parts[0][0], parts[1][0]])
         real_all = C_all >= n_atoms
         if not real_all.any() or real_all.all():

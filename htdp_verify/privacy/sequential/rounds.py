@@ -27,7 +27,9 @@ the full α, stopping at the first certified violation or for futility.  It save
 never loses an event that the fixed-n selection would find.  With ``probe``
 (:meth:`~.design.RoundsDesign.per_call`, the design of the estimator checks for expensive estimators) a small round
 0 at a share of α (``probe_share``) comes first, and the fixed split follows at the α left only when the probe did
-not certify a violation.
+not certify a violation.  The probe draws from a stream of its own (``_probe_stream``), so the split after it sees
+the very releases the fixed split would: it finds what the fixed split finds, but at the α left and with at least its
+certification budget.
 
 Why an audit stopped (``details["sequential"]["stop_reason"]``, one of :data:`~.design.STOP_REASONS`): ``"violated"``,
 ``"futility"`` (the last round's test stopped for futility, or its selection releases already ruled a violation
@@ -210,6 +212,22 @@ def _round_plan(
     )
 
 
+def _probe_stream(rng: np.random.Generator) -> np.random.Generator:
+    """The generator of the probe round: a stream of its own, so the split after the probe draws exactly the
+    releases :meth:`~.design.RoundsDesign.fixed_split` would draw from ``rng`` (same search, same selection, same
+    certification stream), whatever the probe drew.  ``rng`` is left untouched: the bit generator's ``jumped()``
+    copy (PCG64, Philox, MT19937: a stream ``2^127``-odd draws ahead), else a ``spawn``-ed child; a bit generator
+    with neither shares ``rng`` (the probe then shifts the split's releases)."""
+    bg = rng.bit_generator
+    jumped = getattr(bg, "jumped", None)
+    if jumped is not None:
+        return np.random.Generator(jumped())
+    try:
+        return rng.spawn(1)[0]
+    except (AttributeError, TypeError, ValueError):
+        return rng
+
+
 def rounds_audit(
     plan: AuditPlan,
     rng: np.random.Generator,
@@ -254,6 +272,7 @@ def rounds_audit(
             max_samples += sum(_round_sizes(design, s, len(plan.pairs)))
     else:
         max_samples = check_int("max_samples", max_samples, minimum=50)
+    probe_rng = _probe_stream(rng) if design.probe else rng
     active = list(plan.pairs)  # the pairs still searched (successive halving over rounds: halve_pairs)
     ledger = Budget(plan.alpha)
     used = 0  # releases per side so far, every stage
@@ -287,11 +306,12 @@ def rounds_audit(
                 a_k = ledger.remaining
                 spend_note = f"round {k} (the last): certify {plan.n_certify} event(s) at the alpha left, Bonferroni"
         plan_k = _round_plan(plan, sizes, a_k, ledger, own_split=split, pairs=list(plan.pairs) if split else active)
-        search: SearchOutcome = search_stage(plan_k, rng)
-        seeds = list(getattr(search, "events", None) or []) if design.seed_events else []
-        sel = selection_stage(plan_k, search.pair, rng, seeds)
-        skipped = _hopeless(plan_k, sel, design)
         probing = design.probe and not split
+        r_k = probe_rng if probing else rng
+        search: SearchOutcome = search_stage(plan_k, r_k)
+        seeds = list(getattr(search, "events", None) or []) if design.seed_events else []
+        sel = selection_stage(plan_k, search.pair, r_k, seeds)
+        skipped = _hopeless(plan_k, sel, design)
         looks = design.probe_look_growth if probing and design.probe_look_growth is not None else design.look_growth
         bet = design.probe_max_bet if probing and design.probe_max_bet is not None else design.max_bet
         if skipped:
@@ -303,7 +323,7 @@ def rounds_audit(
                 plan_k,
                 search.pair,
                 sel,
-                rng,
+                r_k,
                 max_samples=n_cert,
                 method=design.method,
                 first=10 if design.method == "betting" else max(20, n_cert // 8),
