@@ -405,25 +405,28 @@ def test_per_call_bets_hard_in_the_probe_only():
 
 
 def test_the_split_after_a_probe_sees_the_fixed_splits_releases():
-    """The probe draws from a stream of its own, so the split after it searches, selects and certifies on exactly
-    the releases the fixed split draws from the same generator: the same pair, the same event (a threshold read off
-    continuous releases, so a shifted stream gives another one), the same certification stream.  Over seeds, the
-    split then finds a weak leak whenever the fixed split does, up to its smaller α (``bench_seq_weak.py``: 1 seed
-    in 300 lost and 16 gained at true ε 1.43, against 57 lost and 73 gained when the probe shared the stream)."""
+    """The probe draws from a stream of its own (its releases and its attacks' random projections), and the split
+    after it chooses as the fixed split does (predictions at the fixed split's size and α), so it searches, selects
+    and certifies on exactly the releases the fixed split draws from the same generator: the same pair, the same
+    event (a random projection and a threshold read off continuous releases, so a shifted stream gives another
+    one), the same certification stream.  Over seeds the split then finds a weak leak whenever the fixed split does,
+    up to its smaller α (``bench_seq_weak.py``; diffprivlib's KMeans in ``bench_seq_lr.py``)."""
+
+    def mech(data, size, rng):  # a 3-d release leaking along its first two coordinates
+        x = float(np.asarray(data, float).sum())
+        return np.c_[x + rng.laplace(0.0, 1.0, size), x + rng.laplace(0.0, 1.0, size), rng.laplace(0.0, 1.0, size)]
+
     pairs = [(0.0, 1.0), (0.0, 0.3), (1.0, 0.0)]
-    kw = dict(pairs=pairs, attacks="threshold", n_samples=1000, n_select=400, n_search=100, alpha=0.05 / 70)
+    kw = dict(pairs=pairs, attacks="projection", n_samples=1000, n_select=400, n_search=100, alpha=0.05 / 70)
     for seed in range(3):
-        fixed = audit(laplace(0.7), PrivacyClaim(1.0), rng=np.random.default_rng(seed), sequential="fixed_split", **kw)
-        pc = audit(laplace(0.7), PrivacyClaim(1.0), rng=np.random.default_rng(seed), sequential="per_call", **kw)
+        fixed = audit(mech, PrivacyClaim(1.0), rng=np.random.default_rng(seed), sequential="fixed_split", **kw)
+        pc = audit(mech, PrivacyClaim(1.0), rng=np.random.default_rng(seed), sequential="per_call", **kw)
         (f_round,) = fixed.details["sequential"]["rounds"]
-        split = pc.details["sequential"]["rounds"][-1]
-        assert split["kind"] == "split"
+        probe, split = pc.details["sequential"]["rounds"]  # true eps 2; the probe (<= 80 at alpha/700) stops short
+        assert (probe["kind"], split["kind"]) == ("probe", "split")
         for key in ("pair", "event", "search_per_side", "select_per_side"):
             assert split[key] == f_round[key], (seed, key)
-        # the certification stream is the same too: the split draws at least as far as the fixed split's stop
-        # unless it stopped earlier for a violation at the same looks
-        if split["certification"] == f_round["certification"]:
-            assert split["certify_used_per_side"] == f_round["certify_used_per_side"]
+        assert split["certify_used_per_side"] >= f_round["certify_used_per_side"]
 
 
 def test_the_probe_leaves_the_callers_generator_untouched_and_falls_back_without_jumped():

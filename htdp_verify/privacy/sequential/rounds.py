@@ -212,6 +212,19 @@ def _round_plan(
     )
 
 
+def _plan_as_fixed_split(plan: AuditPlan, plan_k: AuditPlan, fixed_max: int) -> AuditPlan:
+    """``plan_k`` (the split after a probe) choosing its pair and events as :meth:`~.design.RoundsDesign.fixed_split`
+    would: predictions at the fixed split's certification size and α, not at this round's larger budget and the α
+    the probe left.  Only the choice uses them (a choice may use any size and level); the certification keeps this
+    round's budget and α."""
+    search = plan.n_search if plan.searching else 0
+    n_final = fixed_max - search - plan.n_select
+    if n_final < MIN_ROUND:
+        return plan_k
+    ctx = dataclasses.replace(plan_k.ctx, n_final=n_final, alpha=plan.alpha / plan.n_certify)
+    return dataclasses.replace(plan_k, ctx=ctx)
+
+
 def _probe_stream(rng: np.random.Generator) -> np.random.Generator:
     """The generator of the probe round: a stream of its own, so the split after the probe draws exactly the
     releases :meth:`~.design.RoundsDesign.fixed_split` would draw from ``rng`` (same search, same selection, same
@@ -266,6 +279,9 @@ def rounds_audit(
         raise ValueError("profile is not supported with sequential=True (certify a profile with a fixed-n audit)")
     default_total = (plan.n_search if plan.searching else 0) + plan.n_select + plan.n_samples
     s = float(design.first_select or min(250, max(MIN_ROUND, plan.n_select // 4)))
+    # the budget the fixed split of this call would have (without a probe on top): the split after a probe plans
+    # (ranks pairs, chooses events) as that fixed split does, so both choose alike on the same releases
+    fixed_max = default_total if max_samples is None else max_samples
     if max_samples is None:
         max_samples = default_total
         if design.probe and design.probe_extra:  # the probe on top of the fixed-n budget
@@ -308,6 +324,10 @@ def rounds_audit(
         plan_k = _round_plan(plan, sizes, a_k, ledger, own_split=split, pairs=list(plan.pairs) if split else active)
         probing = design.probe and not split
         r_k = probe_rng if probing else rng
+        if split and k > 0:
+            plan_k = _plan_as_fixed_split(plan, plan_k, fixed_max)
+        if probing and plan_k.ctx.rng is not None:  # the attacks' own draws (random projections) too
+            plan_k = dataclasses.replace(plan_k, ctx=dataclasses.replace(plan_k.ctx, rng=probe_rng))
         search: SearchOutcome = search_stage(plan_k, r_k)
         seeds = list(getattr(search, "events", None) or []) if design.seed_events else []
         sel = selection_stage(plan_k, search.pair, r_k, seeds)
