@@ -438,3 +438,25 @@ def test_the_probe_leaves_the_callers_generator_untouched_and_falls_back_without
     sfc = np.random.Generator(np.random.SFC64(np.random.SeedSequence(4)))  # no jumped(): a spawned child
     kid = rounds_mod._probe_stream(sfc)
     assert kid is not sfc and sfc.random() == np.random.Generator(np.random.SFC64(np.random.SeedSequence(4))).random()
+
+
+def test_the_split_after_a_probe_plans_at_the_fixed_splits_size_and_alpha(monkeypatch):
+    """Its pair ranking and event choice predict bounds at the fixed split's certification size and α, although it
+    certifies at the α the probe left with a budget the probe may have enlarged (by stopping early)."""
+    seen = []
+    search = rounds_mod.search_stage
+
+    def spy(plan_k, rng):
+        seen.append((plan_k.ctx.n_final, plan_k.ctx.alpha, plan_k.a_event, plan_k.n_samples))
+        return search(plan_k, rng)
+
+    monkeypatch.setattr(rounds_mod, "search_stage", spy)
+    kw = dict(pairs=[(0.0, 1.0), (1.0, 0.0)], attacks="threshold", n_samples=800, n_select=200, alpha=0.05)
+    audit(rr_tight, PrivacyClaim(1.0), rng=np.random.default_rng(5), sequential="fixed_split", **kw)
+    (fixed,) = seen
+    seen.clear()
+    r = audit(rr_tight, PrivacyClaim(1.0), rng=np.random.default_rng(5), sequential="per_call", **kw)
+    probe, split = seen
+    assert split[:2] == fixed[:2] == (800, 0.05)  # planned as the fixed split
+    spent = r.details["sequential"]["rounds"][0]["alpha_spent"]
+    assert split[2] == pytest.approx(0.05 - spent) and split[3] >= 800  # certified at the alpha left, own budget
