@@ -130,6 +130,14 @@ def test_run_bench_over_seeds_writes_a_summary(tmp_path):
     # true ε 10 vs claim 0.1 at 2·10⁵ releases: flagged at every seed (the violation is ~90× the claim)
     assert rows["NoisyHist2"]["flagged"] == "2" and rows["NoisyHist2"]["matches_ground_truth"] == "2"
     assert 0 <= float(rows["ReportNoisyMax3"]["p_oracle_meets_dpsniper"]) <= 1
+    # the target column: median >= DP-Sniper, or >= 0.95 of the oracle ceiling's median
+    for r in rows.values():
+        med, dps = float(r["eps_lb_median"]), float(r["dpsniper_best"])
+        vs = float(r["ratio_median_vs_ceiling"]) if r["ratio_median_vs_ceiling"] else None
+        assert r["meets_target"] == str(med >= dps or (vs is not None and vs >= 0.95))
+    assert float(rows["ReportNoisyMax3"]["ratio_median_vs_ceiling"]) == pytest.approx(
+        float(rows["ReportNoisyMax3"]["eps_lb_median"]) / float(rows["ReportNoisyMax3"]["ceiling"])
+    )
     runs = list(csv.DictReader(open(tmp_path / "bench_runs.csv")))
     assert sorted((r["mechanism"], r["seed"]) for r in runs) == sorted((n, str(s)) for n in names for s in (7, 8))
     assert [float(r["eps_lb"]) for r in runs if r["mechanism"] == "NoisyHist2" and r["seed"] == "7"] == [
@@ -138,6 +146,7 @@ def test_run_bench_over_seeds_writes_a_summary(tmp_path):
     md = (tmp_path / "bench_seeds.md").read_text()
     assert "Runs of correct mechanisms flagged: 0 of 0" in md  # both rows here are buggy mechanisms
     assert "over 2 seeds" in md and "| NoisyHist2 |" in md and "P(oracle ≥ DP-Sniper)" in md
+    assert "meeting the target: " in md and "| target met |" in md
     with pytest.raises(ValueError, match="seeds"):
         B.run_bench(quick=True, out_dir=tmp_path, seed=7, progress=False, names=names[:1], n_jobs=1, seeds=0)
 
