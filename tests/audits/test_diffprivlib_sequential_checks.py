@@ -1,7 +1,7 @@
 """The registered checks of per-call estimators (diffprivlib models) audit sequentially by default
-(``RoundsDesign.fixed_split``: the fixed-n check's own search and selection with an anytime-valid certification
-that stops early; ``per_call``, with a small probe round first, finds weak leaks less often and is an option), and the
-report shows the releases used against those planned and why the audit stopped.
+(``RoundsDesign.per_call``: a small probe round at α/10 on top of the fixed-n budget, then the fixed-n check's own
+search and selection with an anytime-valid certification that stops early, at the α left), and the report shows
+the releases used against those planned and why the audit stopped.
 
 Statistical design.  Every audit here runs at the diffprivlib suite's per-check level α = 0.05 / #checks ≈ 7e-4
 (``check_alpha``), with fixed seeds, so each outcome is deterministic; over seeds:
@@ -74,8 +74,8 @@ def _run_toy(scale: float, seed: int = 20261121):
 def test_the_design_of_each_kind():
     assert checks.SEQUENTIAL_KINDS == ("model",)
     design = checks.sequential_design("model")
-    assert design == RoundsDesign.fixed_split() and design.single_round and design.method == "betting"
-    assert not design.probe
+    assert design == RoundsDesign.per_call() and design.method == "betting" and not design.single_round
+    assert design.probe and design.probe_extra and design.probe_share == 0.1
     assert checks.sequential_design("mechanism") is None and checks.sequential_design("tool") is None
     with pytest.raises(ValueError, match="certify_ratio"):
         RoundsDesign.fixed_split(certify_ratio=2.0)
@@ -113,16 +113,25 @@ def model_result():
 def test_a_registered_model_check_runs_sequentially(model_result):
     r = model_result
     seq = r.details["sequential"]
-    # the default design: the fixed-n check's own split in one round
-    assert seq["design_name"].startswith("fixed split") and seq["rounds_used"] == 1
-    assert seq["stop_reason"] in STOP_REASONS
-    # the fixed-n check's own split: search 40 per pair and side on 2 pairs, selection 40, certification <= 60
+    # the default design: a probe round (search 20 per pair and side on 2 pairs, selection 20, certification <= 80,
+    # at a tenth of the check's alpha), then the fixed-n check's own split (search 40 per pair and side, selection
+    # 40, certification of the rest) at the alpha left; the probe on top of the fixed-n budget
+    assert seq["design_name"].startswith("probe round") and seq["stop_reason"] in STOP_REASONS
+    probe, *split = seq["rounds"]
+    assert probe["kind"] == "probe" and probe["search_per_side"] == 2 * 20 and probe["select_per_side"] == 20
+    assert probe["certify_budget_per_side"] == 80 and probe["alpha"] == pytest.approx(0.1 * checks.check_alpha())
+    assert seq["fixed_n_releases"] == 2 * (2 * 40 + 40 + 60)
+    assert seq["releases_planned"] == seq["fixed_n_releases"] + 2 * (2 * 20 + 20 + 80)
+    if split:  # the probe did not certify a violation
+        (sp,) = split
+        assert sp["kind"] == "split" and sp["search_per_side"] == 2 * 40 and sp["select_per_side"] == 40
+        # the split certifies at the alpha the probe left (all of it when the probe's certification was skipped)
+        assert sp["certify_budget_per_side"] >= 60
+        assert sp["alpha"] == pytest.approx(checks.check_alpha() - probe["alpha_spent"])
     by = seq["releases_by_stage"]
-    assert by["search"] == 2 * 2 * 40 and by["selection"] == 2 * 40 and by["certification"] <= 2 * 60
-    assert seq["releases_planned"] == seq["fixed_n_releases"] == 2 * (2 * 40 + 40 + 60)
     assert r.n_samples == seq["releases_used"] == sum(by.values()) <= seq["releases_planned"]
     assert seq["releases_used_per_side"] == {"D": r.n_samples // 2, "D'": r.n_samples // 2}
-    assert seq["rounds"][0]["alpha"] == r.alpha == checks.check_alpha()  # one round: the check's full alpha
+    assert r.alpha == checks.check_alpha() and sum(x["alpha_spent"] for x in seq["rounds"]) <= r.alpha * (1 + 1e-12)
     row = r.details["table"][0]
     assert row["samples"] == r.n_samples and row["samples_planned"] == seq["releases_planned"]
     assert row["stop_reason"] == seq["stop_reason"]
@@ -138,7 +147,7 @@ def test_the_report_shows_releases_used_and_planned(model_result, tmp_path):
     html = paths["html"].read_text(encoding="utf-8")
     cell = f"{r.n_samples} / {seq['releases_planned']} ({seq['stop_reason']})"
     assert f"| {cell} |" in md and cell in html  # the per-check table
-    assert "Releases: sequential audit (fixed split" in md and f"{r.n_samples} of {seq['releases_planned']}" in md
+    assert "Releases: sequential audit (probe round" in md and f"{r.n_samples} of {seq['releases_planned']}" in md
     # the violated check: its finding says why it stopped and shows the leak's size as a point estimate only
     assert "stopped: violated" in md and "**Point estimate:** point estimate of the event's log" in md
     assert "not a bound" in md and "Point estimate" in html
