@@ -8,8 +8,8 @@ designs and prints, per seed, the verdict, the certified bound and the releases 
 and certification together):
 
 * ``fixed``: the fixed-n audit (``n_search · pairs + n_select + n_samples`` per side);
-* ``fixed_split``: ``RoundsDesign.fixed_split()``, the registered checks' former default (the fixed-n search and
-  selection, a certification that stops early);
+* ``fixed_split``: ``RoundsDesign.fixed_split()`` (the fixed-n search and selection, a certification that stops
+  early);
 * ``rounds``: growing rounds from a small first round, ``RoundsDesign(first_select=F)`` (``--first``);
   ``rounds_noseed`` the same without the pair search's events among the selection's candidates, ``rounds_halve``
   with successive halving of the candidate pairs over the rounds (``halve_pairs=True``);
