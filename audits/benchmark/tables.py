@@ -73,7 +73,7 @@ def seed_rows(per_seed: dict, tables: dict | None = None) -> list[dict]:
                 "meets_dpsniper": None if dps is None else int(np.sum(ok >= dps)),
                 "ratio_median_vs_dpsniper": None if dps is None or math.isnan(med) else med / dps,
                 "ratio_median_vs_ceiling": vs_ceil,
-                # issue 16's target on rows with a published DP-Sniper bound: the median at or above it, or at
+                # the benchmark's target on rows with a published DP-Sniper bound: the median at or above it, or at
                 # least 0.95 of the exact-law oracle's median at the same budget
                 "meets_target": None if dps is None else bool(med >= dps or (vs_ceil is not None and vs_ceil >= 0.95)),
                 "ceiling": first["ceiling"],
