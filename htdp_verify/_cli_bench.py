@@ -12,19 +12,23 @@ from ._cli_common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError, _positive_int
 BENCH_SEED, BENCH_OUT = 20261121, "htdp-bench"  # defaults of 'bench --seed' / '--out'
 
 
+def _run_options_given(args, *extra: str) -> list[str]:
+    """The options of a new run (and ``extra`` of ``--out`` / ``--resume``) that ``args`` sets to other than their
+    defaults: ``--resume`` and ``--combine`` take their settings from folders and refuse them."""
+    options = {
+        "--quick": args.quick,
+        "--seed": args.seed != BENCH_SEED,
+        "--seeds": args.seeds != 1,
+        "--auto-only": args.auto_only,
+        "--out": args.out != BENCH_OUT,
+        "--resume": args.resume is not None,
+    }
+    return [o for o, on in options.items() if on and (o not in ("--out", "--resume") or o in extra)]
+
+
 def _bench_resume_settings(args) -> tuple[Path, dict]:
     """The output folder and ``run_bench`` settings of the interrupted bench run ``--resume DIR`` names."""
-    given = [
-        o
-        for o, on in (
-            ("--quick", args.quick),
-            ("--seed", args.seed != BENCH_SEED),
-            ("--seeds", args.seeds != 1),
-            ("--auto-only", args.auto_only),
-            ("--out", args.out != BENCH_OUT),
-        )
-        if on
-    ]
+    given = _run_options_given(args, "--out")
     if given:
         raise UsageError(f"--resume takes the run's settings from its folder; do not also give {', '.join(given)}")
     from .runlog import read_runlog
@@ -42,17 +46,7 @@ def _bench_resume_settings(args) -> tuple[Path, dict]:
 
 def _bench_combine(args, combine) -> int:
     """``htdp-verify bench --combine DIR ... --out OUT``: one over-seeds table from separate finished runs."""
-    given = [
-        o
-        for o, on in (
-            ("--quick", args.quick),
-            ("--seed", args.seed != BENCH_SEED),
-            ("--seeds", args.seeds != 1),
-            ("--auto-only", args.auto_only),
-            ("--resume", args.resume is not None),
-        )
-        if on
-    ]
+    given = _run_options_given(args, "--resume")
     if given:
         raise UsageError(f"--combine reads finished runs; do not also give {', '.join(given)}")
     if combine is None:
