@@ -144,13 +144,38 @@ class PatternKey(Feature):
         self._memo = ArrayMemo()  # parts() once per release array for all the events sharing this pattern
 
     def codes(self, Y: np.ndarray) -> np.ndarray:
-        """The int16 code rows of the releases ``Y`` (remembered per array, see :meth:`parts`)."""
+        """The code rows of the releases (remembered per release array, see :meth:`parts`).
+
+        Parameters
+        ----------
+        Y : numpy.ndarray
+            Releases (rows).
+
+        Returns
+        -------
+        numpy.ndarray
+            int16 codes, one row per release: the atom index of each column, or the column's number of atoms for a
+            real value.
+        """
         return self.parts(Y)[0]
 
     def parts(self, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(codes, value, first)`` of the releases ``Y``: the code rows, the sum of each release's real entries,
-        and the position of its first real column (the number of columns when there is none).  Computed once per
-        release array (:class:`~.memo.ArrayMemo`): the stratified events of one pattern all start from them."""
+        """The code rows, real-part sums and first real column of the releases, computed once per release array.
+
+        The stratified events of one pattern all start from them, so they are remembered for the last two live
+        release arrays (:class:`~htdp_verify.privacy.attacks.memo.ArrayMemo`).
+
+        Parameters
+        ----------
+        Y : numpy.ndarray
+            Releases (rows).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(codes, value, first)``: the int16 code rows (as :meth:`codes`), the sum of each release's real
+            entries, and the position of its first real column (the number of columns when there is none).
+        """
         return self._memo.get(Y, self._parts)
 
     def _parts(self, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
