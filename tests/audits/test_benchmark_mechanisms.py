@@ -481,6 +481,6 @@ def test_stratified_attack_evaluates_its_split_once_per_release_array_and_keeps_
     assert len(calls) == 2  # the two sides alternate: both remembered
     del a
     gc.collect()
-    assert len(r._memo) == 1  # the outputs of a release array that is gone are dropped
+    assert len(r._memo._memo) == 1  # the outputs of a release array that is gone are dropped
     r(np.ones((3, 2)))
     assert len(calls) == 3 and r(b)[0].tolist() == [0.0] * 5 and len(calls) == 3
