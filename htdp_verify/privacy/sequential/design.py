@@ -175,7 +175,8 @@ class RoundsDesign:
         the same generator and finds what it finds, up to its smaller α.  Measured on diffprivlib's KMeans at ε = 1
         (a weak leak, full profile, held-out seeds 7000-7039): "violated" at the same 30 of 40 seeds as the fixed
         split, and no seed found by one design only (when the probe shared the generator: 44/60 against 52/60 on
-        seeds 4000-6019, and 32/40 against 30/40 on 7000-7039 with 12 seeds found by one design only).
+        seeds 4000-6019; with only its releases on their own stream: 32/40 against 30/40 on 7000-7039, 12 seeds
+        found by one design only).
         diffprivlib's registered model checks use it.
 
         Parameters
