@@ -167,17 +167,28 @@ def _job_key(name: str, column: str, seed: int) -> str:
 def _finished(out_dir, meta: dict, jobs: list) -> dict:
     """The ``jobs`` (``(name, column, seed)``) an interrupted run in ``out_dir`` finished, ``{job: AuditResult}``;
     its stored settings must equal ``meta``."""
-    from htdp_verify.privacy.result import AuditResult
-
-    content = read_runlog(out_dir)
+    content = _bench_stream(out_dir)
     stored = content.meta
-    if not stored.get("bench"):
-        raise ValueError(f"{out_dir}/results.jsonl was not written by the benchmark: nothing to resume")
     for k, v in meta.items():
         if stored.get(k) != v:
             raise ValueError(f"resume: {k} is {v!r} here but {stored.get(k)!r} in the run in {out_dir}")
     keys = {_job_key(*j): j for j in jobs}
-    return {keys[k]: AuditResult.from_dict(rs[0].to_dict()) for k, rs in content.done.items() if k in keys}
+    return {keys[k]: _audit_result(rs) for k, rs in content.done.items() if k in keys}
+
+
+def _bench_stream(out_dir):
+    """The results stream of the bench run in ``out_dir`` (``ValueError`` when the benchmark did not write it)."""
+    content = read_runlog(out_dir)
+    if not content.meta.get("bench"):
+        raise ValueError(f"{out_dir}/results.jsonl was not written by the benchmark")
+    return content
+
+
+def _audit_result(results: list):
+    """The ``AuditResult`` of one streamed bench audit (its single result, read back as a ``CheckResult``)."""
+    from htdp_verify.privacy.result import AuditResult
+
+    return AuditResult.from_dict(results[0].to_dict())
 
 
 def run_bench(
@@ -318,8 +329,6 @@ def combine_bench(run_dirs, out_dir) -> dict:
     """
     from pathlib import Path
 
-    from htdp_verify.privacy.result import AuditResult
-
     from .tables import write_seed_tables
 
     run_dirs = [Path(d) for d in run_dirs]
@@ -328,10 +337,8 @@ def combine_bench(run_dirs, out_dir) -> dict:
     per_seed: dict = {}
     first: dict | None = None
     for d in run_dirs:
-        content = read_runlog(d)
+        content = _bench_stream(d)
         meta = content.meta
-        if not meta.get("bench"):
-            raise ValueError(f"{d}/results.jsonl was not written by the benchmark")
         if first is None:
             first = meta
         for k in _SAME_IN_EVERY_RUN:
@@ -350,7 +357,7 @@ def combine_bench(run_dirs, out_dir) -> dict:
                     f"{d}: seed {s} is unfinished ({len(missing)} of {len(names)} rows missing, e.g. {missing[0]}); "
                     f"finish it with 'htdp-verify bench --resume {d}'"
                 )
-            per_seed[s] = [AuditResult.from_dict(content.done[_job_key(n, "auto", s)][0].to_dict()) for n in names]
+            per_seed[s] = [_audit_result(content.done[_job_key(n, "auto", s)]) for n in names]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     assert first is not None
