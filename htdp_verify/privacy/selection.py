@@ -52,7 +52,10 @@ HELD_OUT_Z = 1.0
 # reuses) join the selection's held-out comparison as candidates of their own.  The search sees the pair on
 # coupled draws with paired scores and often finds an event the selection's attacks, fitting on independent sides,
 # rank lower (SVT34Parallel: an outcome set of the SVT4 half predicted 0.27 in the search, while the selection chose
-# a coordinate threshold predicted 0.10).  Their held-out proportions are as honest as any other candidate's.
+# a coordinate threshold predicted 0.10).  No selection release chose them, so all of those releases count them
+# (the attacks' own events only on the held-out third): a rare search event is compared with a third of the variance
+# (SVT1/SVT2 at 2·10⁷ per side: a single outcome pattern of probability 0.02 lost to weaker, more frequent events in
+# 4 of 6 full-size bench runs when counted on the held-out third alone).
 SEED_EVENTS = True
 
 
@@ -194,17 +197,19 @@ def _dedupe(events):
     return out
 
 
-def _held_out_rescore(events, Y1b, Y2b, plan: AuditPlan):
-    """Replace each event's prediction by its held-out one (pessimism :data:`HELD_OUT_Z`)."""
+def _held_out_rescore(events, Y1, Y2, cut: int, plan: AuditPlan):
+    """Replace each event's prediction by its held-out one (pessimism :data:`HELD_OUT_Z`): on the selection
+    releases past ``cut`` (the attacks chose their events on the ones before it), or on all of ``Y1``/``Y2`` for the
+    pair search's events (:func:`_from_search`), which no selection release chose."""
     events = _drop_scan_leftovers(events)
-    props = [
-        (
-            float(np.count_nonzero(e.indicator(Y1b))) / Y1b.shape[0],
-            float(np.count_nonzero(e.indicator(Y2b))) / Y2b.shape[0],
+    counts = []
+    for e in events:
+        lo = 0 if _from_search(e) else cut
+        y1, y2 = Y1[lo:], Y2[lo:]
+        counts.append(
+            (int(np.count_nonzero(e.indicator(y1))), y1.shape[0], int(np.count_nonzero(e.indicator(y2))), y2.shape[0])
         )
-        for e in events
-    ]
-    return _rescore(events, props, Y1b.shape[0], Y2b.shape[0], plan)
+    return _rescore(events, counts, plan)
 
 
 def _drop_scan_leftovers(events):
@@ -216,16 +221,25 @@ def _drop_scan_leftovers(events):
     return events
 
 
-def _rescore(events, props, n1: int, n2: int, plan: AuditPlan):
-    """Each event's held-out prediction from its held-out proportions ``props`` (on D, on D') of ``n1``/``n2``."""
-    for e, (in1, in2) in zip(events, props):
+def _rescore(events, counts, plan: AuditPlan):
+    """Each event's held-out prediction from its held-out counts ``(k1, m1, k2, m2)``: ``k1`` of ``m1`` releases on
+    D, ``k2`` of ``m2`` on D'."""
+    for e, (k1, m1, k2, m2) in zip(events, counts):
+        in1, in2 = k1 / m1, k2 / m2
         pn, pd = (in1, in2) if e.orientation > 0 else (in2, in1)
+        nn, nd = (m1, m2) if e.orientation > 0 else (m2, m1)
         e.extra["in_sample_prediction"] = float(e.predicted)
+        e.extra["held_out_per_side"] = int(min(m1, m2))
         e.predicted = float(
-            predicted_bound(pn, pd, plan.n_samples, plan.a_event, plan.claim.delta, "epsilon", n1, n2, z=HELD_OUT_Z)
+            predicted_bound(pn, pd, plan.n_samples, plan.a_event, plan.claim.delta, "epsilon", nn, nd, z=HELD_OUT_Z)
         )
         e.sel_props = (pn, pd)
     return events
+
+
+def _from_search(e: Event) -> bool:
+    """Whether ``e`` is one of the pair search's events (:func:`_seed_copies`), chosen on the search's releases."""
+    return e.extra.get("origin") == "pair search"
 
 
 def _profile_events(plan: AuditPlan, pair: Pair, best: Event, Y1, Y2) -> list[Event]:
@@ -300,8 +314,9 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator, seeds
         The generator every release is drawn from.
     seeds : sequence of Event, optional
         Events chosen beforehand on other releases (the pair search's best events, ``SearchOutcome.events``):
-        with ``SEED_EVENTS`` they are re-scored on the held-out part next to the attacks' candidates (only
-        when the selection makes a held-out comparison, i.e. with several attacks).
+        with ``SEED_EVENTS`` they are re-scored on all the selection releases (the attacks' candidates on the
+        held-out part) and compete with those (only when the selection makes a held-out comparison, i.e. with
+        several attacks).
 
     Returns
     -------
@@ -321,7 +336,7 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator, seeds
     ctx = context_for(plan, pair)
     events = [e for a in atts for e in a.select(Y1[:cut], Y2[:cut], ctx)]
     if cut < n:
-        events = _held_out_rescore(_dedupe(events + _seed_copies(seeds)), Y1[cut:], Y2[cut:], plan)
+        events = _held_out_rescore(_dedupe(_seed_copies(seeds) + events), Y1, Y2, cut, plan)
     else:
         events = _dedupe(events)
     main = _main_events(plan, events)
@@ -388,8 +403,9 @@ def _streamed_selection(
     """:func:`selection_stage` holding ``held`` < ``n`` releases per side (see :mod:`.selection_stream`).
 
     Positions ``0 .. held - 1`` (held) fit the attacks; with several attacks ``held .. cut - 1`` are added to the
-    scans and ``cut .. n - 1`` (``cut = 2n/3``) re-score the candidates (and the ``seeds``), else all of
-    ``held .. n - 1`` are scanned.
+    scans and ``cut .. n - 1`` (``cut = 2n/3``) re-score the candidates, else all of ``held .. n - 1`` are
+    scanned.  The events of attacks without recorded scans (chosen on the fit part) are counted on
+    ``fit .. n - 1``, the ``seeds`` on every position.
     """
     Y1, Y2 = draw_held(plan.mechanism, pair, held, rng, plan.chunk_size)
     nbytes = max(1, int(np.asarray(Y1).nbytes // held))
@@ -398,8 +414,8 @@ def _streamed_selection(
     fit = min(held, cut)
     ctx = context_for(plan, pair, families=[])
     families, fixed = fit_families(atts, Y1[:fit], Y2[:fit], ctx)
-    if cut < n:
-        fixed = list(fixed) + _seed_copies(seeds)  # counted on the held-out part like the unrecorded attacks' events
+    if cut < n:  # the search's events first (a duplicate keeps their larger count), then the unrecorded attacks'
+        fixed = _seed_copies(seeds) + list(fixed)
     non_finite = _non_finite_rows(Y1) + _non_finite_rows(Y2)
     rest = (Y1[fit:].copy(), Y2[fit:].copy())  # held releases past the fit part (none unless held > cut)
     if not fixed:  # only an attack without recorded scans needs the fit releases again (its profile)
@@ -415,10 +431,11 @@ def _streamed_selection(
         client=plan.client,
         max_memory=plan.max_memory,
     )
-    # one pass over the stream (on the audit's backend): the scan part, and the held-out part for every family and
-    # every fixed event (only those of the events kept below are used)
+    # one pass over the stream (on the audit's backend): the scan part, and the held-out part for every family; the
+    # fixed events (chosen on the fit part, or on the search's releases) on both parts (only those of the events
+    # kept below are used)
     ranges = [("scan", fit, cut)] + ([("held", cut, n)] if cut < n else [])
-    fixed_counts = count_ranges(stream, families, ranges, fixed, "held" if cut < n else None)
+    fixed_counts = count_ranges(stream, families, ranges, fixed, ("scan", "held") if cut < n else None)
     family_of, events = {}, list(fixed)
     for f in families:
         for e in f.events():
@@ -427,15 +444,22 @@ def _streamed_selection(
     events = _dedupe(events)
     if cut < n:
         events = _drop_scan_leftovers(events)
-        props = []
+        counts = []
         for e in events:
             if id(e) in family_of:
-                k1, m1, k2, m2 = family_of[id(e)].counts(e, "held")
-            else:
-                i = next(j for j, x in enumerate(fixed) if x is e)
-                k1, m1, k2, m2 = int(fixed_counts[0, i]), n - cut, int(fixed_counts[1, i]), n - cut
-            props.append((k1 / m1, k2 / m2))
-        events = _rescore(events, props, n - cut, n - cut, plan)
+                counts.append(family_of[id(e)].counts(e, "held"))
+                continue
+            i = next(j for j, x in enumerate(fixed) if x is e)
+            k1, k2, m = int(fixed_counts[0, i]), int(fixed_counts[1, i]), n - fit
+            if _from_search(e):  # no selection release chose it: the fit part counts too
+                assert Y1 is not None and Y2 is not None
+                k1, k2, m = (
+                    k1 + int(np.count_nonzero(e.indicator(Y1[:fit]))),
+                    k2 + int(np.count_nonzero(e.indicator(Y2[:fit]))),
+                    n,
+                )
+            counts.append((k1, m, k2, m))
+        events = _rescore(events, counts, plan)
     main = _main_events(plan, events)
     prof = []
     if plan.n_profile:

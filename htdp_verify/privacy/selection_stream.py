@@ -272,7 +272,9 @@ def add_chunks(stream: SelectionStream, families: list, part: str, lo: int, hi: 
         fixed_counts += k
 
 
-def count_ranges(stream: SelectionStream, families: list, ranges: list, fixed=(), fixed_part: str | None = None):
+def count_ranges(
+    stream: SelectionStream, families: list, ranges: list, fixed=(), fixed_part: str | tuple[str, ...] | None = None
+):
     """Count consecutive ranges of positions of both sides into the families' parts in one pass over the stream.
 
     ``ranges`` is a list of ``(part, lo, hi)``: positions ``lo .. hi - 1`` of both sides are added to ``part`` of
@@ -292,9 +294,9 @@ def count_ranges(stream: SelectionStream, families: list, ranges: list, fixed=()
     ranges : list of tuple
         ``(part, lo, hi)`` per range.
     fixed : sequence of Event, optional
-        Events counted by their indicator on the range of ``fixed_part``.
-    fixed_part : str, optional
-        The part of ``ranges`` on which ``fixed`` is counted (``None``: not counted).
+        Events counted by their indicator on the range(s) of ``fixed_part``.
+    fixed_part : str or tuple of str, optional
+        The part(s) of ``ranges`` on which ``fixed`` is counted, their counts added (``None``: not counted).
 
     Returns
     -------
@@ -306,7 +308,8 @@ def count_ranges(stream: SelectionStream, families: list, ranges: list, fixed=()
         if lo < stream.first or hi < lo:
             raise ValueError(f"ranges must lie within positions {stream.first} .. of the stream, got ({lo}, {hi})")
     fixed = list(fixed)
-    r_fixed = next((i for i, (p, _, _) in enumerate(ranges) if p == fixed_part), None) if fixed else None
+    parts = (fixed_part,) if isinstance(fixed_part, str) else tuple(fixed_part or ())
+    r_fixed = frozenset(i for i, (p, _, _) in enumerate(ranges) if p in parts) if fixed else frozenset()
     fixed_counts = np.zeros((2, len(fixed)), dtype=np.int64)
     counters = [f.blank() for f in families]
     for side in (0, 1):  # held positions, in this process
@@ -314,7 +317,7 @@ def count_ranges(stream: SelectionStream, families: list, ranges: list, fixed=()
             if lo < min(hi, stream.n_held):
                 y = stream.held[side][lo - stream.first : min(hi, stream.n_held) - stream.first]
                 _merge(families, ranges[r][0], side, _tally_chunk(counters, y))
-                if r == r_fixed:
+                if r in r_fixed:
                     fixed_counts[side] += _count_fixed(fixed, y)
     streamed = [
         (p, max(lo, stream.n_held) - stream.n_held, max(hi, stream.n_held) - stream.n_held) for p, lo, hi in ranges
@@ -339,7 +342,7 @@ def count_ranges(stream: SelectionStream, families: list, ranges: list, fixed=()
 
 class _StreamJob:
     """What a process needs to count groups of streamed blocks: the mechanism, both sides' data and seeds, the block
-    size, the families without counts, the ranges (stream positions) and the fixed events of range ``r_fixed``."""
+    size, the families without counts, the ranges (stream positions) and the fixed events of the ranges ``r_fixed``."""
 
     def __init__(self, mechanism, data, entropy, block, counters, ranges, fixed, r_fixed):
         self.mechanism, self.data, self.entropy, self.block = mechanism, data, list(entropy), int(block)
@@ -393,7 +396,7 @@ def _count_group(job: _StreamJob, side: int, first: int, n_blocks: int):
                     tallies[r][i] = t
                 else:
                     tallies[r][i] += t
-            if r == job.r_fixed:
+            if r in job.r_fixed:
                 k_fixed += _count_fixed(job.fixed, chunk)
     return side, tallies, k_fixed, non_finite
 

@@ -107,6 +107,18 @@ def test_a_seed_event_competes_and_is_rescored_on_held_out_releases():
     assert main.to_dict()["origin"] == "pair search"
 
 
+def test_a_seed_event_is_counted_on_all_the_selection_releases():
+    """No selection release chose a search event, so all of them count it (6 000 per side: a third of the standard
+    error of a count on the held-out 2 000 only); the attacks' events are counted on the held-out part."""
+    sel = _select([_real_seed()])
+    (seed,) = [e for e in sel.main if e.extra.get("origin") == "pair search"]
+    assert seed.extra["held_out_per_side"] == 6000
+    plan = _plan([_Col1Thresholds(), _Col1Intervals()], np.random.default_rng(0))
+    k = plan.n_select - (2 * plan.n_select) // 3
+    other = _select([])
+    assert other.main[0].extra["held_out_per_side"] == k == 2000
+
+
 def test_without_seeds_the_column_1_attacks_find_nothing(monkeypatch):
     assert _select([]).main[0].predicted < 0.2
     monkeypatch.setattr(sel_mod, "SEED_EVENTS", False)  # the switch turns the hand-over off
@@ -130,7 +142,7 @@ class _Col1RecordedIntervals(_Col1Intervals):
     records_scans = True
 
 
-def test_the_streamed_selection_counts_seeds_on_its_held_out_part(monkeypatch):
+def test_the_streamed_selection_counts_seeds_on_all_its_releases(monkeypatch):
     monkeypatch.setattr(ss, "FIT_CAP", 1500)
     rng = np.random.default_rng(11)
     plan = _plan([_Col1Recorded(), _Col1RecordedIntervals()], rng)
@@ -139,6 +151,8 @@ def test_the_streamed_selection_counts_seeds_on_its_held_out_part(monkeypatch):
         pytest.fail("the selection was expected to stream (FIT_CAP below n_select)")
     main = sel.main[0]
     assert main.extra.get("origin") == "pair search" and main.predicted > 0.5
+    # counted on every selection release: the held fit part, the streamed scan part and the held-out part
+    assert main.extra["held_out_per_side"] == sel.n_per_side == 6000
 
 
 def test_audit_hands_the_search_events_of_the_chosen_pair_to_the_selection(monkeypatch):
