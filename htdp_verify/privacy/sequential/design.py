@@ -83,7 +83,7 @@ class RoundsDesign:
         certification sees.
     seed_events : bool, default True
         The pair search's best events on the kept pair (chosen on its own releases) join the round's selection as
-        candidates, re-scored on the selection's held-out releases (when the pipeline's search reports them).
+        candidates, re-scored on all the selection's releases (when the pipeline's search reports them).
     look_growth : float, default 1.5
         Growth factor of the betting test's checkpoints inside a round (first look after 10 releases per side);
         looking costs the betting test nothing, so denser looks only stop sooner (and update the bets more often).
