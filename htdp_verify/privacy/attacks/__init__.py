@@ -18,7 +18,8 @@ No event probability is fixed in advance (contrast DP-Sniper's c = 0.01, which c
 
 Modules: :mod:`.scoring` (the selection objective), :mod:`.events` (features, events, context), :mod:`.scan`
 (threshold / interval scans), :mod:`.basic` (model-free families), :mod:`.learned` (classifier scores),
-:mod:`.structured` (atoms, extreme coordinates, patterns of mixed releases), :mod:`.auto` (``make_attacks``),
+:mod:`.structured` (atoms, extreme coordinates, patterns of mixed releases), :mod:`.whitened` (the release
+decorrelated in release order: running sums, iterate trajectories), :mod:`.auto` (``make_attacks``),
 :mod:`.serialise` (exact event specs).
 """
 
@@ -57,6 +58,7 @@ from .scan import ScanFamily, scan_intervals, scan_sets, scan_thresholds
 from .scoring import predicted_bound, union_pessimism
 from .serialise import event_from_spec, event_spec
 from .structured import AtomAttack, MaxStatisticAttack, PatternAttack, StratifiedAttack
+from .whitened import WhitenedAttack
 
 __all__ = [
     "Event",
@@ -94,6 +96,7 @@ __all__ = [
     "MaxStatisticAttack",
     "PatternAttack",
     "StratifiedAttack",
+    "WhitenedAttack",
     "event_spec",
     "event_from_spec",
 ]

@@ -25,6 +25,7 @@ from .learned import (
     MixedLogisticAttack,
 )
 from .structured import AtomAttack, MaxStatisticAttack, PatternAttack, StratifiedAttack, column_atoms
+from .whitened import WhitenedAttack
 
 __all__ = ["ATTACK_NAMES", "MAX_CATEGORIES", "auto_attacks", "make_attacks"]
 
@@ -44,6 +45,7 @@ ATTACK_NAMES = {
     "max_statistic": MaxStatisticAttack,
     "pattern": PatternAttack,
     "stratified": StratifiedAttack,
+    "whitened": WhitenedAttack,
 }
 
 #: distinct releases up to which a release is treated as discrete (also at most 5 % of the sample)
@@ -77,7 +79,8 @@ def auto_attacks(
       rng.laplace(0, 1)`` audited at claim 1 on (0, 1) with ``"bits"`` certifies ε ≥ 3.28 from 2·10⁴ releases),
       so "auto" audits the claim about the real-arithmetic mechanism, and ``"bits"`` the float implementation;
     * vector continuous: per-coordinate thresholds, projections, extreme coordinates, logistic regression, gradient
-      boosting (non-linear) and logistic regression on coordinate signs; when columns carry atoms (a discrete part
+      boosting (non-linear), logistic regression on coordinate signs and (2 to ``whitened.MAX_DIM`` coordinates)
+      the extremes and most shifted coordinates of the release whitened in release order; when columns carry atoms (a discrete part
       next to real values, as SVT-type releases): unions of atom patterns, thresholds of the real part within
       patterns, and logistic regression on atoms + signs (+ a linear trend);
     * the likelihood ratio when ``log_density`` is given.
@@ -112,6 +115,8 @@ def auto_attacks(
             GradientBoostingAttack(),
             MixedLogisticAttack(trend=None, label="signs"),
         ]
+        if WhitenedAttack().applicable(Y_example):
+            out.append(WhitenedAttack())
         if _has_atoms(Y_example):
             out += [PatternAttack(), StratifiedAttack(), MixedLogisticAttack(trend="linear", label="atoms")]
     if log_density is not None:
