@@ -15,7 +15,7 @@ import pytest
 from htdp_verify import PrivacyClaim
 from htdp_verify.privacy import audit
 from htdp_verify.privacy.attacks import SelectionContext, WhitenedAttack, event_from_spec, make_attacks
-from htdp_verify.privacy.attacks.whitened import MAX_DIM, Whitener, WhitenedExtreme, fit_whitener
+from htdp_verify.privacy.attacks.whitened import MAX_DIM, WhitenedExtreme, Whitener, fit_whitener
 
 B = 10.0  # Laplace scale per step
 

@@ -171,7 +171,7 @@ def _whitener_from_spec(d: dict) -> Whitener:
     return Whitener(un(d["centre"]), un(d["scale"]), W, np.asarray(d["sign"], float))
 
 
-def fit_whitener(A: np.ndarray, B: np.ndarray) -> tuple[Whitener, np.ndarray] | None:
+def fit_whitener(A: np.ndarray, B: np.ndarray) -> tuple[Whitener, np.ndarray, np.ndarray] | None:
     """Whitening fitted on releases ``A`` (D) and ``B`` (D′), both ``(n, d)``; with the standardised mean
     difference of each oriented whitened coordinate (in standard errors).  ``None`` when fewer than ``MIN_ROWS``
     finite releases per side remain or the covariance cannot be factorised.
