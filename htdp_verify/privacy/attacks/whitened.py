@@ -77,7 +77,18 @@ class Whitener:
         self._memo = ArrayMemo()
 
     def z(self, Y: Any) -> np.ndarray:
-        """The oriented whitened coordinates ``(n, d)`` of the releases ``Y``."""
+        """The oriented whitened coordinates of the releases ``Y``.
+
+        Parameters
+        ----------
+        Y : array_like
+            Releases ``(n, d)`` (or ``(n, ...)`` with d entries per release).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n, d)``; remembered for the array ``Y`` (do not modify it).
+        """
         return self._memo.get(Y, self._compute)
 
     def _compute(self, Y: Any) -> np.ndarray:
