@@ -44,7 +44,7 @@ def test_the_whitening_recovers_the_steps_of_a_running_sum():
     assert np.all(wh.sign == -1.0)  # D's steps are smaller: every oriented coordinate points away from D'
 
 
-def test_the_family_is_in_auto_for_vectors_up_to_max_dim_only():
+def test_the_family_is_in_auto_for_continuous_vectors_up_to_max_dim_only():
     rng = np.random.default_rng(1)
 
     def names(Y):
@@ -55,6 +55,8 @@ def test_the_family_is_in_auto_for_vectors_up_to_max_dim_only():
     assert "WhitenedAttack" not in names(rng.normal(size=(500, MAX_DIM + 1)))
     assert "WhitenedAttack" not in names(rng.normal(size=500))
     assert "WhitenedAttack" not in names(rng.integers(0, 2, (5000, 3)).astype(float))  # discrete releases
+    bits = rng.integers(0, 2, (5000, 20)).astype(float)  # 0/1 columns (atoms) with many distinct rows: RAPPOR-like
+    assert "WhitenedAttack" not in names(bits)
 
 
 def test_degenerate_inputs_give_no_events_or_a_valid_whitening():

@@ -79,9 +79,9 @@ def auto_attacks(
       rng.laplace(0, 1)`` audited at claim 1 on (0, 1) with ``"bits"`` certifies ε ≥ 3.28 from 2·10⁴ releases),
       so "auto" audits the claim about the real-arithmetic mechanism, and ``"bits"`` the float implementation;
     * vector continuous: per-coordinate thresholds, projections, extreme coordinates, logistic regression, gradient
-      boosting (non-linear), logistic regression on coordinate signs and (2 to ``whitened.MAX_DIM`` coordinates)
-      the Laplace log-ratio, extremes and most shifted coordinates of the release whitened in release order; when
-      columns carry atoms (a discrete part next to real values, as SVT-type releases): unions of atom patterns,
+      boosting (non-linear), logistic regression on coordinate signs and, when no column carries atoms (2 to
+      ``whitened.MAX_DIM`` coordinates), the Laplace log-ratio, extremes and most shifted coordinates of the release
+      whitened in release order; when columns carry atoms (a discrete part next to real values, as SVT-type releases): unions of atom patterns,
       thresholds of the real part within patterns, and logistic regression on atoms + signs (+ a linear trend);
     * the likelihood ratio when ``log_density`` is given.
 
@@ -115,10 +115,10 @@ def auto_attacks(
             GradientBoostingAttack(),
             MixedLogisticAttack(trend=None, label="signs"),
         ]
-        if WhitenedAttack().applicable(Y_example):
-            out.append(WhitenedAttack())
         if _has_atoms(Y_example):
             out += [PatternAttack(), StratifiedAttack(), MixedLogisticAttack(trend="linear", label="atoms")]
+        elif WhitenedAttack().applicable(Y_example):  # continuous noise post-processed linearly: whiten it
+            out.append(WhitenedAttack())
     if log_density is not None:
         out.append(LikelihoodRatioAttack(log_density))
     return out
