@@ -81,8 +81,9 @@ def auto_attacks(
     * vector continuous: per-coordinate thresholds, projections, extreme coordinates, logistic regression, gradient
       boosting (non-linear), logistic regression on coordinate signs and, when no column carries atoms (2 to
       ``whitened.MAX_DIM`` coordinates), the Laplace log-ratio, extremes and most shifted coordinates of the release
-      whitened in release order; when columns carry atoms (a discrete part next to real values, as SVT-type releases): unions of atom patterns,
-      thresholds of the real part within patterns, and logistic regression on atoms + signs (+ a linear trend);
+      whitened in release order; when columns carry atoms (a discrete part next to real values, as SVT-type
+      releases): unions of atom patterns, thresholds of the real part within patterns, and logistic regression on
+      atoms + signs (+ a linear trend);
     * the likelihood ratio when ``log_density`` is given.
 
     With several families the audit compares them on a held-out part of the selection split.
