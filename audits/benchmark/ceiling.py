@@ -73,6 +73,40 @@ def _svt_c1_outcomes(q: np.ndarray, *, b_rho: float, b_nu: float, T: float) -> n
     return p / p.sum()
 
 
+def _shift_loss_cells(scale: float, steps: int = 2000) -> tuple[np.ndarray, np.ndarray]:
+    """Cells of the privacy loss ``(|z − 1| − |z|) / scale`` of one Laplace coordinate shifted by 1, under loc 0
+    and loc 1: two atoms (``z ≤ 0``, ``z ≥ 1``) and ``2·steps − 1`` cells of width ``0.1/steps`` of the loss in
+    between (``z ∈ (0, 1)``, where the loss is linear in z)."""
+    k = np.arange(1, 2 * steps)
+    h = (1.0 / scale) / steps
+    loss = -1.0 / scale + k * h
+    z_lo = np.clip((1 - scale * (loss + h / 2)) / 2, 0.0, 1.0)
+    z_hi = np.clip((1 - scale * (loss - h / 2)) / 2, 0.0, 1.0)
+    out = []
+    for loc in (0.0, 1.0):
+        p = np.empty(2 * steps + 1)
+        p[0] = 1.0 - _lap_cdf(np.array([1.0 - loc]), scale)[0]
+        p[-1] = _lap_cdf(np.array([-loc]), scale)[0]
+        p[1:-1] = _lap_cdf(z_hi - loc, scale) - _lap_cdf(z_lo - loc, scale)
+        out.append(p)
+    return out[0], out[1]
+
+
+def _prefix_sum_cells(n_shifted: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """Cells of the privacy loss of running sums of ``q + Lap(scale)`` when ``n_shifted`` queries move by 1.
+
+    The running sums are an invertible linear map of ``q + noise``, so their law on a pair is that of the
+    queries; the loss is the sum of the independent per-query losses (the sign of each shift does not change the
+    law of its loss), and its cells are the ``n_shifted``-fold convolution of one query's cells."""
+    from scipy.signal import fftconvolve
+
+    c1, c2 = _shift_loss_cells(scale)
+    p1, p2 = np.array([1.0]), np.array([1.0])
+    for _ in range(n_shifted):
+        p1, p2 = np.clip(fftconvolve(p1, c1), 0.0, None), np.clip(fftconvolve(p2, c2), 0.0, None)
+    return p1 / p1.sum(), p2 / p2.sum()
+
+
 def _rappor_cells(v: int, v_other: int, p_set: float) -> tuple[np.ndarray, np.ndarray]:
     """Sufficient statistic of a RAPPOR report for the pair (v, v'): the number of the d differing Bloom bits
     that agree with v; Binomial(d, p_set) under v and Binomial(d, 1 − p_set) under v'."""
@@ -135,6 +169,8 @@ def _partition_cached(name: str, d1, d2):
             "SVT4": dict(b_rho=40.0, b_nu=40.0 / 3.0, T=1.0),
         }[name]
         return _svt_c1_outcomes(d1, **kw), _svt_c1_outcomes(d2, **kw)
+    if name == "PrefixSum":
+        return _prefix_sum_cells(int(np.count_nonzero(d1 != d2)), 10.0)
     if name in ("RAPPOR", "OneTimeRAPPOR"):
         p_set = ((1 - 0.75 / 2) * 0.55 + 0.75 / 2 * 0.45) if name == "RAPPOR" else 1 - 0.95 / 2
         return _rappor_cells(int(d1[0]), int(d2[0]), p_set)
@@ -155,6 +191,7 @@ CEILING_MECHANISMS = (
     "SVT4",
     "RAPPOR",
     "OneTimeRAPPOR",
+    "PrefixSum",
     "PrefixSum_N1",
     "StatDP.histogram_eps@0.2",
     "StatDP.histogram_eps@1.5",

@@ -50,8 +50,25 @@ def test_svt4_ceiling_below_dpsniper_and_true():
     assert c["pair"] in ("half-half", "X-shape")
 
 
+def test_prefix_sum_ceiling_is_the_orthant_of_every_shifted_query():
+    # all ten queries move by 1 (N∞): the loss is largest (ε = 10 · 0.1 = 1) on the orthant where every query's
+    # noise lies beyond its shift, of probability 2^-10 vs (e^{-0.1}/2)^10; the oracle's best event is that orthant
+    # up to the grid's resolution (its top cell also holds loss values within 0.1/2000 of the maximum)
+    n = 20_000_000
+    c = C.oracle_ceiling("PrefixSum", n)
+    p1, p2 = 0.5**10, (0.5 * math.exp(-0.1)) ** 10
+    closed = float(epsilon_lower_bound_poisson(math.floor(n * p1), math.floor(n * p2), 0.05))
+    assert abs(c["epsilon"] - closed) < 0.01 and c["epsilon"] < 1.0
+    assert abs(c["log_ratio"] - 1.0) < 1e-3 and abs(c["event_probability"] / p1 - 1) < 0.1
+    # one query shifted: the same law as PrefixSum_N1's single coordinate (0.1 at the half-line)
+    one = C.partition_probabilities("PrefixSum", np.r_[1.0, np.zeros(9)], np.zeros(10))
+    assert one is not None and C._best_prefix(*one, n, 0.05)[0] == pytest.approx(
+        C.oracle_ceiling("PrefixSum_N1", n)["epsilon"], abs=2e-4
+    )
+
+
 def test_ceiling_below_true_epsilon_and_monotone_in_budget():
-    for name in ("Laplace", "TruncatedGeometric", "ReportNoisyMax2", "RAPPOR"):
+    for name in ("Laplace", "TruncatedGeometric", "ReportNoisyMax2", "RAPPOR", "PrefixSum"):
         true = B.get_mechanism(name).true_epsilon
         small = C.oracle_ceiling(name, 10_000)["epsilon"]
         big = C.oracle_ceiling(name, 10_000_000)["epsilon"]
