@@ -72,12 +72,20 @@ def test_degenerate_inputs_give_no_events_or_a_valid_whitening():
     assert events and all(np.all(np.isfinite(e.feature(Y1))) for e in events)
     Y1[::7, 0] = np.nan  # non-finite releases: the fit skips them, the scores are NaN there
     assert WhitenedAttack().select(Y1, Y2, ctx)
+    Y1[:, 2], Y2[:, 2] = 3.0, 3.0  # constant and equal on both sides: inert, left out of the extremes
+    wh = fit_whitener(Y1[~np.isnan(Y1[:, 0])], Y2)[0]
+    assert wh.sign[2] == 0 and list(wh.active) == [0, 1]
+    Z = rng.normal(size=(500, 3))
+    assert np.array_equal(WhitenedExtreme("min", wh)(Z), wh.z(Z)[:, :2].min(axis=1))
+    assert fit_whitener(np.ones((100, 2)), np.ones((100, 2))) is None  # nothing moves: no whitening
     with pytest.raises(ValueError, match="top"):
         WhitenedAttack(top=-1)
     with pytest.raises(ValueError, match="kind"):
         WhitenedExtreme("median", Whitener(np.zeros(2), np.ones(2), np.eye(2), np.ones(2)))
     with pytest.raises(ValueError, match="length d"):
         Whitener(np.zeros(2), np.ones(3), np.eye(2), np.ones(2))
+    with pytest.raises(ValueError, match="sign"):
+        Whitener(np.zeros(2), np.ones(2), np.eye(2), np.zeros(2))
 
 
 def test_whitened_events_round_trip_exactly():

@@ -60,7 +60,8 @@ class Whitener:
     W : array_like
         ``(d, d)`` lower-triangular whitening matrix.
     sign : array_like
-        ``±1`` per whitened coordinate.
+        ``±1`` per whitened coordinate, or ``0`` for an inert one (constant and equal on both sides when fitted:
+        left out of the extremes).
     """
 
     def __init__(self, centre: Any, scale: Any, W: Any, sign: Any):
@@ -74,6 +75,9 @@ class Whitener:
                 f"centre, scale and sign must have length d and W shape (d, d); got {self.centre.size}, "
                 f"{self.scale.size}, {self.sign.size} and {self.W.shape}"
             )
+        if not np.all(np.isin(self.sign, (-1.0, 0.0, 1.0))) or not np.any(self.sign):
+            raise ValueError(f"sign must hold -1, 0 or 1 with at least one non-zero entry, got {self.sign}")
+        self.active = np.flatnonzero(self.sign)
         self._memo = ArrayMemo()
 
     def z(self, Y: Any) -> np.ndarray:
@@ -163,7 +167,7 @@ class WhitenedExtreme(Feature):
         self.name = {"min": "smallest", "max": "largest"}[kind] + " oriented whitened coordinate"
 
     def __call__(self, Y):
-        Z = self.whitener.z(Y)
+        Z = self.whitener.z(Y)[:, self.whitener.active]
         return Z.min(axis=1) if self.kind == "min" else Z.max(axis=1)
 
     def spec(self) -> dict:
@@ -226,7 +230,10 @@ def fit_whitener(A: np.ndarray, B: np.ndarray) -> tuple[Whitener, np.ndarray, np
     za, zb = As @ W.T, Bs @ W.T
     diff = za.mean(axis=0) - zb.mean(axis=0)
     se = np.sqrt(za.var(axis=0) / za.shape[0] + zb.var(axis=0) / zb.shape[0])
-    sign = np.where(diff >= 0, 1.0, -1.0)
+    inert = constant & (A.mean(axis=0) == B.mean(axis=0))
+    if inert.all():
+        return None
+    sign = np.where(inert, 0.0, np.where(diff >= 0, 1.0, -1.0))
     t = np.abs(diff) / np.where(se > 0, se, np.inf)
     return Whitener(centre, scale, W, sign), t, np.abs(diff) / 2
 
