@@ -80,7 +80,7 @@ def auto_attacks(
       so "auto" audits the claim about the real-arithmetic mechanism, and ``"bits"`` the float implementation;
     * vector continuous: per-coordinate thresholds, projections, extreme coordinates, logistic regression, gradient
       boosting (non-linear), logistic regression on coordinate signs and, when no column carries atoms (2 to
-      ``whitened.MAX_DIM`` coordinates), the Laplace log-ratio, extremes and most shifted coordinates of the release
+      ``whitened.MAX_DIM`` coordinates), the Laplace log-ratio and the most shifted coordinates of the release
       whitened in release order; when columns carry atoms (a discrete part next to real values, as SVT-type
       releases): unions of atom patterns, thresholds of the real part within patterns, and logistic regression on
       atoms + signs (+ a linear trend);

@@ -209,10 +209,10 @@ def feature_from_spec(d: dict) -> Feature:
         return S.PatternKey([_un(a) for a in d["atoms"]], d.get("columns"))
     if t == "extreme_coordinate":
         return S.ExtremeCoordinate(d["kind"], _un(d["centre"]), _un(d["scale"]))
-    if t in ("whitened_extreme", "whitened_laplace_ratio"):
-        from .whitened import WhitenedExtreme, WhitenedLaplaceRatio
+    if t == "whitened_laplace_ratio":
+        from .whitened import WhitenedLaplaceRatio
 
-        return (WhitenedExtreme if t == "whitened_extreme" else WhitenedLaplaceRatio).from_spec(d)
+        return WhitenedLaplaceRatio.from_spec(d)
     if t == "stratified_value":
         pk = S.PatternKey([_un(a) for a in d["pattern"]["atoms"]])
         v = d["value"]
