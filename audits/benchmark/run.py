@@ -261,6 +261,7 @@ def run_bench(
         "alpha": float(alpha),
     }
     results = _finished(out_dir, meta, jobs) if resume else {}
+    resumed = len(results)
     jobs = [j for j in jobs if j not in results]
     log = RunLog(out_dir, resume=True) if resume else RunLog(out_dir, meta)
     t0 = time.perf_counter()
@@ -298,10 +299,10 @@ def run_bench(
                 "seconds": wb.seconds,
                 "plan": wb.details.get("benchmark", {}).get("white_box", ""),
             }
-    write_bench_tables(out, out_dir, quick=quick, seed=seed, wall=wall, n_jobs=n_jobs)
+    write_bench_tables(out, out_dir, quick=quick, seed=seed, wall=wall, n_jobs=n_jobs, resumed=resumed)
     if seeds > 1:
         per_seed = {seed + i: [results[(n, "auto", seed + i)] for n in names] for i in range(seeds)}
-        write_seed_tables(per_seed, out_dir, quick=quick, wall=wall, n_jobs=n_jobs)
+        write_seed_tables(per_seed, out_dir, quick=quick, wall=wall, n_jobs=n_jobs, resumed=resumed)
     return out
 
 

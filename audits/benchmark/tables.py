@@ -88,12 +88,20 @@ def seed_rows(per_seed: dict, tables: dict | None = None) -> list[dict]:
 
 
 def write_seed_tables(
-    per_seed: dict, out_dir, *, quick: bool, wall: float | None, n_jobs: int | None, sources: list | None = None
+    per_seed: dict,
+    out_dir,
+    *,
+    quick: bool,
+    wall: float | None,
+    n_jobs: int | None,
+    sources: list | None = None,
+    resumed: int = 0,
 ):
     """``bench_seeds.csv``, ``bench_seeds.md`` and ``bench_seeds.png``: every row over several run seeds.
 
     ``wall`` / ``n_jobs`` describe the run; ``None`` with ``sources`` (the run folders) when the tables combine
-    separate runs (:func:`~.run.combine_bench`), whose audit time is then the sum of the rows' own seconds."""
+    separate runs (:func:`~.run.combine_bench`), whose audit time is then the sum of the rows' own seconds;
+    ``resumed`` as in :func:`write_bench_tables`."""
     import csv
     from pathlib import Path
 
@@ -135,7 +143,7 @@ def write_seed_tables(
     lines = [
         f"# Auditor benchmark over {k} seeds ({'quick' if quick else 'full'} profile, seeds {seeds[0]}–{seeds[-1]})",
         "",
-        f"{len(rows)} mechanisms × {k} seeds, {_timing(per_seed, wall, n_jobs, sources)}; each run "
+        f"{len(rows)} mechanisms × {k} seeds, {_timing(per_seed, wall, n_jobs, sources, resumed)}; each run "
         f"is one independent audit at 95 % with the row's budget. Verdicts against the ground truth: "
         f"{len(rows) * k - wrong} of {len(rows) * k} runs right. Runs of correct mechanisms flagged: "
         f"{false_flags} of {n_ok_runs} (at most 5 % each by design, i.e. ≤ {0.05 * n_ok_runs:.1f} expected; "
@@ -188,9 +196,9 @@ def _target_sentence(rows: list[dict]) -> str:
     return text + (f" (not: {', '.join(missed)})." if missed else ".")
 
 
-def _timing(per_seed: dict, wall: float | None, n_jobs: int | None, sources: list | None) -> str:
+def _timing(per_seed: dict, wall: float | None, n_jobs: int | None, sources: list | None, resumed: int = 0) -> str:
     if wall is not None:
-        return f"wall time {wall:.0f} s with {n_jobs} worker process(es)"
+        return _wall_text(wall, n_jobs, resumed, [r for rs in per_seed.values() for r in rs])
     total = sum(r.seconds for rs in per_seed.values() for r in rs)
     where = ", ".join(f"`{s}`" for s in sources or [])
     return f"combined from {len(sources or [])} run(s) ({where}); {total:.0f} s of audit time summed over the rows"
@@ -376,8 +384,24 @@ def bench_rows(results) -> list[dict]:
     return rows
 
 
-def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float, n_jobs: int):
-    """``bench.csv`` (every column), ``bench.md`` (the table with notes and citations) and ``bench.png``."""
+def _wall_text(wall: float, n_jobs: int | None, resumed: int, results) -> str:
+    """How long the run took; a resumed run says how many audits it ran and how long all of them took."""
+    text = f"wall time {wall:.0f} s with {n_jobs} worker process(es)"
+    if resumed:
+        total = sum(r.seconds for r in results)
+        text += (
+            f" for the audits run in this invocation ({resumed} more were resumed from results.jsonl; "
+            f"{total:.0f} s of audit time summed over all rows)"
+        )
+    return text
+
+
+def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float, n_jobs: int, resumed: int = 0):
+    """``bench.csv`` (every column), ``bench.md`` (the table with notes and citations) and ``bench.png``.
+
+    ``resumed`` counts the audits of all seeds taken from an earlier run's ``results.jsonl`` (``--resume``): the
+    wall time then covers only the rest, and the text says so.
+    """
     import csv
     from pathlib import Path
 
@@ -391,7 +415,7 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
     lines = [
         f"# Auditor benchmark ({'quick' if quick else 'full'} profile, seed {seed})",
         "",
-        f"{len(rows)} mechanisms, wall time {wall:.0f} s with {n_jobs} worker process(es). Our ε_lb is certified "
+        f"{len(rows)} mechanisms, {_wall_text(wall, n_jobs, resumed, results)}. Our ε_lb is certified "
         "at the stated confidence on fresh samples, by an exact test (the conditional binomial test on Poissonised "
         "counts for pure ε, or two Clopper–Pearson bounds, whichever the selection split predicted tighter); "
         "'samples/side' counts every "

@@ -215,7 +215,9 @@ def test_an_interrupted_bench_resumes_to_the_uninterrupted_results(tmp_path):
     assert [(r.name, r.verdict, r.estimate) for r in resumed] == [(r.name, r.verdict, r.estimate) for r in whole]
     again = (tmp_path / "b" / "results.jsonl").read_text().splitlines()
     assert again[:2] == lines[:2] and len(again) == 3  # the finished audit was kept, only the other one ran
-    assert (tmp_path / "b" / "bench.md").stat().st_size > 0
+    md = (tmp_path / "b" / "bench.md").read_text()
+    assert "1 more were resumed from results.jsonl" in md  # the wall time covers only the audit run now
+    assert "resumed" not in (tmp_path / "a" / "bench.md").read_text()
     with pytest.raises(ValueError, match="seed"):
         B.run_bench(out_dir=tmp_path / "b", resume=True, **{**kw, "seed": 8})
 
