@@ -75,7 +75,7 @@ def _svt_c1_outcomes(q: np.ndarray, *, b_rho: float, b_nu: float, T: float) -> n
 
 def _shift_loss_cells(scale: float, steps: int = 2000) -> tuple[np.ndarray, np.ndarray]:
     """Cells of the privacy loss ``(|z − 1| − |z|) / scale`` of one Laplace coordinate shifted by 1, under loc 0
-    and loc 1: two atoms (``z ≤ 0``, ``z ≥ 1``) and ``2·steps − 1`` cells of width ``0.1/steps`` of the loss in
+    and loc 1: two atoms (``z ≤ 0``, ``z ≥ 1``) and ``2·steps − 1`` cells of width ``1/(scale·steps)`` of the loss in
     between (``z ∈ (0, 1)``, where the loss is linear in z)."""
     k = np.arange(1, 2 * steps)
     h = (1.0 / scale) / steps
