@@ -200,6 +200,29 @@ def test_bench_rows_ratio_against_dpsniper():
     row = B.bench_rows([fake])[0]
     assert row["ratio_vs_dpsniper"] == pytest.approx(1.01) and row["meets_dpsniper"]
     assert math.isclose(row["confidence"], 0.95)
+    assert row["ceiling_at_certification"] is None  # the audit recorded no certification size
+
+
+def test_the_oracle_at_the_certification_size_uses_only_the_certified_releases():
+    from audits.benchmark.ceiling import oracle_ceiling
+    from htdp_verify.results import CheckResult
+
+    n, n_cert = 2_000_000, 1_142_857  # the default split: n_cert of 1.75·n_cert drawn per side
+    fake = CheckResult(
+        "benchmark.Laplace",
+        "consistent",
+        "epsilon_lb",
+        0.0975,
+        alpha=0.05,
+        n_samples=2 * n,
+        details={"benchmark": {"mechanism": "Laplace"}, "samples": {"n_certify_per_side": n_cert}},
+    )
+    row = B.bench_rows([fake])[0]
+    assert row["ceiling"] == oracle_ceiling("Laplace", n, 0.05)["epsilon"]
+    assert row["ceiling_at_certification"] == oracle_ceiling("Laplace", n_cert, 0.05)["epsilon"]
+    assert row["ceiling_at_certification"] < row["ceiling"]  # fewer certification releases, a lower oracle bound
+    seeds = B.seed_rows({1: [fake]})[0]
+    assert seeds["ratio_median_vs_ceiling_at_certification"] == pytest.approx(0.0975 / row["ceiling_at_certification"])
 
 
 def test_an_interrupted_bench_resumes_to_the_uninterrupted_results(tmp_path):
