@@ -207,9 +207,9 @@ def _target_sentence(rows: list[dict]) -> str:
 
 
 def _timing(per_seed: dict, wall: float | None, n_jobs: int | None, sources: list | None, resumed: int = 0) -> str:
+    total = _audit_seconds(r for rs in per_seed.values() for r in rs)
     if wall is not None:
-        return _wall_text(wall, n_jobs, resumed, [r for rs in per_seed.values() for r in rs])
-    total = sum(r.seconds for rs in per_seed.values() for r in rs)
+        return _wall_text(wall, n_jobs, resumed, total)
     where = ", ".join(f"`{s}`" for s in sources or [])
     return f"combined from {len(sources or [])} run(s) ({where}); {total:.0f} s of audit time summed over the rows"
 
@@ -399,11 +399,15 @@ def bench_rows(results) -> list[dict]:
     return rows
 
 
-def _wall_text(wall: float, n_jobs: int | None, resumed: int, results) -> str:
-    """How long the run took; a resumed run says how many audits it ran and how long all of them took."""
+def _audit_seconds(results) -> float:
+    """Audit time summed over the rows (each result's own ``seconds``)."""
+    return float(sum(r.seconds for r in results))
+
+
+def _wall_text(wall: float, n_jobs: int | None, resumed: int, total: float) -> str:
+    """How long the run took; a resumed run says how many audits it ran and how long all of them took (``total``)."""
     text = f"wall time {wall:.0f} s with {n_jobs} worker process(es)"
     if resumed:
-        total = sum(r.seconds for r in results)
         text += (
             f" for the audits run in this invocation ({resumed} more were resumed from results.jsonl; "
             f"{total:.0f} s of audit time summed over all rows)"
@@ -430,7 +434,7 @@ def write_bench_tables(results, out_dir, *, quick: bool, seed: int, wall: float,
     lines = [
         f"# Auditor benchmark ({'quick' if quick else 'full'} profile, seed {seed})",
         "",
-        f"{len(rows)} mechanisms, {_wall_text(wall, n_jobs, resumed, results)}. Our ε_lb is certified "
+        f"{len(rows)} mechanisms, {_wall_text(wall, n_jobs, resumed, _audit_seconds(results))}. Our ε_lb is certified "
         "at the stated confidence on fresh samples, by an exact test (the conditional binomial test on Poissonised "
         "counts for pure ε, or two Clopper–Pearson bounds, whichever the selection split predicted tighter); "
         "'samples/side' counts every "
