@@ -24,6 +24,7 @@ import numpy as np
 
 from .._validate import check_int, check_rng
 from .dpl_adapter import DPLAdapter
+from .release_contract import FreshnessCheck, _state_key, as_release_array, owned_releases
 
 __all__ = [
     "Mechanism",
@@ -72,16 +73,23 @@ class Mechanism:
         self.guarantee = guarantee
         self.vectorised = bool(vectorised)
         self.reproducible = bool(reproducible)
+        self._fresh = FreshnessCheck()
 
     def __call__(self, data, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` releases on ``data`` drawn from ``rng``, held to the release contract
+        (:mod:`.release_contract`: a clear error for outputs the auditor cannot compare or releases that do not
+        come from ``rng``; a copy of an output buffer the mechanism keeps)."""
         size = check_int("size", size, minimum=1)
         check_rng(rng)
-        out = np.asarray(self._fn(data, size, rng))
-        if out.ndim == 0 or out.shape[0] != size:
-            raise ValueError(
-                f"mechanism {self.name!r} must return an array of shape (size, ...) with size={size}, "
-                f"got shape {out.shape}"
-            )
+        before = _state_key(rng) if self.reproducible else None
+        res = self._fn(data, size, rng)
+        out = as_release_array(res, self.name, size)
+        del res  # owned_releases counts the references to out: none but this local may remain
+        out = owned_releases(out)
+        if before is not None:
+            if not hasattr(self, "_fresh"):  # Mechanisms unpickled from before the check existed
+                self._fresh = FreshnessCheck()
+            self._fresh.check(out, before, _state_key(rng), self.name)
         return out
 
     def __repr__(self) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from ..results import CheckResult
 
 __all__ = ["AuditResult"]
@@ -67,7 +69,7 @@ class AuditResult(CheckResult):
             The report.
         """
         d = self.details
-        lines = [str(self)]
+        lines = [self.line()]  # str(self) would repeat the pair and detectability lines printed below
         lines.append(f"  pair:   {d.get('pair', {}).get('text', '')}")
         lines.append(f"  event:  {self.event}  ({d.get('event', {}).get('orientation', '')})")
         c = self.counts
@@ -77,6 +79,9 @@ class AuditResult(CheckResult):
             f"[{c.get('method', 'cp')}] (point estimate ln ratio = {d.get('point_estimate', float('nan')):.4g})"
         )
         lines.append(f"  detectability: {self.detectability.get('statement', '')}")
+        mu = d.get("gdp_mu_lb")
+        if isinstance(mu, (int, float)) and math.isfinite(mu) and mu > 0:
+            lines.append(f"  GDP: mu >= {mu:.4g} at {1 - self.alpha:.4g} confidence (valid for mu-GDP mechanisms)")
         if self.profile:
             lines.append(
                 f"  profile: {self.profile.get('n_events')} events, δ floor {self.profile.get('delta_floor'):.3g}"

@@ -172,7 +172,7 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, halves, rng,
     if halves is not None:
         parts = [np.concatenate([old, new]) for old, new in zip(halves, parts)]
     A1, A2, B1, B2 = parts
-    atts = make_attacks(attacks, A1, log_density=ctx.log_density, max_categories=ctx.max_categories)
+    atts = make_attacks(attacks, A1, log_density=ctx.log_density, max_categories=ctx.max_categories, Y_other=A2)
     atts = [a for a in atts if a.in_search] or atts  # costly families (gradient boosting) compete in selection only
     c = dataclasses.replace(ctx, pair=(p.d, p.d_prime), z=SELECT_Z)
     preds, ties, texts, scored = [], [], [], []

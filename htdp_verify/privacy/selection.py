@@ -331,7 +331,9 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator, seeds
         return _streamed_selection(plan, pair, rng, n, held, ts, seeds)
     Y1 = draw(plan.mechanism, pair.d, n, rng, chunk_size=plan.chunk_size)
     Y2 = draw(plan.mechanism, pair.d_prime, n, rng, chunk_size=plan.chunk_size)
-    atts = make_attacks(plan.attacks, Y1, log_density=plan.log_density, max_categories=plan.ctx.max_categories)
+    atts = make_attacks(
+        plan.attacks, Y1, log_density=plan.log_density, max_categories=plan.ctx.max_categories, Y_other=Y2
+    )
     cut = (2 * n) // 3 if len(atts) > 1 else n
     ctx = context_for(plan, pair)
     events = [e for a in atts for e in a.select(Y1[:cut], Y2[:cut], ctx)]
@@ -409,7 +411,9 @@ def _streamed_selection(
     """
     Y1, Y2 = draw_held(plan.mechanism, pair, held, rng, plan.chunk_size)
     nbytes = max(1, int(np.asarray(Y1).nbytes // held))
-    atts = make_attacks(plan.attacks, Y1, log_density=plan.log_density, max_categories=plan.ctx.max_categories)
+    atts = make_attacks(
+        plan.attacks, Y1, log_density=plan.log_density, max_categories=plan.ctx.max_categories, Y_other=Y2
+    )
     cut = (2 * n) // 3 if len(atts) > 1 else n
     fit = min(held, cut)
     ctx = context_for(plan, pair, families=[])

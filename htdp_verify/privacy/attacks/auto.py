@@ -59,12 +59,30 @@ def _n_distinct_small(Y, max_categories: int) -> bool:
     return n <= max_categories and n <= 0.05 * Y.shape[0]
 
 
+def _numeric(Y) -> bool:
+    """Whether the releases are numbers (an object array counts when its first entries convert to float)."""
+    Y = np.asarray(Y)
+    if Y.dtype.kind in "biuf":
+        return True
+    if Y.dtype.kind != "O":
+        return False
+    try:
+        Y[:256].astype(float)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _has_atoms(Y) -> bool:
     return any(a.size for a in column_atoms(np.asarray(Y)[:50_000]))
 
 
 def auto_attacks(
-    Y_example: np.ndarray, *, log_density: Callable[..., Any] | None = None, max_categories: int = MAX_CATEGORIES
+    Y_example: np.ndarray,
+    *,
+    log_density: Callable[..., Any] | None = None,
+    max_categories: int = MAX_CATEGORIES,
+    Y_other: np.ndarray | None = None,
 ) -> list[Attack]:
     """The ``"auto"`` families for releases like ``Y_example`` (the selection releases on D):
 
@@ -84,6 +102,7 @@ def auto_attacks(
       whitened in release order; when columns carry atoms (a discrete part next to real values, as SVT-type
       releases): unions of atom patterns, thresholds of the real part within patterns, and logistic regression on
       atoms + signs (+ a linear trend);
+    * releases that are not numbers (strings, labels): unions of outcomes only;
     * the likelihood ratio when ``log_density`` is given.
 
     With several families the audit compares them on a held-out part of the selection split.
@@ -96,6 +115,10 @@ def auto_attacks(
         ``log_density(Y, data) -> (n,)``: enables the likelihood-ratio attack.
     max_categories : int, default MAX_CATEGORIES
         Most distinct releases for the discrete families.
+    Y_other : numpy.ndarray, optional
+        Selection releases on D': a vector release whose atoms (NaN, ±inf, point masses) occur on one side only
+        gets the atom families too (a NaN in one coordinate on D' only is an unbounded leak that thresholds and
+        scores do not see).
 
     Returns
     -------
@@ -103,7 +126,10 @@ def auto_attacks(
         The families.
     """
     scalar = _is_scalar(Y_example)
-    if _n_distinct_small(Y_example, max_categories):
+    out: list[Attack]
+    if not _numeric(Y_example):  # strings, labels: only outcome sets have a meaning
+        out = [DiscreteAttack()]
+    elif _n_distinct_small(Y_example, max_categories):
         out = [DiscreteAttack()] + ([ThresholdAttack()] if scalar else [CoordinateAttack(), LogisticAttack()])
     elif scalar:
         out = [ThresholdAttack(), IntervalAttack(), AtomAttack()]
@@ -116,7 +142,7 @@ def auto_attacks(
             GradientBoostingAttack(),
             MixedLogisticAttack(trend=None, label="signs"),
         ]
-        if _has_atoms(Y_example):
+        if _has_atoms(Y_example) or (Y_other is not None and _has_atoms(Y_other)):
             out += [PatternAttack(), StratifiedAttack(), MixedLogisticAttack(trend="linear", label="atoms")]
         elif WhitenedAttack().applicable(Y_example):  # continuous noise post-processed linearly: whiten it
             out.append(WhitenedAttack())
@@ -131,6 +157,7 @@ def make_attacks(
     *,
     log_density: Callable[..., Any] | None = None,
     max_categories: int = MAX_CATEGORIES,
+    Y_other: np.ndarray | None = None,
 ) -> list[Attack]:
     """Resolve ``attacks`` (``"auto"``, a name, an :class:`Attack`, or a list of these) for releases like ``Y``;
     ``"auto"`` is :func:`auto_attacks`.
@@ -145,6 +172,8 @@ def make_attacks(
         ``log_density(Y, data) -> (n,)``: enables the likelihood-ratio attack.
     max_categories : int, default MAX_CATEGORIES
         Most distinct releases for the discrete families.
+    Y_other : numpy.ndarray, optional
+        Selection releases on D' (see :func:`auto_attacks`).
 
     Returns
     -------
@@ -158,7 +187,7 @@ def make_attacks(
         if isinstance(a, Attack):
             out.append(a)
         elif a == "auto":
-            out += auto_attacks(Y_example, log_density=log_density, max_categories=max_categories)
+            out += auto_attacks(Y_example, log_density=log_density, max_categories=max_categories, Y_other=Y_other)
         elif isinstance(a, str) and a in ATTACK_NAMES:
             out.append(ATTACK_NAMES[a](log_density) if a == "likelihood_ratio" else ATTACK_NAMES[a]())
         else:

@@ -50,8 +50,13 @@ class _ClassifierAttack(Attack):
         raw = (lambda Y: _as_2d(Y).astype(float)) if tf is None else tf
         Xtr = np.concatenate([raw(Y1[:m1]), raw(Y2[:m2])])
         ytr = np.concatenate([np.ones(m1), np.zeros(m2)])
-        centre = Xtr.mean(axis=0)
-        scale = Xtr.std(axis=0)
+        if not np.isfinite(Xtr).all():  # NaN / ±inf releases: atoms, left to the outcome and pattern families
+            return []
+        with np.errstate(over="ignore", invalid="ignore"):
+            centre = Xtr.mean(axis=0)
+            scale = Xtr.std(axis=0)
+        if not (np.isfinite(centre).all() and np.isfinite(scale).all()):  # values near the float64 limit
+            return []
         scale = np.where(scale > 0, scale, 1.0)
         model = self.make_model()
         with _threads(self.n_threads):

@@ -4,9 +4,9 @@ The text of an event (``Event.describe``) rounds its thresholds for reading; the
 floats are stored as ``repr`` strings (shortest round-trip form, including ``'inf'`` and ``'nan'``), outcome sets
 as their exact values, projections and logistic scores with every coefficient.  :func:`event_from_spec` rebuilds
 an :class:`~.events.Event` whose indicator is the certified set, so a reproduction can re-count it on fresh
-releases.  Features that cannot be written down (a gradient-boosting model, a user's log-density, a
-post-processing given as code) give ``{"exact": false, ...}`` with what is known; their events are rebuilt only
-in-process.
+releases (a gradient-boosting score with every tree's nodes, :mod:`.trees`).  Features that cannot be written
+down (a user's log-density, a post-processing given as code) give ``{"exact": false, ...}`` with what is known;
+their events are rebuilt only in-process.
 """
 
 from __future__ import annotations
@@ -144,6 +144,12 @@ def feature_spec(f: Any) -> dict:
         m = f.model
         coef, icpt = getattr(m, "coef_", None), getattr(m, "intercept_", None)
         tfs = _transform_spec(f.transform)
+        if coef is None and tfs is not None:  # gradient boosting: every tree's nodes (trees.py)
+            from .trees import tree_score_spec
+
+            trees = tree_score_spec(m, f.centre, f.scale)
+            if trees is not None:
+                return {"exact": True, **trees, "transform": tfs, "name": f.name, "model": type(m).__name__}
         if coef is None or np.asarray(coef).shape[0] != 1 or tfs is None:
             return {"exact": False, "type": "learned_score", "model": type(m).__name__, "name": f.name}
         return {
@@ -191,6 +197,10 @@ def feature_from_spec(d: dict) -> Feature:
         return Projection(_un(d["w"]), _un(d["centre"]), _un(d["scale"]), label=d.get("name"))
     if t == "row_key":
         return RowKey(tuple(d["shape_tail"]), np.dtype(d["dtype"]))
+    if t == "tree_ensemble_score":
+        from .trees import TreeEnsembleScore
+
+        return TreeEnsembleScore.from_spec(d, _transform_from_spec(d["transform"]))
     if t == "linear_score":
         return LinearScore(
             _un(d["coef"]),
@@ -233,10 +243,19 @@ def _keys_spec(e: Event) -> dict:
         return {"values": [_f(v) for v in a]}
     if a.dtype.kind in "iub":
         return {"values": [int(v) for v in a]}
+    if a.dtype.kind == "U" or (a.dtype.kind == "O" and all(isinstance(v, str) for v in a)):
+        return {"strings": [str(v) for v in a], "dtype": a.dtype.str}
     return None  # keys of a feature this module cannot write down (e.g. bytes of a post-processed release)
 
 
-def _keys_from_spec(f, d: dict):
+def _keys_from_spec(f, d: dict | None):
+    if d is None:
+        raise ValueError(
+            "the event's outcome set was not recorded exactly (keys of a post-processed release); it can only be "
+            "re-counted in the process that chose it"
+        )
+    if "strings" in d:
+        return np.array(d["strings"], dtype=np.dtype(d["dtype"]))
     if "rows" in d:
         X = np.array([[float(v) if isinstance(v, str) else v for v in r] for r in d["rows"]], dtype=f.dtype)
         return f(X.reshape((X.shape[0],) + f.shape_tail))

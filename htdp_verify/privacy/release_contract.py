@@ -1,0 +1,200 @@
+"""The release contract every mechanism call is held to (ARCHITECTURE.md, "Mechanisms"), checked where the auditor
+calls the mechanism (:class:`~.adapters.Mechanism`).
+
+``mechanism(data, size, rng)`` must return ``size`` fresh releases, drawn from ``rng``.  Three ways a plausible
+mechanism breaks that contract without any error, each of which made the auditor wrong:
+
+* **A reused output buffer.**  A mechanism that writes into one preallocated array and returns it on every call
+  overwrites the releases the auditor still holds for one side with those of the next call.  A leak (true ε 2.5,
+  claim 0.5) then came out "consistent" with ε_lb 0.  :func:`owned_releases` copies an output that something
+  else still references (CPython reference counts, calibrated at import against a fresh array, so the test
+  costs nothing for the usual freshly allocated output).
+* **Randomness not drawn from ``rng``.**  A mechanism that seeds its own generator returns the same releases at
+  every call: the certification then re-counts the very releases the events were chosen on, and a correct
+  Laplace mechanism was flagged at 40 of 200 seeds (α = 0.05).  :class:`FreshnessCheck` compares the first
+  releases of each call with those of recent calls made with a *different* generator state and raises when
+  they are identical and their own variety makes a chance match impossible (below ``CHANCE``).
+  Deterministic mechanisms (every release the same) and calls with the same generator state (the auditor's
+  common random numbers, the streaming passes) never trigger it.
+* **Outputs the auditor cannot compare.**  Complex releases (numpy would drop the imaginary part), ragged
+  outputs and releases with no values (shape ``(size, 0)``) raise a ``ValueError`` naming the mechanism and the
+  shape or dtype instead of a numpy error from deep inside an attack.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import sys
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_release_array", "owned_releases", "FreshnessCheck", "CHANCE", "PREFIX"]
+
+CHANCE = 1e-12  # largest chance probability of identical prefixes that still raises
+PREFIX = 64  # releases per call fingerprinted
+RECENT = 8  # calls remembered
+
+
+def _count(x: Any) -> int:
+    return sys.getrefcount(x)
+
+
+def _refs(out: np.ndarray) -> tuple[int, int | None]:
+    """Reference counts of ``out`` and of its base (``None`` without one)."""
+    base = out.base
+    return _count(out), (None if base is None else _count(base))
+
+
+def _calibrate() -> tuple[int, int]:
+    """The counts :func:`owned_releases` sees for a fresh array and for a fresh view's base, through the same
+    frames (a caller's local, the function's parameter, :func:`_refs`)."""
+    out = np.empty(1)
+    own = owned_releases(out, _measure=True)[0]
+    view = np.empty((2, 1))[:, 0]
+    base = owned_releases(view, _measure=True)[1]
+    assert base is not None
+    return int(own), int(base)
+
+
+def owned_releases(out: np.ndarray, *, _measure: bool = False) -> Any:
+    """``out`` itself when nothing but the caller references it (or its base), else a copy.
+
+    Call it as ``out = owned_releases(out)`` with ``out`` a local variable and no other local naming the same
+    array: the reference counts are compared with those of :func:`_calibrate`, made through the same frames.
+
+    Parameters
+    ----------
+    out : numpy.ndarray
+        The mechanism's output.
+
+    Returns
+    -------
+    numpy.ndarray
+        An array no one else can write to.
+    """
+    own, base = _refs(out)
+    if _measure:
+        return own, base
+    if own > _OWN:
+        return out.copy()
+    if base is None:
+        return out
+    if not isinstance(out.base, np.ndarray) or base > _BASE:
+        return out.copy()
+    return out
+
+
+_OWN, _BASE = _calibrate()
+
+
+def as_release_array(res: Any, name: str, size: int) -> np.ndarray:
+    """The mechanism's output ``res`` as an array of ``size`` releases, or a ``ValueError`` saying what is wrong.
+
+    Parameters
+    ----------
+    res
+        What the mechanism returned.
+    name : str
+        The mechanism's name (for the message).
+    size : int
+        Releases asked for.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``np.asarray(res)``.
+    """
+    try:
+        out = np.asarray(res)
+    except ValueError as e:  # ragged lists: numpy's "inhomogeneous shape" error
+        raise ValueError(
+            f"mechanism {name!r} must return an array of shape (size, ...) with size={size}; its output "
+            f"({type(res).__name__}) has releases of different shapes ({e})"
+        ) from None
+    if out.ndim == 0 or out.shape[0] != size:
+        raise ValueError(
+            f"mechanism {name!r} must return an array of shape (size, ...) with size={size}, got shape {out.shape}"
+        )
+    if out.dtype.kind == "c":
+        raise ValueError(
+            f"mechanism {name!r} returned complex releases (dtype {out.dtype}); the auditor compares real values. "
+            "Return np.stack([y.real, y.imag], axis=-1) to audit both parts"
+        )
+    if out.size == 0:
+        raise ValueError(f"mechanism {name!r} returned releases with no values (shape {out.shape})")
+    return out
+
+
+def _state_key(rng: np.random.Generator) -> int:
+    return hash(repr(rng.bit_generator.state))
+
+
+def _row_hashes(out: np.ndarray, k: int) -> np.ndarray:
+    """64-bit hashes of the first ``k`` releases (bytes, dtype and shape included through the row bytes)."""
+    rows = out[:k]
+    if rows.dtype.kind == "O":
+        blobs = [repr(r).encode() for r in rows]
+    else:
+        blobs = [r.tobytes() for r in np.ascontiguousarray(rows).reshape(k, -1)]
+    return np.array(
+        [int.from_bytes(hashlib.blake2b(b, digest_size=8).digest(), "little") for b in blobs], dtype=np.uint64
+    )
+
+
+class FreshnessCheck:
+    """Raises when a mechanism returns the same releases for different generator states (see the module).
+
+    One per :class:`~.adapters.Mechanism`; :meth:`check` is called after every call with the generator's state
+    from before the call.
+    """
+
+    def __init__(self) -> None:
+        self._recent: deque = deque(maxlen=RECENT)
+
+    def __getstate__(self) -> dict:  # workers start afresh
+        return {}
+
+    def __setstate__(self, state: dict) -> None:
+        self._recent = deque(maxlen=RECENT)
+
+    def check(self, out: np.ndarray, before: int, after: int, name: str) -> None:
+        """Compare the first releases of ``out`` with those of recent calls.
+
+        A pair of calls is compared when their generator states before the call differ, or when this call left
+        the generator where it was (no draw from ``rng``): the auditor re-uses a state on purpose (common random
+        numbers, streaming passes), and then a mechanism drawing from ``rng`` rightly repeats itself.
+
+        Parameters
+        ----------
+        out : numpy.ndarray
+            The call's releases.
+        before, after : int
+            Keys of the generator's state before and after the call.
+        name : str
+            The mechanism's name (for the message).
+        """
+        k = min(PREFIX, out.shape[0])
+        h = _row_hashes(out, k)
+        unused = before == after
+        for s, dtype, shape, prev in self._recent:
+            if (s == before and not unused) or dtype != out.dtype or shape != out.shape[1:]:
+                continue
+            m = min(k, prev.shape[0])
+            if m < 2 or not np.array_equal(h[:m], prev[:m]):
+                continue
+            pooled = np.concatenate([h[:m], prev[:m]])
+            vals, counts = np.unique(pooled, return_counts=True)
+            freq = dict(zip(vals.tolist(), (counts / pooled.size).tolist()))
+            log_chance = float(sum(math.log(freq[v]) for v in h[:m].tolist()))
+            if log_chance < math.log(CHANCE):
+                how = "without drawing from rng" if unused else "for two different states of rng"
+                raise ValueError(
+                    f"mechanism {name!r} returned the same first {m} releases {how} (chance probability "
+                    f"~{math.exp(log_chance):.1g} for fresh draws): it does not take its randomness from the rng "
+                    "argument (e.g. it seeds its own generator). The auditor's bounds need every call to return "
+                    "fresh releases drawn from rng"
+                )
+        self._recent.append((before, out.dtype, out.shape[1:], h))

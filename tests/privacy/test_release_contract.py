@@ -1,0 +1,157 @@
+"""Inputs that fooled the auditor (a red-team pass over ``audit()``), each fixed at the place the auditor calls the
+mechanism or chooses its event families.
+
+Every test here failed before the fix: a leak hidden by a reused output buffer ("consistent", ε_lb 0); a mechanism
+that seeds its own generator (a correct Laplace flagged at 40 of 200 seeds); a NaN in one coordinate of a vector
+release on one side only (a crash in the logistic score, then a weak 0.55 where the leak is unbounded); string
+releases (a crash in the threshold family, an outcome set that could not be rebuilt); complex, empty and ragged
+outputs (silent casts or numpy errors); gradient-boosting events that could not be rebuilt from JSON.
+Audits use fixed seeds at sizes where the outcome is not close: a leak of true ε 2.5 against claim 0.5, an
+unbounded leak on 5 % of the releases.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from htdp_verify import PrivacyClaim
+from htdp_verify.privacy import audit
+from htdp_verify.privacy.adapters import Mechanism
+from htdp_verify.privacy.attacks.serialise import event_from_spec, event_spec, feature_from_spec, feature_spec
+from htdp_verify.privacy.release_contract import owned_releases
+
+PAIR = [(0.0, 0.1)]  # query answers: a mean of 10 records in [0, 1] moved by one record
+SENS = 0.1
+
+
+def _audit(mech, eps=0.5, seed=100, n=100_000, **kw):
+    return audit(mech, PrivacyClaim(eps), pairs=PAIR, n_samples=n, rng=np.random.default_rng(seed), **kw)
+
+
+def test_a_mechanism_that_reuses_its_output_buffer_is_audited_on_its_real_releases():
+    kept: dict = {}
+
+    def buffered(q, size, rng):  # true ε 2.5
+        b = kept.setdefault(size, np.empty(size))
+        b[:] = q + rng.laplace(0, SENS / 2.5, size)
+        return b
+
+    res = _audit(buffered)
+    assert res.verdict == "violated" and res.estimate > 2.0  # before: "consistent", ε_lb 0
+
+
+def test_owned_releases_copies_only_what_someone_else_holds():
+    kept = np.zeros(4)
+    out = kept
+    assert owned_releases(out) is not kept  # the caller's buffer: copied
+    view = kept[:2]
+    assert not np.shares_memory(owned_releases(view), kept)  # a view of a kept buffer: copied
+    fresh = np.arange(4.0)
+    ref = id(fresh)
+    out2 = owned_releases(fresh)
+    assert id(out2) == ref  # nothing else holds it: no copy
+
+
+def test_a_mechanism_that_does_not_draw_from_rng_is_refused():
+    def reseeded(q, size, rng):  # a correct Laplace mechanism that seeds its own generator
+        return q + np.random.default_rng(1).laplace(0, SENS / 0.5, size)
+
+    with pytest.raises(ValueError, match="rng"):
+        _audit(reseeded)
+
+
+def test_deterministic_global_rng_and_same_state_calls_are_not_refused():
+    rng = np.random.default_rng(0)
+    const = Mechanism(lambda q, size, rng: np.full(size, q))
+    const(1.0, 100, rng), const(1.0, 100, rng)  # no randomness: identical releases are right
+    glob = Mechanism(lambda q, size, rng: q + np.random.laplace(0, 1, size))  # noqa: NPY002
+    glob(0.0, 100, rng), glob(0.0, 100, rng)  # fresh draws, from the wrong generator: not the case refused
+    lap = Mechanism(lambda q, size, rng: q + rng.laplace(0, 1, size))
+    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    lap(0.0, 100, g1), lap(0.0, 100, g2)  # the same generator state twice (common random numbers): allowed
+
+
+def _vector_nan_on_one_side(q, size, rng):
+    out = rng.laplace(0, 1, (size, 5))
+    out[:, 0] = q + rng.laplace(0, SENS / 0.5, size)  # tight at ε 0.5
+    if q > 0:  # D' only: NaN in coordinate 1 of 5 % of the releases, an unbounded leak
+        out[:, 1] = np.where(rng.random(size) < 0.05, np.nan, out[:, 1])
+    return out
+
+
+def test_nan_in_one_coordinate_on_one_side_is_found_by_auto():
+    res = _audit(_vector_nan_on_one_side)
+    assert res.verdict == "violated" and res.estimate > 5  # before: a crash; then 0.55 on a whitened threshold
+    assert "nan" in res.event.lower()
+
+
+def test_a_vector_release_with_nan_on_both_sides_is_audited_without_a_crash():
+    def both(q, size, rng):
+        out = rng.laplace(0, 1, (size, 5))
+        out[:, 0] = q + rng.laplace(0, SENS / 0.5, size)
+        out[:, 1] = np.where(rng.random(size) < 0.05, np.nan, out[:, 1])
+        return out
+
+    res = _audit(both, seed=3, n=50_000)
+    assert res.verdict in ("consistent", "violated") and res.estimate < 0.6  # true ε 0.5
+
+
+def _rr_strings(q, size, rng, eps=2.5):
+    p = np.exp(eps) / (1 + np.exp(eps))
+    truth = q > 0
+    keep = rng.random(size) < p
+    return np.where(keep == truth, "yes", "no")
+
+
+def test_string_releases_get_outcome_sets_that_rebuild_exactly():
+    res = _audit(_rr_strings)
+    assert res.verdict == "violated" and res.estimate > 2.0  # before: "could not convert string to float"
+    spec = json.loads(json.dumps(res.details["event"]["spec"]))
+    ev = event_from_spec(spec)  # before: TypeError on a set stored as None
+    y = _rr_strings(0.1, 1000, np.random.default_rng(0))
+    assert np.array_equal(ev.indicator(y), y == "yes") or np.array_equal(ev.indicator(y), y == "no")
+    assert event_spec(ev)["exact"]
+
+
+@pytest.mark.parametrize(
+    "out, match",
+    [
+        (lambda size: np.ones(size) + 1j, "complex"),
+        (lambda size: np.ones((size, 0)), "no values"),
+        (lambda size: [np.ones(2)] * (size - 1) + [np.ones(3)], "different shapes"),
+    ],
+    ids=["complex", "empty", "ragged"],
+)
+def test_outputs_the_auditor_cannot_compare_raise_a_clear_error(out, match):
+    m = Mechanism(lambda q, size, rng: out(size), name="odd")
+    with pytest.raises(ValueError, match=f"'odd'.*{match}|{match}"):
+        m(0.0, 10, np.random.default_rng(0))
+
+
+def test_a_gradient_boosting_score_is_rebuilt_bit_for_bit_from_json():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from htdp_verify.privacy.attacks.events import LearnedScore
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 6))
+    X[rng.random(5000) < 0.02, 2] = np.nan  # missing values take the side each split learned
+    y = (X[:, 0] ** 2 + rng.normal(size=5000) > 1).astype(int)
+    centre, scale = np.nanmean(X, 0), np.nanstd(X, 0)
+    model = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit((X - centre) / scale, y)
+    f = LearnedScore(model, None, centre, scale, "gboost score")
+    spec = json.loads(json.dumps(feature_spec(f)))
+    assert spec["exact"] and spec["type"] == "tree_ensemble_score"
+    Z = rng.normal(size=(20000, 6))
+    Z[rng.random(20000) < 0.02, 2] = np.nan
+    assert np.array_equal(feature_from_spec(spec)(Z), f(Z))
+
+
+def test_the_report_prints_each_line_once():
+    res = _audit(lambda q, size, rng: q + rng.laplace(0, SENS / 0.5, size), n=20_000, seed=0)
+    lines = res.report().splitlines()
+    assert sum(ln.strip().startswith("pair:") for ln in lines) == 1
+    assert sum(ln.strip().startswith("detectability:") for ln in lines) == 1
