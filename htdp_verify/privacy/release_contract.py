@@ -129,7 +129,11 @@ def as_release_array(res: Any, name: str, size: int) -> np.ndarray:
 
 
 def _state_key(rng: np.random.Generator) -> int:
-    return hash(repr(rng.bit_generator.state))
+    """Key of everything a mechanism can draw from ``rng``: the bit generator's state and, since ``rng.spawn``
+    leaves that state alone, how many children its seed sequence has spawned."""
+    bg = rng.bit_generator
+    seq = getattr(bg, "seed_seq", None)
+    return hash((repr(bg.state), getattr(seq, "n_children_spawned", None)))
 
 
 def _row_hashes(out: np.ndarray, k: int) -> np.ndarray:

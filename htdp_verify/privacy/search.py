@@ -123,7 +123,7 @@ def _select(atts, Y1, Y2, ctx):
     """The attacks' events on (Y1, Y2), best predicted first; redone at 1 s.e. when nothing survives."""
     evs = [e for a in atts for e in a.select(Y1, Y2, ctx)]
     if ctx.z > 1 and max((e.predicted for e in evs), default=0.0) <= 0:
-        evs = [e for a in atts for e in a.select(Y1, Y2, dataclasses.replace(ctx, z=1.0))]
+        evs = [e for a in atts for e in a.select(Y1, Y2, dataclasses.replace(ctx, z=1.0, evidence_ties=False))]
     evs.sort(key=lambda e: -e.predicted)
     return evs
 
@@ -174,7 +174,7 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, halves, rng,
     A1, A2, B1, B2 = parts
     atts = make_attacks(attacks, A1, log_density=ctx.log_density, max_categories=ctx.max_categories, Y_other=A2)
     atts = [a for a in atts if a.in_search] or atts  # costly families (gradient boosting) compete in selection only
-    c = dataclasses.replace(ctx, pair=(p.d, p.d_prime), z=SELECT_Z)
+    c = dataclasses.replace(ctx, pair=(p.d, p.d_prime), z=SELECT_Z, evidence_ties=False)
     preds, ties, texts, scored = [], [], [], []
     for (f1, f2), (t1, t2) in (((A1, A2), (B1, B2)), ((B1, B2), (A1, A2))):
         evs = _select(atts, f1, f2, c)

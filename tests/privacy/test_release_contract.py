@@ -72,6 +72,9 @@ def test_deterministic_global_rng_and_same_state_calls_are_not_refused():
     lap = Mechanism(lambda q, size, rng: q + rng.laplace(0, 1, size))
     g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
     lap(0.0, 100, g1), lap(0.0, 100, g2)  # the same generator state twice (common random numbers): allowed
+    # rng.spawn leaves the bit generator's state alone but gives new children each call (estimators/sco.py)
+    spawned = Mechanism(lambda q, size, rng: q + rng.spawn(1)[0].laplace(0, 1, size))
+    spawned(0.0, 100, rng), spawned(0.0, 100, rng)
 
 
 def _vector_nan_on_one_side(q, size, rng):

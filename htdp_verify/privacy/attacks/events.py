@@ -397,6 +397,10 @@ class SelectionContext:
     families : list, optional
         When a list, every scan records its :class:`~.scan.ScanFamily` in it (the streaming selection adds
         further releases to these and chooses the events on all of them).
+    evidence_ties : bool, default True
+        When every candidate of a scan predicts 0 (nothing resolvable at this size), keep the one whose log ratio
+        has the largest z-statistic instead of the first (an extreme threshold or a rare outcome); the pair
+        search, whose tie-break between pairs was tuned on the former choice, turns it off.
     """
 
     n_final: int
@@ -415,3 +419,4 @@ class SelectionContext:
     z: float = 3.0  # selection pessimism (s.e.) of threshold / interval / score scans; unions of outcomes
     # (DiscreteAttack) use union_pessimism(j, K) instead
     families: list | None = None  # when a list, every scan appends its ScanFamily (grid and counts) to it
+    evidence_ties: bool = True  # a scan whose candidates all predict 0 keeps its best-supported one (scan.py)
