@@ -92,6 +92,17 @@ class Mechanism:
             self._fresh.check(out, before, _state_key(rng), self.name)
         return out
 
+    def unchecked(self, data, size: int, rng: np.random.Generator) -> np.ndarray:
+        """The releases without the freshness check of :meth:`__call__` (shape, dtype and buffer checks still
+        apply): for checks that measure the dependence between calls themselves
+        (:func:`~htdp_verify.privacy.independence.check_independent_releases`)."""
+        size = check_int("size", size, minimum=1)
+        check_rng(rng)
+        res = self._fn(data, size, rng)
+        out = as_release_array(res, self.name, size)
+        del res
+        return owned_releases(out)
+
     def __repr__(self) -> str:
         g = f", guarantee={self.guarantee}" if self.guarantee is not None else ""
         r = "" if self.reproducible else ", reproducible=False"

@@ -140,6 +140,8 @@ class _Replay:
 
 
 def test_the_meta_test_catches_certification_on_the_selection_releases(monkeypatch):
+    from htdp_verify.privacy.release_contract import FreshnessCheck
+
     rep = _Replay(rr_tight)
     stage = rounds_mod.sequential_certification_stage
 
@@ -151,6 +153,13 @@ def test_the_meta_test_catches_certification_on_the_selection_releases(monkeypat
             rep.replay = False
 
     monkeypatch.setattr(rounds_mod, "sequential_certification_stage", replaying)
+    # the release contract (privacy/release_contract.py) now refuses a mechanism that replays earlier releases
+    with pytest.raises(ValueError, match="same first"):
+        false_violations(rep, seeds=1)
+    # the meta-test must still catch the broken auditor the replay simulates: the contract is switched off for it
+    monkeypatch.setattr(FreshnessCheck, "check", lambda *a, **k: None)
+    rep.store.clear()
+    rep.pos.clear()
     k, _ = false_violations(rep)
     assert k > CRITICAL, f"broken variant not detected: {k} <= {CRITICAL}"
 
