@@ -237,6 +237,15 @@ def _resume_settings(args):
     except ValueError as exc:
         raise UsageError(f"--resume: {exc}") from None
     meta = content.meta
+    # the stored settings come from a file: check them as the command line's are checked
+    if meta.get("profile") not in PROFILES:
+        raise UsageError(f"--resume {d}: the stored profile {meta.get('profile')!r} is not one of {PROFILES}")
+    seed = meta.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise UsageError(f"--resume {d}: the stored seed {seed!r} is not an integer in [0, 2**63)")
+    names = meta.get("names") or []
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise UsageError(f"--resume {d}: the stored names {names!r} are not a list of check names")
     for opt, given, stored in (
         ("--profile", args.profile, meta.get("profile")),
         ("--seed", args.seed, meta.get("seed")),

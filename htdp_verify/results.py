@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .claims import Provenance, claim_from_dict
+from .results_schema import check_result_dict
 
 __all__ = [
     "CheckResult",
@@ -231,6 +232,7 @@ class CheckResult:
         CheckResult
             The result, an instance of the class this is called on.
         """
+        check_result_dict(d)  # a results file may come from someone else (results_schema.py)
         d = copy.deepcopy(d)
         nonfinite = d.pop("nonfinite", None)
         if nonfinite:
@@ -430,7 +432,10 @@ def results_from_json(s: str) -> list[CheckResult]:
     list of CheckResult
         The results.
     """
-    doc = json.loads(s)
+    try:
+        doc = json.loads(s)
+    except RecursionError:
+        raise ValueError("results JSON nests too deeply to be a results file this toolkit writes") from None
     if isinstance(doc, dict):
         version = doc.get("format_version", 1)
         if not isinstance(version, int) or version > FORMAT_VERSION:

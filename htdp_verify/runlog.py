@@ -122,22 +122,41 @@ def read_runlog(out_dir: str | os.PathLike[str]) -> RunLogContent:
         header = json.loads(lines[0]) if lines else {}
     except json.JSONDecodeError:
         header = {}
-    if header.get("format") != STREAM_FORMAT:
+    if not isinstance(header, dict) or header.get("format") != STREAM_FORMAT:
         raise ValueError(
             f'{path} is not an htdp-verify results stream (its first line has no "format": "{STREAM_FORMAT}")'
         )
+    if header.get("format_version") != FORMAT_VERSION or isinstance(header.get("format_version"), bool):
+        raise ValueError(
+            f"{path}: format_version {header.get('format_version')!r}; this version reads format {FORMAT_VERSION}"
+        )
+    if not isinstance(header.get("meta", {}), dict):
+        raise ValueError(f"{path}, line 1: 'meta' must be a JSON object")
     out = RunLogContent(meta=header.get("meta", {}))
     for i, line in enumerate(lines[1:], start=2):
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, parse_constant=_no_constant)
         except json.JSONDecodeError:
             if i == len(lines):  # the last line, cut short by a crash
                 break
             raise ValueError(f"{path}, line {i}: not JSON") from None
-        out.done[rec["check"]] = [CheckResult.from_dict(r) for r in rec["results"]]
+        except ValueError as e:
+            raise ValueError(f"{path}, line {i}: {e}") from None
+        if not (isinstance(rec, dict) and isinstance(rec.get("check"), str) and isinstance(rec.get("results"), list)):
+            raise ValueError(f'{path}, line {i}: not a finished check ({{"check": ..., "results": [...]}})')
+        if rec["check"] in out.done:
+            raise ValueError(f"{path}, line {i}: check {rec['check']!r} is recorded twice")
+        try:
+            out.done[rec["check"]] = [CheckResult.from_dict(r) for r in rec["results"]]
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"{path}, line {i}: {e}") from None
         if isinstance(rec.get("timing"), dict):
             out.timings[rec["check"]] = rec["timing"]
     return out
+
+
+def _no_constant(c: str):
+    raise ValueError(f"non-JSON constant {c} (this toolkit writes non-finite numbers as null)")
 
 
 def read_timings(out_dir: str | os.PathLike[str]) -> dict:
@@ -179,7 +198,7 @@ def previous_costs(out_dir: str | os.PathLike[str]) -> dict:
     costs: dict = {}
     try:
         content = read_runlog(out_dir)
-    except (ValueError, OSError, KeyError, TypeError):
+    except (ValueError, OSError, KeyError, TypeError, RecursionError):
         content = None
     if content is not None and content.done:
         for name, results in content.done.items():
@@ -196,6 +215,6 @@ def previous_costs(out_dir: str | os.PathLike[str]) -> dict:
             name = d.get("check") or r.get("name")
             if isinstance(name, str) and isinstance(r.get("seconds"), (int, float)):
                 costs[name] = costs.get(name, 0.0) + float(r["seconds"])
-    except (OSError, ValueError, AttributeError, TypeError):
+    except (OSError, ValueError, AttributeError, TypeError, RecursionError):
         return {}
     return costs

@@ -14,6 +14,7 @@ Two columns per mechanism:
 
 from __future__ import annotations
 
+import math
 import time
 import zlib
 
@@ -176,11 +177,48 @@ def _finished(out_dir, meta: dict, jobs: list) -> dict:
     return {keys[k]: _audit_result(rs) for k, rs in content.done.items() if k in keys}
 
 
+MAX_SEEDS = 1000  # run seeds one bench folder may declare (a file asking for 10⁶ started 2·10⁶ audits)
+
+
 def _bench_stream(out_dir):
-    """The results stream of the bench run in ``out_dir`` (``ValueError`` when the benchmark did not write it)."""
+    """The results stream of the bench run in ``out_dir``; ``ValueError`` when the benchmark did not write it, when
+    its stored settings are not ones ``run_bench`` accepts, or when a record contradicts itself (a results file may
+    come from someone else)."""
     content = read_runlog(out_dir)
-    if not content.meta.get("bench"):
-        raise ValueError(f"{out_dir}/results.jsonl was not written by the benchmark")
+    meta = content.meta
+    where = f"{out_dir}/results.jsonl"
+    if meta.get("bench") is not True:
+        raise ValueError(f"{where} was not written by the benchmark")
+
+    def bad(key, want):
+        raise ValueError(f"{where}: the stored {key} {meta.get(key)!r} is not {want}")
+
+    seed, seeds = meta.get("seed"), meta.get("seeds", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        bad("seed", "an integer in [0, 2**63)")
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= MAX_SEEDS:
+        bad("seeds", f"an integer in [1, {MAX_SEEDS}]")
+    for key in ("quick", "white_box"):
+        if not isinstance(meta.get(key, False), bool):
+            bad(key, "true or false")
+    nps = meta.get("n_per_side")
+    if nps is not None and (isinstance(nps, bool) or not isinstance(nps, int) or nps < 1000):
+        bad("n_per_side", "null or an integer >= 1000")
+    a = meta.get("alpha", 0.05)
+    if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 < a < 1:
+        bad("alpha", "a number in (0, 1)")
+    names = meta.get("names")
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n in MECHANISMS for n in names):
+        bad("names", "a list of catalogue mechanisms")
+    for key, results in content.done.items():
+        for r in results:
+            claim = getattr(r.claim, "epsilon", None)
+            if r.verdict in ("consistent", "violated") and claim is not None and math.isfinite(r.estimate):
+                if (r.verdict == "violated") != (r.estimate > claim):
+                    raise ValueError(
+                        f"{where}: {key!r} says {r.verdict} with ε_lb {r.estimate:g} against the claim {claim:g}; "
+                        "an audit is violated exactly when its bound exceeds the claim"
+                    )
     return content
 
 

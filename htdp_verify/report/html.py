@@ -7,7 +7,7 @@ import base64
 import os
 from pathlib import Path
 
-from .model import OUTCOME_COLOURS, ReportModel
+from .model import OUTCOME_COLOURS, ReportModel, own_file
 
 __all__ = ["render_html"]
 
@@ -31,8 +31,9 @@ def render_html(m: ReportModel, out_dir: str | os.PathLike[str]) -> str:
     out_dir = Path(out_dir)
 
     def img(name: str) -> str:
-        p = out_dir / name
-        return "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode() if p.is_file() else ""
+        if not own_file(out_dir, name):  # only the report folder's own figures (see model.own_file)
+            return ""
+        return "data:image/png;base64," + base64.b64encode((out_dir / name).read_bytes()).decode()
 
     files = [f for f in m.files if f != "report.html"]
     return _environment().get_template("report.html.j2").render(m=m, img=img, colours=OUTCOME_COLOURS, files=files)

@@ -352,6 +352,21 @@ def _sequential_fields(r: CheckResult, d: dict) -> dict:
     return {"sequential": text, "releases_planned": planned, "stop_reason": stop, "point_estimate": point}
 
 
+def own_file(out_dir: Path, name: Any, suffixes: tuple[str, ...] = (".png",)) -> bool:
+    """Whether ``name`` (from a results file, which may come from someone else) names a file of the report folder
+    itself: a relative path without ``..`` whose resolved location lies inside ``out_dir`` (no symlink out of it),
+    with one of ``suffixes``.  Only such files are linked or embedded in the report; a results line naming
+    ``/etc/passwd`` as a figure once had it embedded base64 in ``report.html``."""
+    if not isinstance(name, str) or not name:
+        return False
+    p = Path(name)
+    if p.is_absolute() or ".." in p.parts or p.suffix.lower() not in suffixes:
+        return False
+    root = out_dir.resolve()
+    full = (out_dir / p).resolve()
+    return full.is_file() and full.is_relative_to(root)
+
+
 def _entry(r: CheckResult, meta: dict, out_dir: Path) -> Entry:
     d = r.details if isinstance(r.details, dict) else {}
     check = d.get("check") or r.name
@@ -369,7 +384,7 @@ def _entry(r: CheckResult, meta: dict, out_dir: Path) -> Entry:
     if meta.get("profile") and meta.get("profile") != "quick":
         cmd += f" --profile {meta['profile']}"
     script = d.get("reproduction_script") or ""
-    if script and not (out_dir / script).is_file():
+    if script and not own_file(out_dir, script, (".py",)):
         script = ""
     return Entry(
         name=r.name,
@@ -396,7 +411,7 @@ def _entry(r: CheckResult, meta: dict, out_dir: Path) -> Entry:
         detectability=str(det.get("statement", "")) if isinstance(det, dict) else "",
         n_samples=int(r.n_samples or 0),
         seconds=float(r.seconds or 0.0),
-        figures=[f for f in r.figures if (out_dir / f).is_file()],
+        figures=[f for f in r.figures if own_file(out_dir, f)],
         command=cmd,
         script=script,
         error=str(d.get("error", "")) if r.verdict == "error" else "",

@@ -108,8 +108,9 @@ def _best(pred: np.ndarray, num: np.ndarray, den: np.ndarray, nn, nd, ctx) -> An
     if pred[j] > 0 or not getattr(ctx, "evidence_ties", False):
         return j
     k1, k2 = num * nn + 0.5, den * nd + 0.5
-    z = np.log((k1 / nn) / (k2 / nd)) / np.sqrt(1 / k1 + 1 / k2)
-    z = np.where(pred >= pred[j], z, -np.inf)  # only among the tied candidates
+    with np.errstate(invalid="ignore", divide="ignore"):  # entries outside the grid (a > b intervals) are negative
+        z = np.log((k1 / nn) / (k2 / nd)) / np.sqrt(1 / k1 + 1 / k2)
+    z = np.where((pred >= pred[j]) & np.isfinite(z), z, -np.inf)  # only among the tied candidates
     return np.unravel_index(int(np.argmax(z)), z.shape)
 
 

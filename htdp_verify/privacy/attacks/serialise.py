@@ -11,6 +11,7 @@ their events are rebuilt only in-process.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -302,9 +303,70 @@ def event_from_spec(d: dict) -> Event:
     Event
         The event.
     """
-    f = feature_from_spec(d["feature"])
-    if d["kind"] == "set":
-        params = (_keys_from_spec(f, d["set"]),)
-    else:
-        params = tuple(float(p) for p in d["params"])
+    _check_event_spec(d)
+    try:
+        f = feature_from_spec(d["feature"])
+        params = (_keys_from_spec(f, d.get("set")),) if d["kind"] == "set" else tuple(_param(p) for p in d["params"])
+    except (KeyError, TypeError, IndexError, AttributeError) as e:  # a spec this module did not write
+        raise ValueError(f"event spec is malformed ({type(e).__name__}: {e})") from None
     return Event(d["kind"], f, d["side"], params, int(d["orientation"]), "rebuilt")
+
+
+def _param(p: Any) -> float:
+    """A threshold as :func:`event_spec` writes it (a JSON number or its repr string), else NaN."""
+    if isinstance(p, (int, float)) and not isinstance(p, bool):
+        return float(p)
+    if isinstance(p, str) and p.strip() == p and "_" not in p:
+        try:
+            return float(p)
+        except ValueError:
+            pass
+    return math.nan
+
+
+_SIDES = {"threshold": (">=", "<="), "interval": ("[]",), "set": ("in",)}
+_N_PARAMS = {"threshold": 1, "interval": 2}
+
+
+def _check_event_spec(d: Any) -> None:
+    """``ValueError`` naming the field when ``d`` is not an event spec :func:`event_spec` writes (a results file may
+    come from someone else: a side of ``">"`` was read as ``"<="``, an orientation of 7 flipped the ratio)."""
+    if not isinstance(d, dict) or not isinstance(d.get("feature"), dict):
+        raise ValueError("event spec must be a JSON object with a 'feature' object")
+    kind = d.get("kind")
+    if kind not in _SIDES:
+        raise ValueError(f"event spec 'kind' must be one of {sorted(_SIDES)}, got {kind!r}")
+    if d.get("side") not in _SIDES[kind]:
+        raise ValueError(f"event spec 'side' of a {kind} event must be one of {_SIDES[kind]}, got {d.get('side')!r}")
+    o = d.get("orientation")
+    if isinstance(o, bool) or o not in (1, -1):
+        raise ValueError(f"event spec 'orientation' must be 1 or -1, got {o!r}")
+    if kind in _N_PARAMS:
+        ps = d.get("params")
+        if not isinstance(ps, list) or len(ps) != _N_PARAMS[kind]:
+            raise ValueError(f"event spec 'params' of a {kind} event must be a list of {_N_PARAMS[kind]} numbers")
+        for p in ps:
+            if math.isnan(_param(p)):
+                raise ValueError(f"event spec 'params' must hold numbers written by repr (or 'inf'), got {p!r}")
+    fd = d["feature"]
+    if fd.get("type") == "coordinate" and (
+        isinstance(fd.get("j"), bool) or not isinstance(fd.get("j"), int) or fd["j"] < 0
+    ):
+        raise ValueError(f"event spec coordinate 'j' must be an integer >= 0, got {fd.get('j')!r}")
+    if fd.get("type") == "row_key":
+        tail = fd.get("shape_tail")
+        if not isinstance(tail, list) or not all(
+            isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in tail
+        ):
+            raise ValueError(f"event spec row_key 'shape_tail' must be a list of integers >= 0, got {tail!r}")
+    keys = d.get("set")
+    dt = fd.get("dtype") if fd.get("type") == "row_key" else (keys.get("dtype") if isinstance(keys, dict) else None)
+    if dt is not None:
+        try:
+            size = np.dtype(dt).itemsize
+        except TypeError:
+            raise ValueError(f"event spec dtype {dt!r} is not a numpy dtype") from None
+        if size > 4096:
+            raise ValueError(
+                f"event spec dtype {dt!r}: {size} bytes per value, more than any release this toolkit reads"
+            )
