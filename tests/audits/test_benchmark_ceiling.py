@@ -187,3 +187,10 @@ def test_oracle_spread_validates_and_skips_mechanisms_without_a_law():
     assert C.oracle_spread("SVT6", 10**6, rng=np.random.default_rng(0)) is None
     s = C.oracle_spread("Laplace", 10**6, rng=np.random.default_rng(0))
     assert s["p_reaches_target"] is None and s["q05"] <= s["median"] <= s["q95"]
+
+
+def test_oracle_spread_at_a_tiny_budget_where_poisson_counts_exceed_n():
+    """NoisyHist2's best event holds nearly every release on one side: at 3 010 releases per side simulated Poisson
+    counts exceed n, which crashed the Clopper–Pearson pair (a red-team finding: a bench run at n_per_side 10³)."""
+    s = C.oracle_spread("NoisyHist2", 3010, 0.05, rng=np.random.default_rng(0))
+    assert s is not None and 0 <= s["q05"] <= s["median"] <= s["q95"]
