@@ -32,6 +32,7 @@ class RunLogContent:
     meta: dict
     done: dict = field(default_factory=dict)  # check name -> list[CheckResult], in the order written
     timings: dict = field(default_factory=dict)  # check name -> its line's "timing" (checks that have one)
+    seeds: dict = field(default_factory=dict)  # check name -> its line's "seed" (an integer or None)
 
     @property
     def results(self) -> list[CheckResult]:
@@ -146,6 +147,10 @@ def read_runlog(out_dir: str | os.PathLike[str]) -> RunLogContent:
             raise ValueError(f'{path}, line {i}: not a finished check ({{"check": ..., "results": [...]}})')
         if rec["check"] in out.done:
             raise ValueError(f"{path}, line {i}: check {rec['check']!r} is recorded twice")
+        seed = rec.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ValueError(f"{path}, line {i}: 'seed' must be null or an integer >= 0, got {seed!r}")
+        out.seeds[rec["check"]] = seed
         try:
             out.done[rec["check"]] = [CheckResult.from_dict(r) for r in rec["results"]]
         except (ValueError, TypeError) as e:

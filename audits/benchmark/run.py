@@ -15,6 +15,7 @@ Two columns per mechanism:
 from __future__ import annotations
 
 import math
+import re
 import time
 import zlib
 
@@ -210,7 +211,16 @@ def _bench_stream(out_dir):
     names = meta.get("names")
     if not isinstance(names, list) or not names or not all(isinstance(n, str) and n in MECHANISMS for n in names):
         bad("names", "a list of catalogue mechanisms")
+    first = int(meta["seed"])
     for key, results in content.done.items():
+        m = re.fullmatch(r"(.+) \[(auto|white-box)\] seed (\d+)", key)
+        if m is None or m.group(1) not in names or not first <= int(m.group(3)) < first + seeds:
+            raise ValueError(f"{where}: {key!r} is not a row, column and seed of this run")
+        if content.seeds.get(key) != int(m.group(3)):
+            raise ValueError(f"{where}: {key!r} was recorded with seed {content.seeds.get(key)!r}")
+        labels = {r.details.get("benchmark", {}).get("mechanism", m.group(1)) for r in results}
+        if labels != {m.group(1)}:
+            raise ValueError(f"{where}: {key!r} holds the audit of {sorted(labels)}")
         for r in results:
             claim = getattr(r.claim, "epsilon", None)
             if r.verdict in ("consistent", "violated") and claim is not None and math.isfinite(r.estimate):

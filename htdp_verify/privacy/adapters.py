@@ -93,9 +93,24 @@ class Mechanism:
         return out
 
     def unchecked(self, data, size: int, rng: np.random.Generator) -> np.ndarray:
-        """The releases without the freshness check of :meth:`__call__` (shape, dtype and buffer checks still
-        apply): for checks that measure the dependence between calls themselves
-        (:func:`~htdp_verify.privacy.independence.check_independent_releases`)."""
+        """The releases without the freshness check of a call (shape, dtype and buffer checks still apply): for
+        checks that measure the dependence between calls themselves
+        (:func:`~htdp_verify.privacy.independence.check_independent_releases`).
+
+        Parameters
+        ----------
+        data : array_like
+            The input.
+        size : int
+            Releases.
+        rng : numpy.random.Generator
+            The generator.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(size, ...)``.
+        """
         size = check_int("size", size, minimum=1)
         check_rng(rng)
         res = self._fn(data, size, rng)

@@ -63,12 +63,14 @@ def owned_releases(out: np.ndarray, *, _measure: bool = False) -> Any:
     """``out`` itself when nothing but the caller references it (or its base), else a copy.
 
     Call it as ``out = owned_releases(out)`` with ``out`` a local variable and no other local naming the same
-    array: the reference counts are compared with those of :func:`_calibrate`, made through the same frames.
+    array: the reference counts are compared with those measured at import through the same frames.
 
     Parameters
     ----------
     out : numpy.ndarray
         The mechanism's output.
+    _measure : bool, default False
+        Internal: return the reference counts instead (the calibration at import).
 
     Returns
     -------

@@ -81,7 +81,13 @@ class TreeEnsembleScore(Feature):
         return out
 
     def spec(self) -> dict:
-        """The JSON-ready spec (:func:`tree_score_spec` writes the same for a fitted model)."""
+        """The JSON-ready spec (:func:`tree_score_spec` writes the same for a fitted model).
+
+        Returns
+        -------
+        dict
+            Baseline, trees, centre and scale, floats as repr strings.
+        """
         return {
             "type": "tree_ensemble_score",
             "baseline": _f(self.baseline),
@@ -103,7 +109,20 @@ class TreeEnsembleScore(Feature):
 
     @classmethod
     def from_spec(cls, d: dict, transform: Any = None) -> TreeEnsembleScore:
-        """Rebuild from :meth:`spec` (``transform`` rebuilt by the caller from the spec's ``transform``)."""
+        """Rebuild from :meth:`spec`.
+
+        Parameters
+        ----------
+        d : dict
+            A spec written by :meth:`spec`.
+        transform : callable, optional
+            The feature map, rebuilt by the caller from the spec's ``transform``.
+
+        Returns
+        -------
+        TreeEnsembleScore
+            The score.
+        """
         trees = [
             {k: ([float(v) for v in t[k]] if k in ("num_threshold", "value") else t[k]) for k in _FIELDS}
             for t in d["trees"]

@@ -216,7 +216,11 @@ def dataset_patterns(
     """
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
-    d = np.asarray(data, dtype=float)
+    d = np.asarray(data)
+    if d.dtype.kind not in "biuf":
+        raise ValueError(f"data must be numeric (bool, integer or float), got dtype {d.dtype}")
+    d_in = d
+    d = d.astype(float)
     if d.ndim == 0 or d.shape[0] < 1:
         raise ValueError("data must be an array with at least one row")
     if not np.all(np.isfinite(d)):
@@ -244,6 +248,10 @@ def dataset_patterns(
             ]
     else:
         targets += _domain_targets(lo, hi, max_corners)
+    # integer data stay integer when every generated record is a whole number (a mechanism on counts may need it)
+    if d_in.dtype.kind in "biu" and all(np.array_equal(t, np.round(t)) for _, t in targets):
+        d = d_in.astype(np.int64 if d_in.dtype.kind == "b" else d_in.dtype)
+        targets = [(name, np.asarray(t).astype(d.dtype)) for name, t in targets]
     out: list[Pair] = []
     for i in rows:
         i = check_int("rows", i, minimum=0)
@@ -253,6 +261,7 @@ def dataset_patterns(
             for name, t in targets:
                 if not np.array_equal(d[i], t):
                     out.append(replace_one(d, i, t, f"row {i} -> {name} ({_fmt(t)})"))
+            out += _opposite_ends(d, i, targets)
             far = int(np.argmax(np.linalg.norm(R - R[i], axis=1)))
             if far != i:
                 out.append(replace_one(d, i, d[far], f"row {i} -> duplicate of row {far}"))
@@ -262,6 +271,36 @@ def dataset_patterns(
     if relation == "add_remove":
         for name, t in targets:
             out.append(add_one(d, t, f"add a row at {name} ({_fmt(t)})"))
+    out = _distinct(out)
     if max_pairs is not None:
         out = out[: check_int("max_pairs", max_pairs, minimum=1)]
+    return out
+
+
+def _opposite_ends(d: np.ndarray, i: int, targets: list) -> list[Pair]:
+    """Row ``i`` at one end of the domain against the same row at the other end (both datasets inside the domain,
+    neither of them ``data``): the largest change one record can make.  Without it a record in the middle of the
+    domain was moved to one end only, half the range, and a clipped mean with half its noise (true ε 1, claim 0.5)
+    came out "consistent" at 19 of 20 seeds."""
+    named = dict(targets)
+    ends = [("domain lower", "domain upper")] + [(f"-{c}·bound", f"+{c}·bound") for c in ("1", "2")]
+    out = []
+    for a, b in ends:
+        if a in named and b in named:
+            base = np.array(d, copy=True)
+            base[i] = named[a]
+            out.append(replace_one(base, i, named[b], f"row {i}: {a} ({_fmt(named[a])}) -> {b} ({_fmt(named[b])})"))
+    return out
+
+
+def _distinct(pairs: list[Pair]) -> list[Pair]:
+    """The pairs without repeats (the same two datasets under two names, e.g. the data's minimum and the domain's
+    lower end when they coincide); the first name is kept."""
+    seen, out = set(), []
+    for p in pairs:
+        a, b = np.asarray(p.d), np.asarray(p.d_prime)
+        key = (a.shape, a.dtype.str, a.tobytes(), b.shape, b.dtype.str, b.tobytes())
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
     return out
