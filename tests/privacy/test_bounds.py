@@ -115,7 +115,10 @@ def test_neighbour_patterns_and_relations():
     for p in rep:
         check_neighbours(p)
     labels = " ".join(p.label for p in rep)
-    assert "+3·bound" in labels and "duplicate" in labels and "dataset max" in labels
+    assert "+3·bound" in labels and "dataset max" in labels and "-3·bound (-3) -> +3·bound (3)" in labels
+    # in one column the farthest row's duplicate is the data's max or min: the repeated pair is kept once
+    assert "duplicate" not in labels and len(rep) == len({(p.d.tobytes(), p.d_prime.tobytes()) for p in rep})
+    assert any("duplicate" in p.label for p in dataset_patterns(np.array([[0.0, 5], [3, 0], [1, 1], [2, 2]])))
     ar = dataset_patterns(d, relation="add_remove", bound=1.0)
     for p in ar:
         check_neighbours(p)

@@ -283,7 +283,7 @@ def _opposite_ends(d: np.ndarray, i: int, targets: list) -> list[Pair]:
     domain was moved to one end only, half the range, and a clipped mean with half its noise (true ε 1, claim 0.5)
     came out "consistent" at 19 of 20 seeds."""
     named = dict(targets)
-    ends = [("domain lower", "domain upper")] + [(f"-{c}·bound", f"+{c}·bound") for c in ("1", "2")]
+    ends = [("domain lower", "domain upper")] + [(n, "+" + n[1:]) for n in named if n.startswith("-") and "·bound" in n]
     out = []
     for a, b in ends:
         if a in named and b in named:
