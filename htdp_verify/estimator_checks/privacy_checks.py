@@ -57,8 +57,8 @@ def check_privacy_audit(
     estimator: Any, *, data: Any = None, profile: str | None = None, seed: int | None = None
 ) -> CheckResult:
     """:func:`~htdp_verify.privacy.audit` at the declared claim on generated neighbours of the data (the engine's
-    held-out pair search over ``dataset_patterns``: a record moved to the data's extremes / to ±c·bound,
-    duplicated), α = 0.01; 20 000 certification releases per side under the quick profile.
+    held-out pair search over ``dataset_patterns``: a record moved to the data's extremes / to ±c·bound / from
+    -c·bound to +c·bound, duplicated), α = 0.01; 20 000 certification releases per side under the quick profile.
 
     Parameters
     ----------

@@ -187,7 +187,9 @@ def dataset_patterns(
     For each chosen row i (default: the first row and the rows holding the smallest and largest value of the
     first column):
 
-    * ``"replace"``: row i moved to each target, and replaced by a duplicate of the row farthest from it;
+    * ``"replace"``: row i moved to each target, row i at one end of the domain against row i at the other end
+      (``lower`` ↔ ``upper``, ``-c·b`` ↔ ``+c·b``: the largest change one record can make, whatever the data), and
+      row i replaced by a duplicate of the row farthest from it;
     * ``"add_remove"``: row i removed, row i duplicated, and (once) a row added at each target.
 
     Parameters
@@ -212,7 +214,8 @@ def dataset_patterns(
     Returns
     -------
     list of Pair
-        The candidate pairs.
+        The candidate pairs, each pair of datasets once; integer data give integer pairs when every generated
+        record is a whole number.
     """
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
