@@ -79,13 +79,9 @@ class Mechanism:
         """``size`` releases on ``data`` drawn from ``rng``, held to the release contract
         (:mod:`.release_contract`: a clear error for outputs the auditor cannot compare or releases that do not
         come from ``rng``; a copy of an output buffer the mechanism keeps)."""
-        size = check_int("size", size, minimum=1)
         check_rng(rng)
         before = _state_key(rng) if self.reproducible else None
-        res = self._fn(data, size, rng)
-        out = as_release_array(res, self.name, size)
-        del res  # owned_releases counts the references to out: none but this local may remain
-        out = owned_releases(out)
+        out = self.unchecked(data, size, rng)
         if before is not None:
             if not hasattr(self, "_fresh"):  # Mechanisms unpickled from before the check existed
                 self._fresh = FreshnessCheck()
@@ -115,7 +111,7 @@ class Mechanism:
         check_rng(rng)
         res = self._fn(data, size, rng)
         out = as_release_array(res, self.name, size)
-        del res
+        del res  # owned_releases counts the references to out: none but this local may remain
         return owned_releases(out)
 
     def __repr__(self) -> str:
