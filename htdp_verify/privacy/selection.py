@@ -26,6 +26,7 @@ import numpy as np
 
 from .adapters import draw
 from .attacks import ATTACK_NAMES, DiscreteAttack, Event, make_attacks, predicted_bound, scan_thresholds
+from .attacks.scan import log_ratio_z
 from .neighbours import Pair
 from .plan import AuditPlan, context_for
 from .search import MIN_PER_PAIR, search_pairs
@@ -401,8 +402,7 @@ def _evidence(e: Event, n_default: int) -> float:
     if not (math.isfinite(pn) and math.isfinite(pd)):
         return -math.inf
     m = e.extra.get("held_out_per_side") or n_default
-    k1, k2 = pn * m + 0.5, pd * m + 0.5
-    return math.log(k1 / k2) / math.sqrt(1 / k1 + 1 / k2)
+    return float(log_ratio_z(pn, pd, m, m))
 
 
 def _main_events(plan: AuditPlan, events) -> list[Event]:

@@ -99,6 +99,27 @@ def _event(kind, feature, side, params, orient, attack, pred, props) -> Event:
     return Event(kind, feature, side, params, orient, attack, float(pred), (float(props[0]), float(props[1])))
 
 
+def log_ratio_z(num: Any, den: Any, nn: Any, nd: Any) -> Any:
+    """z-statistic of an event's log ratio from its proportions ``num`` of ``nn`` and ``den`` of ``nd`` releases,
+    with 0.5-smoothed counts (vectorised; entries with negative counts give NaN, without a warning).
+
+    Parameters
+    ----------
+    num, den : array_like
+        The event's proportions on the favoured side and on the other side.
+    nn, nd : int or array_like
+        Releases on each side.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        ``ln(k1/nn · nd/k2) / sqrt(1/k1 + 1/k2)`` with ``k = proportion · releases + 0.5``.
+    """
+    k1, k2 = np.asarray(num) * nn + 0.5, np.asarray(den) * nd + 0.5
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.log((k1 / nn) / (k2 / nd)) / np.sqrt(1 / k1 + 1 / k2)
+
+
 def _best(pred: np.ndarray, num: np.ndarray, den: np.ndarray, nn, nd, ctx) -> Any:
     """Index of the best candidate: the largest predicted bound or, when every candidate predicts 0 and
     ``ctx.evidence_ties``, the largest z-statistic of the log ratio (0.5-smoothed counts).  Before, the first
@@ -107,9 +128,7 @@ def _best(pred: np.ndarray, num: np.ndarray, den: np.ndarray, nn, nd, ctx) -> An
     j = np.unravel_index(int(np.argmax(pred)), pred.shape)
     if pred[j] > 0 or not getattr(ctx, "evidence_ties", False):
         return j
-    k1, k2 = num * nn + 0.5, den * nd + 0.5
-    with np.errstate(invalid="ignore", divide="ignore"):  # entries outside the grid (a > b intervals) are negative
-        z = np.log((k1 / nn) / (k2 / nd)) / np.sqrt(1 / k1 + 1 / k2)
+    z = log_ratio_z(num, den, nn, nd)  # NaN outside the grid (a > b intervals have negative counts)
     z = np.where((pred >= pred[j]) & np.isfinite(z), z, -np.inf)  # only among the tied candidates
     return np.unravel_index(int(np.argmax(z)), z.shape)
 
