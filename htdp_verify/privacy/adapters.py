@@ -24,7 +24,7 @@ import numpy as np
 
 from .._validate import check_int, check_rng
 from .dpl_adapter import DPLAdapter
-from .release_contract import FreshnessCheck, _state_key, as_release_array, owned_releases
+from .release_contract import FreshnessCheck, as_release_array, generator_state_key, owned_releases
 
 __all__ = [
     "Mechanism",
@@ -80,12 +80,10 @@ class Mechanism:
         (:mod:`.release_contract`: a clear error for outputs the auditor cannot compare or releases that do not
         come from ``rng``; a copy of an output buffer the mechanism keeps)."""
         check_rng(rng)
-        before = _state_key(rng) if self.reproducible else None
+        before = generator_state_key(rng) if self.reproducible else None
         out = self.unchecked(data, size, rng)
         if before is not None:
-            if not hasattr(self, "_fresh"):  # Mechanisms unpickled from before the check existed
-                self._fresh = FreshnessCheck()
-            self._fresh.check(out, before, _state_key(rng), self.name)
+            self._fresh.check(out, before, generator_state_key(rng), self.name)
         return out
 
     def unchecked(self, data, size: int, rng: np.random.Generator) -> np.ndarray:

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_release_array", "owned_releases", "FreshnessCheck", "CHANCE", "PREFIX"]
+__all__ = ["as_release_array", "owned_releases", "generator_state_key", "FreshnessCheck", "CHANCE", "PREFIX"]
 
 CHANCE = 1e-12  # largest chance probability of identical prefixes that still raises
 PREFIX = 64  # releases per call fingerprinted
@@ -130,9 +130,20 @@ def as_release_array(res: Any, name: str, size: int) -> np.ndarray:
     return out
 
 
-def _state_key(rng: np.random.Generator) -> int:
+def generator_state_key(rng: np.random.Generator) -> int:
     """Key of everything a mechanism can draw from ``rng``: the bit generator's state and, since ``rng.spawn``
-    leaves that state alone, how many children its seed sequence has spawned."""
+    leaves that state alone, how many children its seed sequence has spawned.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The generator.
+
+    Returns
+    -------
+    int
+        A hash that changes whenever a draw or a spawn does.
+    """
     bg = rng.bit_generator
     seq = getattr(bg, "seed_seq", None)
     return hash((repr(bg.state), getattr(seq, "n_children_spawned", None)))

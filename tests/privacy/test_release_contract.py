@@ -67,8 +67,9 @@ def test_deterministic_global_rng_and_same_state_calls_are_not_refused():
     rng = np.random.default_rng(0)
     const = Mechanism(lambda q, size, rng: np.full(size, q))
     const(1.0, 100, rng), const(1.0, 100, rng)  # no randomness: identical releases are right
-    glob = Mechanism(lambda q, size, rng: q + np.random.laplace(0, 1, size))  # noqa: NPY002
-    glob(0.0, 100, rng), glob(0.0, 100, rng)  # fresh draws, from the wrong generator: not the case refused
+    own = np.random.default_rng(11)  # a generator of its own that advances: fresh draws from the wrong generator
+    other = Mechanism(lambda q, size, rng: q + own.laplace(0, 1, size))
+    other(0.0, 100, rng), other(0.0, 100, rng)  # not reproducible from the seed, but not the case refused
     lap = Mechanism(lambda q, size, rng: q + rng.laplace(0, 1, size))
     g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
     lap(0.0, 100, g1), lap(0.0, 100, g2)  # the same generator state twice (common random numbers): allowed
