@@ -82,3 +82,37 @@ def test_audit_result_json_rebuilds_and_recounts_the_certified_event():
     got = r.counts
     for k_new, k_old in ((c["numerator"], got["numerator"]), (c["denominator"], got["denominator"])):
         assert abs(k_new - k_old) <= 6 * np.sqrt(max(k_old, 1)) + 5  # same order: Poisson-scale agreement
+
+
+def test_recount_names_what_is_wrong_with_a_stored_or_given_pair():
+    """A results file may come from someone else: a missing, summarised, ragged or mixed pair, a bad ``n`` or a bad
+    ``pair=`` gives a ValueError naming it (before: KeyError, or numpy's own errors)."""
+
+    def mech(data, size, rng):
+        return rng.laplace(np.asarray(data, float).sum(), 1.0, size)
+
+    r = audit(
+        mech, PrivacyClaim(1.0), pairs=[(np.zeros(2), np.r_[0.0, 1.0])], n_samples=5_000, rng=np.random.default_rng(4)
+    )
+    good = dict(r.details)
+    g = np.random.default_rng(0)
+    cases = {
+        "no pair": ({k: v for k, v in good.items() if k != "pair"}, "stores no pair"),
+        "no d_prime": ({**good, "pair": {"d": [0.0, 0.0]}}, "stores no pair"),
+        "summary": ({**good, "pair": {"d": {"shape": [100]}, "d_prime": [0.0]}}, "summary"),
+        "ragged": ({**good, "pair": {"d": [[0.0], [0.0, 1.0]], "d_prime": [0.0, 1.0]}}, "ragged|rectangular"),
+        "mixed": ({**good, "pair": {"d": [0.0, [1.0]], "d_prime": [0.0, 1.0]}}, "ragged|rectangular"),
+        "null": ({**good, "pair": {"d": None, "d_prime": [0.0, 1.0]}}, r"\['d'\] must be"),
+    }
+    for details, msg in cases.values():
+        with pytest.raises(ValueError, match=msg):
+            recount(details, mech, n=100, rng=g)
+    with pytest.raises(ValueError, match="n must be"):
+        recount(good, mech, n=0, rng=g)
+    with pytest.raises(ValueError, match="pair must be"):
+        recount(good, mech, n=100, rng=g, pair=np.zeros(2))
+    c = recount(good, mech, n=2_000, rng=g)  # the stored pair still works, and so does pair=
+    c2 = recount(
+        {k: v for k, v in good.items() if k != "pair"}, mech, n=2_000, rng=g, pair=(np.zeros(2), np.r_[0.0, 1.0])
+    )
+    assert c["numerator"] > 0 and c2["numerator"] > 0
