@@ -221,7 +221,15 @@ def _bench_stream(out_dir):
         labels = {r.details.get("benchmark", {}).get("mechanism", m.group(1)) for r in results}
         if labels != {m.group(1)}:
             raise ValueError(f"{where}: {key!r} holds the audit of {sorted(labels)}")
+        col = m.group(2)
+        cap = _record_cap(meta, m.group(1), col)
         for r in results:
+            n_rec = getattr(r, "n_samples", None)
+            if n_rec is not None and not (isinstance(n_rec, int) and 0 <= n_rec // 2 <= cap):
+                raise ValueError(
+                    f"{where}: {key!r} records {n_rec!r} releases, more than this run's budget allows "
+                    f"(at most {cap} per side for the {col} column)"
+                )
             claim = getattr(r.claim, "epsilon", None)
             if r.verdict in ("consistent", "violated") and claim is not None and math.isfinite(r.estimate):
                 if (r.verdict == "violated") != (r.estimate > claim):
@@ -230,6 +238,17 @@ def _bench_stream(out_dir):
                         "an audit is violated exactly when its bound exceeds the claim"
                     )
     return content
+
+
+def _record_cap(meta: dict, name: str, column: str) -> int:
+    """Most releases per side a stored record of ``name`` may report: twice the run's budget for the row plus
+    20 000 (Poissonised sizes and the search's per-pair minimum can exceed a small budget; 10¹² cannot)."""
+    if column == "auto":
+        b = meta.get("n_per_side") or (AUTO_QUICK if meta.get("quick") else AUTO_FULL)
+    else:
+        p = bench_plan(name)
+        b = p.n_quick if meta.get("quick") else p.n_full
+    return 2 * int(b) + 20_000
 
 
 def _audit_result(results: list):

@@ -88,6 +88,16 @@ def test_a_bench_record_that_contradicts_itself_or_asks_for_a_million_seeds_is_r
         pass
     with pytest.raises(ValueError, match="seeds"):
         _bench_stream(tmp_path)
+    ok = CheckResult(
+        "benchmark.Laplace", "consistent", "epsilon_lb", 0.09, alpha=0.05, claim=PrivacyClaim(0.1), n_samples=2_000_000
+    )
+    with RunLog(tmp_path, meta) as log:  # a quick run's budget (10⁶ per side): 10⁶ per side recorded is fine
+        log.append("Laplace [auto] seed 5", 5, [ok])
+    assert list(_bench_stream(tmp_path).done) == ["Laplace [auto] seed 5"]
+    with RunLog(tmp_path, meta) as log:  # 10¹² releases recorded by a quick run is not
+        log.append("Laplace [auto] seed 5", 5, [CheckResult.from_dict(ok.to_dict() | {"n_samples": 2 * 10**12})])
+    with pytest.raises(ValueError, match="more than this run's budget allows"):
+        _bench_stream(tmp_path)
 
 
 def _genuine_spec() -> dict:
