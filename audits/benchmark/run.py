@@ -230,6 +230,14 @@ def _bench_stream(out_dir):
                     f"{where}: {key!r} records {n_rec!r} releases, more than this run's budget allows "
                     f"(at most {cap} per side for the {col} column)"
                 )
+            n_cert = (r.details.get("samples") or {}).get("n_certify_per_side")
+            if n_cert is not None and not (
+                isinstance(n_cert, int) and not isinstance(n_cert, bool) and 1 <= n_cert <= max(n_rec or 0, 2) // 2
+            ):
+                raise ValueError(
+                    f"{where}: {key!r} records n_certify_per_side {n_cert!r}; it must be an integer in "
+                    f"[1, the record's releases per side = {(n_rec or 0) // 2}]"
+                )
             claim = getattr(r.claim, "epsilon", None)
             if r.verdict in ("consistent", "violated") and claim is not None and math.isfinite(r.estimate):
                 if (r.verdict == "violated") != (r.estimate > claim):

@@ -98,6 +98,11 @@ def test_a_bench_record_that_contradicts_itself_or_asks_for_a_million_seeds_is_r
         log.append("Laplace [auto] seed 5", 5, [CheckResult.from_dict(ok.to_dict() | {"n_samples": 2 * 10**12})])
     with pytest.raises(ValueError, match="more than this run's budget allows"):
         _bench_stream(tmp_path)
+    bad_cert = ok.to_dict() | {"details": {"samples": {"n_certify_per_side": 1e99}}}
+    with RunLog(tmp_path, meta) as log:  # a certification size that is not a count of the record's releases
+        log.append("Laplace [auto] seed 5", 5, [CheckResult.from_dict(bad_cert)])
+    with pytest.raises(ValueError, match="n_certify_per_side 1e"):
+        _bench_stream(tmp_path)
 
 
 def _genuine_spec() -> dict:
