@@ -7,8 +7,9 @@ Sequential by default where releases are expensive.  Every diffprivlib adapter i
 per release, no vectorised ``sample``), but only a model costs milliseconds a release (a fit: ~6 ms CPU for
 GaussianNB, ~11 ms for KMeans, ~31 ms for LinearRegression), against ~0.02 ms for a mechanism (Laplace) and ~0.5 ms
 for a tool (mean).  The registered checks of the kinds in :data:`SEQUENTIAL_KINDS` (the models) therefore audit
-with :meth:`~htdp_verify.privacy.sequential.RoundsDesign.per_call`: a probe round of the smallest size at α/10 on top
-of the fixed-n budget, then the fixed-n check's own search and selection with an anytime-valid certification of at
+with :meth:`~htdp_verify.privacy.sequential.RoundsDesign.per_call`: a probe round (1 % of the budget, at least 20
+releases per side: 20 at the models' budgets) at α/10 on top of the fixed-n budget,
+then the fixed-n check's own search and selection with an anytime-valid certification of at
 least its ``n_samples`` at the α left, which stops at the first certified violation or for futility.  The probe
 draws from a stream of its own and the split after it chooses as the fixed split would, so the split sees exactly
 the releases :meth:`~htdp_verify.privacy.sequential.RoundsDesign.fixed_split` draws and finds what it finds, up to

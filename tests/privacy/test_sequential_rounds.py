@@ -469,3 +469,29 @@ def test_the_split_after_a_probe_plans_at_the_fixed_splits_size_and_alpha(monkey
     assert split[:2] == fixed[:2] == (800, 0.05)  # planned as the fixed split
     spent = r.details["sequential"]["rounds"][0]["alpha_spent"]
     assert split[2] == pytest.approx(0.05 - spent) and split[3] >= 800  # certified at the alpha left, own budget
+
+
+def test_per_call_probe_catches_a_twofold_laplace_leak_within_a_few_hundred_releases():
+    """``per_call``'s probe selects on 1 % of the fixed-n budget (at most 200 per side).  Laplace of scale 1 on the pair
+    (0, 1) claimed at ε = 0.5 (true ε 1, a 2× leak), n_samples = 10⁵: the probe certifies it at a median of ~600
+    releases per side.  The former 20-release probe missed it at 12/12 seeds and the split then spent its whole
+    selection (~25 000 per side).  Deterministic at these seeds; the assertion (≥ 8 of 10 stopped below 2 000 per
+    side, a correct claim of 1.0 paying < 2 % more than the fixed split) leaves room for seed-to-seed variation."""
+    fast = 0
+    for s in range(10):
+        r = audit(
+            laplace(1.0),
+            PrivacyClaim(0.5),
+            pairs=PAIR,
+            n_samples=100_000,
+            sequential="per_call",
+            rng=np.random.default_rng(100 + s),
+        )
+        assert r.verdict == "violated"
+        fast += r.n_samples // 2 < 2_000
+    assert fast >= 8
+    kw = dict(pairs=PAIR, n_samples=100_000, rng=np.random.default_rng(3))
+    ok = audit(laplace(1.0), PrivacyClaim(1.0), sequential="per_call", **kw)
+    assert ok.verdict != "violated"
+    assert ok.details["sequential"]["rounds"][0]["select_per_side"] == 200  # 1 % of 125 000, capped at 200
+    assert ok.n_samples // 2 < 1.02 * ok.details["sequential"]["fixed_n_releases"] // 2

@@ -13,10 +13,14 @@ from typing import Any
 from ..._validate import check_int, check_prob
 from .engine import FUTILITY_MODES, METHODS
 
-__all__ = ["RoundsDesign", "as_design", "round_alpha", "MIN_ROUND", "STOP_REASONS"]
+__all__ = ["RoundsDesign", "as_design", "round_alpha", "MIN_ROUND", "PROBE_MAX_SELECT", "STOP_REASONS"]
 
 #: fewest releases per side a round selects on, and fewest it may certify on
 MIN_ROUND = 20
+
+#: most releases per side the probe of :meth:`RoundsDesign.per_call` selects on when its size is not given: the probe
+#: selects on 1 % of the fixed-n budget, at least ``MIN_ROUND`` and at most this
+PROBE_MAX_SELECT = 200
 
 #: why a sequential audit stopped (``details["sequential"]["stop_reason"]``): a certified violation; futility (its
 #: last round's test, or its selection releases, ruled a violation out before the budget was spent); the budget
@@ -161,23 +165,23 @@ class RoundsDesign:
     @classmethod
     def per_call(cls, **options: Any) -> RoundsDesign:
         """The design for estimators that cost milliseconds a release (``check_privacy_audit`` of an estimator tagged
-        ``expensive`` uses it): a probe round of the smallest size (``first_select = MIN_ROUND``) at a tenth of α, with
-        looks every ×1.2 and bets up to 0.8 of the largest valid bet (a plain leak is certified after a few hundred
-        releases per side even with several candidate pairs), then, unless the probe certified a violation, the plan's
-        own split (:meth:`fixed_split`'s round, with its looks every ×1.5 and bets up to 0.5) at the α left; the probe's
-        releases come on top of the fixed-n budget (``probe_extra``), so the split keeps the plan's whole certification
-        size; the pair search's events among the selection's candidates.
+        ``expensive`` uses it): a probe round at a tenth of α, with looks every ×1.2 and bets up to 0.8 of the largest
+        valid bet, then, unless the probe certified a violation, the plan's own split (:meth:`fixed_split`'s round,
+        with its looks every ×1.5 and bets up to 0.5) at the α left; the probe's releases come on top of the fixed-n
+        budget (``probe_extra``), so the split keeps the plan's whole certification size; the pair search's events
+        among the selection's candidates.
 
-        A weak leak that the probe misses gets the fixed-n audit's whole search, selection and certification at
-        0.9 α; the price is at most one probe round more than the fixed split draws.  The probe draws from a stream
-        of its own (its releases and its attacks' random projections) and the split after it ranks pairs and chooses
-        events at the fixed split's size and α, so the split sees exactly the releases :meth:`fixed_split` draws from
-        the same generator and finds what it finds, up to its smaller α.  Measured on diffprivlib's KMeans at ε = 1
-        (a weak leak, full profile, held-out seeds 7000-7039): "violated" at the same 30 of 40 seeds as the fixed
-        split, and no seed found by one design only (when the probe shared the generator: 44/60 against 52/60 on
-        seeds 4000-6019; with only its releases on their own stream: 32/40 against 30/40 on 7000-7039, 12 seeds
-        found by one design only).
-        diffprivlib's registered model checks use it.
+        The probe selects on 1 % of the fixed-n budget (search, selection and certification per side), at least
+        ``MIN_ROUND`` = 20 and at most ``PROBE_MAX_SELECT`` = 200 releases per side, and certifies on up to four
+        times that (``certify_ratio``); with the search's share the whole probe is about (5 + #pairs/2) % of the
+        fixed-n budget.  Measured on a Laplace mechanism of scale 1 with the pair (0, 1), ``n_samples`` = 10⁵, 12
+        seeds each: at a claim of 0.5 (a 2× leak) the 200-release probe certified the violation at 12/12 seeds, a
+        median of 584 releases per side; the former probe of 20 releases found it at 0/12 and the split then needed a
+        median of 25 191 (its whole selection); a correct claim (1.0) pays 113 341 instead of 112 495 per side (0.75 %
+        more).  The diffprivlib models' budgets (~300 to ~1 500 per side) keep the 20-release probe; on diffprivlib's
+        KMeans at ε = 1 (a weak leak, full profile, held-out seeds 7000-7039) per_call and the fixed split were
+        "violated" at the same 30 of 40 seeds (the probe on a stream of its own: the split sees exactly the releases
+        the fixed split draws).  ``first_select`` fixes the probe's size instead.
 
         Parameters
         ----------
@@ -190,7 +194,6 @@ class RoundsDesign:
             The design.
         """
         base = dict(
-            first_select=MIN_ROUND,
             probe=True,
             probe_share=0.1,
             probe_extra=True,

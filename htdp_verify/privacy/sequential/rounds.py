@@ -26,7 +26,8 @@ audit's search and selection, then the anytime-valid certification of at most ``
 the full α, stopping at the first certified violation or for futility.  It saves certification releases only, and
 never loses an event that the fixed-n selection would find.  With ``probe``
 (:meth:`~.design.RoundsDesign.per_call`, the design of the estimator checks for expensive estimators) a small round
-0 at a share of α (``probe_share``) comes first, and the fixed split follows at the α left only when the probe did
+0 (1 % of the fixed-n budget, between 20 and 200 releases per side, unless ``first_select`` is given)
+at a share of α (``probe_share``) comes first, and the fixed split follows at the α left only when the probe did
 not certify a violation.  The probe draws from a stream of its own (``_probe_stream``), so the split after it sees
 the very releases the fixed split would: it finds what the fixed split finds, but at the α left and with at least its
 certification budget.
@@ -71,7 +72,7 @@ from ..result import AuditResult
 from ..selection import SearchOutcome, Selection, search_stage, selection_stage
 from ..verdict import assemble_result, verdict_stage
 from .annotate import annotate_rounds
-from .design import MIN_ROUND, RoundsDesign, round_alpha
+from .design import MIN_ROUND, PROBE_MAX_SELECT, RoundsDesign, round_alpha
 from .engine import SequentialOutcome
 from .stages import SequentialCounts, sequential_bounds_stage, sequential_certification_stage
 
@@ -278,7 +279,12 @@ def rounds_audit(
     if plan.n_profile:
         raise ValueError("profile is not supported with sequential=True (certify a profile with a fixed-n audit)")
     default_total = (plan.n_search if plan.searching else 0) + plan.n_select + plan.n_samples
-    s = float(design.first_select or min(250, max(MIN_ROUND, plan.n_select // 4)))
+    if design.first_select is not None:
+        s = float(design.first_select)
+    elif design.probe:  # the probe's selection: 1 % of the fixed-n budget, between MIN_ROUND and PROBE_MAX_SELECT
+        s = float(min(PROBE_MAX_SELECT, max(MIN_ROUND, default_total // 100)))
+    else:
+        s = float(min(250, max(MIN_ROUND, plan.n_select // 4)))
     # the budget the fixed split of this call would have (without a probe on top): the split after a probe plans
     # (ranks pairs, chooses events) as that fixed split does, so both choose alike on the same releases
     fixed_max = default_total if max_samples is None else max_samples
