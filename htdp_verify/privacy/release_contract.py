@@ -109,6 +109,11 @@ def as_release_array(res: Any, name: str, size: int) -> np.ndarray:
     numpy.ndarray
         ``np.asarray(res)``.
     """
+    if isinstance(res, np.ma.MaskedArray):  # np.asarray would keep the values under the mask and drop the mask
+        raise ValueError(
+            f"mechanism {name!r} returned a masked array; the auditor would see the values under the mask. Return "
+            "np.ma.filled(y, np.nan) (masked entries as NaN, an outcome like any other) or add the mask as columns"
+        )
     try:
         out = np.asarray(res)
     except ValueError as e:  # ragged lists: numpy's "inhomogeneous shape" error
@@ -127,6 +132,16 @@ def as_release_array(res: Any, name: str, size: int) -> np.ndarray:
         )
     if out.size == 0:
         raise ValueError(f"mechanism {name!r} returned releases with no values (shape {out.shape})")
+    if out.dtype.kind == "V":
+        raise ValueError(
+            f"mechanism {name!r} returned a structured array (dtype {out.dtype}); return one numeric array of shape "
+            "(size, k) with the fields as columns"
+        )
+    if out.dtype.kind == "O" and any(v is None for v in out.flat):
+        raise ValueError(
+            f"mechanism {name!r} returned None among its releases; return NaN (or a value of its own) for a missing "
+            "release"
+        )
     return out
 
 

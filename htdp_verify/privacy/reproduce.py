@@ -81,8 +81,10 @@ def recount(result: Any, mechanism: Any, *, n: int, rng: np.random.Generator, pa
     return {"D": k_d, "D'": k_dp, "numerator": kn, "denominator": kd, "n_per_side": n, "log_ratio": ratio}
 
 
-def _as_data(name: str, x: Any) -> np.ndarray:
+def _as_data(name: str, x: Any) -> Any:
     """One stored or given side of the pair as an array; a clear error for what cannot be one."""
+    if isinstance(x, list) and x and all(isinstance(r, dict) for r in x):
+        return x  # dict records, as the mechanism got them
     if x is None or isinstance(x, dict):
         raise ValueError(f"{name} must be a value or a (nested) list of values, got {type(x).__name__}")
     try:

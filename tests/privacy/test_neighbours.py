@@ -87,9 +87,11 @@ def test_one_d_arrays_are_datasets_of_scalar_records_and_query_pairs_are_labelle
     # A callable's plain tuples are checked too.
     with pytest.raises(ValueError, match="sizes 3 and 3 are equal"):
         resolve_pairs(None, lambda rel: [(np.zeros(3), np.ones(3))], ADD_REMOVE)
-    # Inputs that are not arrays cannot be compared record by record: they stay "given" (asserted).
-    out = as_pairs([({"a": 1}, {"a": 2})], "replace")
-    assert out[0].relation == "given"
+    # Inputs that cannot be read as records (here a dict of scalars) are refused with the way out: an explicit
+    # Pair(..., relation="given") asserts them (before, they were asserted silently; see test_neighbour_records.py).
+    with pytest.raises(ValueError, match="relation='given'"):
+        as_pairs([({"a": 1}, {"a": 2})], "replace")
+    assert as_pairs([Pair({"a": 1}, {"a": 2}, "asserted", "given")], "replace")[0].relation == "given"
     # Without a relation (the pair search's own normalisation) nothing is checked.
     assert as_pairs((np.zeros(3), np.ones(3)))[0].relation == "given"
 

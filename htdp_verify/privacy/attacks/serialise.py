@@ -242,8 +242,10 @@ def _keys_spec(e: Event) -> dict:
     a = np.asarray(keys)
     if a.dtype.kind == "f":
         return {"values": [_f(v) for v in a]}
-    if a.dtype.kind in "iub":
-        return {"values": [int(v) for v in a]}
+    if a.dtype.kind in "iub":  # the dtype too: uint64 values of 2**63 and above do not fit the default int64
+        return {"values": [int(v) for v in a], "dtype": a.dtype.str}
+    if a.dtype.kind in "Mm":  # datetimes / timedeltas as their int64 ticks, with the unit in the dtype
+        return {"values": [int(v) for v in a.view(np.int64)], "dtype": a.dtype.str}
     if a.dtype.kind == "U" or (a.dtype.kind == "O" and all(isinstance(v, str) for v in a)):
         return {"strings": [str(v) for v in a], "dtype": a.dtype.str}
     return None  # keys of a feature this module cannot write down (e.g. bytes of a post-processed release)
@@ -263,7 +265,17 @@ def _keys_from_spec(f, d: dict | None):
     if "code_rows" in d:
         return f._rows(np.array(d["code_rows"], dtype=np.int16).reshape(len(d["code_rows"]), -1))
     vals = d["values"]
-    return _un(vals) if vals and isinstance(vals[0], str) else np.array(vals, dtype=np.int64)
+    if vals and isinstance(vals[0], str):
+        return _un(vals)
+    dt = np.dtype(d.get("dtype", "<i8"))
+    if dt.kind in "Mm":
+        return np.array(vals, dtype=np.int64).view(dt)
+    if dt.kind not in "iub":
+        raise ValueError(f"an integer outcome set must have an integer or bool dtype, got {dt}")
+    try:
+        return np.array(vals, dtype=dt)
+    except OverflowError as err:
+        raise ValueError(f"outcome values do not fit the recorded dtype {dt}: {err}") from None
 
 
 def event_spec(e: Event) -> dict:

@@ -12,6 +12,7 @@ import numpy as np
 from ..._validate import check_int
 from ...claims import NEIGHBOUR_RELATIONS
 from .pairs import QUERY_RELATIONS, Pair, _fmt
+from .records import record_keys
 
 __all__ = ["as_pairs", "given_pair", "check_neighbours", "replace_one", "add_one", "remove_one"]
 
@@ -50,8 +51,12 @@ def given_pair(d: int, d_prime: Any, relation: str, label: str = "given pair") -
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
     a, b = _array_or_none(d), _array_or_none(d_prime)
-    if a is None or b is None:
-        return Pair(d, d_prime, label, "given")
+    if a is None or b is None or _special(d) or _special(d_prime):
+        if _scalar(d) and _scalar(d_prime):
+            return Pair(d, d_prime, label, "given")  # two scalars (strings, datetimes, ...): query answers
+        p = Pair(d, d_prime, label, relation)
+        check_neighbours(p)  # record by record (:mod:`.records`), or a ValueError asking for relation="given"
+        return p
     if a.ndim == 0 and b.ndim == 0:
         return Pair(d, d_prime, label, "given")
     if (a.ndim == 0) != (b.ndim == 0):
@@ -179,6 +184,14 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
         return
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS + QUERY_RELATIONS}, got {relation!r}")
+    if (
+        _special(pair.d)
+        or _special(pair.d_prime)
+        or _array_or_none(pair.d) is None
+        or _array_or_none(pair.d_prime) is None
+    ):
+        _check_keys(pair, relation)
+        return
     a0, b0 = np.asarray(pair.d), np.asarray(pair.d_prime)
     if a0.ndim == 0 or b0.ndim == 0:
         raise ValueError(
@@ -231,6 +244,82 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
         raise ValueError(
             f"pair {pair.label!r} is not an add/remove pair: besides the added record, {rows_txt} of the smaller "
             f"dataset ({which}) are not in the larger one "
+            f"({len(missing) + 1} records differ; add/remove-one allows 1){_LABEL_HINT}"
+        )
+
+
+def _scalar(x: Any) -> bool:
+    """A single value of a kind numpy reads as 0-d (a number, string, bytes or datetime), not an opaque object."""
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError):
+        return False
+    return a.ndim == 0 and a.dtype.kind != "O" and not _special(x)
+
+
+def _special(x: Any) -> bool:
+    """Data whose plain numpy view would hide what the mechanism sees: masked arrays (the mask), DataFrames,
+    scipy sparse matrices."""
+    mod = type(x).__module__.split(".")[0]
+    return isinstance(x, np.ma.MaskedArray) or (mod == "pandas" and hasattr(x, "itertuples")) or mod == "scipy"
+
+
+def _keys_or_raise(x: Any, side: str, label: str, relation: str) -> list:
+    keys = record_keys(x)
+    if keys is None:
+        try:
+            a = np.asarray(x)
+        except (TypeError, ValueError):
+            a = None
+        if a is not None and a.ndim > 0 and a.dtype.kind not in "OV":
+            return [tuple(r) for r in a.reshape(a.shape[0], -1).tolist()]
+        raise ValueError(
+            f"pair {label!r}: cannot check that D and D' are {relation} neighbours: {side} is a "
+            f"{type(x).__name__}, not an array, DataFrame, sparse matrix, list of dict records, (X, y) tuple or "
+            "dict of columns; pass Pair(D, D', relation='given') to assert that they are neighbours"
+        )
+    return keys
+
+
+def _check_keys(pair: Pair, relation: str) -> None:
+    """:func:`check_neighbours` on record keys (:func:`~.records.record_keys`) for data that are not plain arrays."""
+    ka = _keys_or_raise(pair.d, "D", pair.label, relation)
+    kb = _keys_or_raise(pair.d_prime, "D'", pair.label, relation)
+    na, nb = len(ka), len(kb)
+    if relation == "replace":
+        if na != nb:
+            raise ValueError(
+                f"pair {pair.label!r} is not a replace-one pair: sizes {na} and {nb} differ "
+                "(replace-one needs equal sizes; use an add_remove claim for a record added/removed)"
+            )
+        diff = [i for i, (x, y) in enumerate(zip(ka, kb)) if x != y]
+        if len(diff) > 1:
+            raise ValueError(
+                f"pair {pair.label!r} is not a replace-one pair: records {_list_rows(diff)} differ "
+                f"({len(diff)} records; replace-one allows 1){_LABEL_HINT}"
+            )
+        return
+    if abs(na - nb) != 1:
+        what = "are equal" if na == nb else f"differ by {abs(na - nb)}"
+        raise ValueError(
+            f"pair {pair.label!r} is not an add/remove pair: sizes {na} and {nb} {what} "
+            f"(add/remove-one needs sizes that differ by 1){_LABEL_HINT}"
+        )
+    big, small = (ka, kb) if na > nb else (kb, ka)
+    counts: dict = {}
+    for k in big:
+        counts[k] = counts.get(k, 0) + 1
+    missing = []
+    for i, k in enumerate(small):
+        if counts.get(k, 0) > 0:
+            counts[k] -= 1
+        else:
+            missing.append(i)
+    if missing:
+        which = "D" if na < nb else "D'"
+        raise ValueError(
+            f"pair {pair.label!r} is not an add/remove pair: besides the added record, records "
+            f"{_list_rows(missing)} of the smaller dataset ({which}) are not in the larger one "
             f"({len(missing) + 1} records differ; add/remove-one allows 1){_LABEL_HINT}"
         )
 
