@@ -258,10 +258,12 @@ def _scalar(x: Any) -> bool:
 
 
 def _special(x: Any) -> bool:
-    """Data whose plain numpy view would hide what the mechanism sees: masked arrays (the mask), DataFrames,
-    scipy sparse matrices."""
+    """Data whose plain numpy view would hide what the mechanism sees: masked arrays (the mask), DataFrames with
+    columns that are not numbers, scipy sparse matrices."""
     mod = type(x).__module__.split(".")[0]
-    return isinstance(x, np.ma.MaskedArray) or (mod == "pandas" and hasattr(x, "itertuples")) or mod == "scipy"
+    if mod == "pandas" and hasattr(x, "itertuples"):  # numeric DataFrames take the (vectorised) array path
+        return not all(getattr(t, "kind", "O") in "biuf" for t in x.dtypes)
+    return isinstance(x, np.ma.MaskedArray) or mod == "scipy"
 
 
 def _keys_or_raise(x: Any, side: str, label: str, relation: str) -> list:
