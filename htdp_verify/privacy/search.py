@@ -49,6 +49,13 @@ SVT1 23 → 30, SVT2 23 → 30, SVT4 29 → 30 of 30; not tuned on: ReportNoisyM
 10/10 → 30/30, RAPPOR 30 → 29 of 30 (the miss kept "one below", oracle 0.275 against 0.350: eliminated in the first
 round by 0.02 of predicted bound).  The re-scan costs CPU: SVT1 ~2.8 → ~5 s a seed, RAPPOR 10.5 → 14.6 s at one seed
 (measured on a loaded machine).
+``HELD_OUT_Z`` = 0 (plug-in held-out score) at the full bench budget (2·10⁷ per side; dev seeds 0-19 of
+``bench_pair_search.py``): the in-domain extreme pair (oracle 0.0856 at the certification size against 0.0838 for
+half-half) chosen 9/20 (SVT1) and 12/20 (SVT2) against 2/20 and 1/20 with 1 s.e.; but the whole audit on held-out
+seeds 20261146-20261165 had medians 0.0813 and 0.0836 (0.913 and 0.939 of the ceiling, against 0.924 and 0.940 with
+1 s.e. on seeds 20261126-20261145): the extreme pair's best event has probability 0.0025, so its bound scatters more,
+and the selection stage (independent sides, 3 s.e.) sometimes certifies a common event on it instead (ε_lb 0.0465
+once).  Not adopted.
 Older measurements: a plug-in in-sample score chases lucky rare events (SVT3 flagged at 3/6 seeds with 1 s.e.
 selection, 6/6 with 3 s.e.), hence ``SELECT_Z`` = 3.
 """
