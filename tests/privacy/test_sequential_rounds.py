@@ -276,6 +276,8 @@ def test_bad_arguments():
         audit(laplace(1.0), PrivacyClaim(1.0), sequential=True, profile=True, **kw)
     with pytest.raises(ValueError, match="max_samples"):
         audit(laplace(1.0), PrivacyClaim(1.0), sequential=True, max_samples=30, **kw)
+    with pytest.raises(ValueError, match=r"need 2020 per side; pass max_samples >= 2020"):  # was "leaves -1950"
+        audit(laplace(1.0), PrivacyClaim(1.0), sequential="fixed_split", max_samples=50, **kw)
     bads = (dict(growth=1.0), dict(certify_ratio=0), dict(first_select=5), dict(method="x"), dict(futility="y"))
     for bad in bads + (dict(max_bet=1.0), dict(look_growth=1.0)):
         with pytest.raises(ValueError, match=next(iter(bad))):

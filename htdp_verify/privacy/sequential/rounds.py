@@ -163,9 +163,11 @@ def _plan_sizes(plan: AuditPlan, max_samples: int) -> tuple[int, int, int]:
     search = plan.n_search if plan.searching else 0
     cert = max_samples - search - plan.n_select
     if cert < MIN_ROUND:
+        need = search + plan.n_select + MIN_ROUND
         raise ValueError(
-            f"max_samples={max_samples} per side leaves {cert} certification releases per side after the plan's "
-            f"search ({search}) and selection ({plan.n_select}); at least {MIN_ROUND} are needed"
+            f"max_samples={max_samples} per side is too small for this design: the plan's search ({search}) and "
+            f"selection ({plan.n_select}) plus at least {MIN_ROUND} certification releases need {need} per side; "
+            f"pass max_samples >= {need} or a smaller n_select / n_search"
         )
     return search, plan.n_select, cert
 
