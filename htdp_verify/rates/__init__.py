@@ -34,6 +34,7 @@ point of Zhao et al. 2024 (specs/zhao2024_optimal_rates.md §6.3, checks H1–H2
 from __future__ import annotations
 
 from ._common import (  # noqa: F401 - bootstrap helpers re-exported for tests
+    MIN_REPS,
     CrossoverWarning,
     _boot_order_stats,
     _boot_summary,
@@ -45,6 +46,7 @@ from .tail import check_tail_bound
 from .terms import TermFit, fit_terms
 
 __all__ = [
+    "MIN_REPS",
     "CrossoverWarning",
     "RateFit",
     "fit_rate",

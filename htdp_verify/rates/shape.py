@@ -82,6 +82,10 @@ class QuantileShape:
         Which ends of ``gamma_interval`` were opened.
     se : float, optional
         Bootstrap standard deviation of γ.
+    degenerate : str, default ""
+        Why γ is not identified, when it is not: ``"flat"`` (the quantiles do not grow with log(1/β): b ≈ 0, e.g.
+        constant errors) or ``"ties"`` (the bootstrap of some quantile has no spread: errors so tied that its
+        interval collapses to a point).  :func:`check_quantile_shape` is then inconclusive.
     """
 
     betas: np.ndarray
@@ -103,6 +107,7 @@ class QuantileShape:
     censored: str = ""
     interval_censored: tuple = (False, False)
     se: float = float("nan")
+    degenerate: str = ""
 
     def gamma_text(self) -> str:
         """``"0.873"``, or ``"≤ 0.1 (censored at the grid edge)"`` / ``"≥ 2.5 (censored ...)"``.
@@ -151,6 +156,7 @@ class QuantileShape:
             "censored": self.censored,
             "interval_censored": list(self.interval_censored),
             "se": self.se,
+            "degenerate": self.degenerate,
         }
 
 
@@ -264,6 +270,7 @@ def quantile_shape(
         except ValueError:
             qint[i, 1] = np.inf
     var = np.var(qboot, axis=0, ddof=1)
+    tied = bool(np.any(var <= 0))
     var = np.maximum(var, 1e-12 * max(1.0, float(np.max(np.abs(qhat))) ** 2) + 1e-300)
     w = 1.0 / np.sqrt(var)
 
@@ -319,6 +326,8 @@ def quantile_shape(
         preferred = "heavier"
     else:
         preferred = "undecided"
+    scale = max(1.0, float(np.max(np.abs(qhat))))
+    flat = not (b > 1e-9 * scale and qhat[-1] - qhat[0] > 1e-9 * scale)
     return QuantileShape(
         betas=betas,
         ells=ells,
@@ -339,6 +348,7 @@ def quantile_shape(
         censored=censored,
         interval_censored=int_cens,
         se=g_se,
+        degenerate="flat" if flat else ("ties" if tied else ""),
     )
 
 
@@ -416,6 +426,8 @@ def check_quantile_shape(
     verdict = three_outcome_verdict(shape.gamma_interval, gamma, tolerance)
     if shape.censored and verdict == "consistent":
         verdict = "inconclusive"
+    if shape.degenerate:
+        verdict = "inconclusive"
     lo, hi = shape.gamma_interval
     sides = [d for d in (shape.gamma - lo, hi - shape.gamma) if math.isfinite(d)]
     mdd = (
@@ -427,7 +439,14 @@ def check_quantile_shape(
         f"(1-β)-quantile ≈ {shape.a:.3g} + {shape.b:.3g}·log(1/β)^γ, γ {shape.gamma_text()} "
         f"({100 * (1 - alpha):g}% CI [{lo:.3f}, {hi:.3f}]) vs claimed γ = {gamma:g} ± {tolerance:g}: {verdict}"
     )
-    if shape.censored:
+    if shape.degenerate == "flat":
+        summary += "; the quantiles do not grow with log(1/β) (b ≈ 0): γ is not identified"
+    elif shape.degenerate == "ties":
+        summary += (
+            "; the errors are so tied that the bootstrap of a quantile has no spread: the interval is not a "
+            "confidence interval, so no verdict"
+        )
+    elif shape.censored:
         summary += (
             "; the fit sits on the edge of its γ grid, so γ is a bound, not an estimate "
             "(the quantiles do not follow a + b·log(1/β)^γ with γ inside the grid)"

@@ -29,6 +29,8 @@ def _cells_and_bounds(errors, bound_values):
 
     if isinstance(errors, MonteCarloResult):
         errors = errors.values("error" if "error" in errors.outputs else None)
+    if isinstance(errors, np.ndarray) and np.iscomplexobj(errors):
+        raise ValueError("errors must be real (absolute errors); got a complex array: take np.abs first")
     if isinstance(errors, np.ndarray) or (isinstance(errors, Sequence) and len(errors) and np.isscalar(errors[0])):
         e = np.asarray(errors, dtype=float)
         if e.ndim not in (1, 2):
@@ -40,10 +42,15 @@ def _cells_and_bounds(errors, bound_values):
         raise ValueError("errors must contain at least one replication per cell")
     if not all(np.all(np.isfinite(c)) for c in cells):
         raise ValueError("errors must be finite (found NaN or inf)")
+    if any(np.any(c < 0) for c in cells):
+        raise ValueError(
+            "errors must be >= 0: a tail bound is on an absolute error or a norm (take np.abs or a norm first; "
+            "signed errors would never exceed a positive bound on their negative side)"
+        )
     b = bound_values
     if np.ndim(b) == 0:
         bounds = [np.full(c.size, float(b)) for c in cells]
-    elif len(cells) > 1 and np.shape(b) == (len(cells),):
+    elif np.shape(b) == (len(cells),) and (len(cells) > 1 or cells[0].size > 1):  # one value per cell
         bounds = [np.full(c.size, float(bi)) for c, bi in zip(cells, np.asarray(b, dtype=float))]
     else:
         rows = (
