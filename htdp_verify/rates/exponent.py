@@ -147,8 +147,11 @@ def fit_rate(
     slope, intercept = _ols_slopes(u, ly)
     boot = np.column_stack([_boot_summary(c, kind, q, n_boot, rng) for c in cells])  # (B, K)
     if np.any(boot <= 0):
+        zeros = [f"{xi:g}: {float(np.mean(c == 0)):.0%}" for xi, c in zip(x, cells) if np.any(c == 0)]
         raise ValueError(
-            f"errors contain so many zeros that a bootstrap {summary} is 0; use more replications or a higher quantile"
+            f"errors contain so many zeros that a bootstrap {summary} is 0 (share of exact zeros at {variable} = "
+            f"{', '.join(zeros)}); if the errors are rounded to a grid coarser than the error itself, compute them "
+            "unrounded; else use more replications or a higher quantile"
         )
     lboot = np.log(boot)
     bslopes, _ = _ols_slopes(u, lboot)
