@@ -203,49 +203,22 @@ def check_neighbours(pair: Pair, relation: str | None = None) -> None:
         raise ValueError(f"pair {pair.label!r} is not a {relation} pair: records have shapes {ra} and {rb}")
     k = int(np.prod(ra, dtype=np.int64))
     a, b = _common_rows(a0, b0, k)
-    na, nb = a.shape[0], b.shape[0]
-    if relation == "replace":
-        if na != nb:
-            raise ValueError(
-                f"pair {pair.label!r} is not a replace-one pair: sizes {na} and {nb} differ "
-                "(replace-one needs equal sizes; use an add_remove claim for a record added/removed)"
-            )
+
+    def differing() -> list:
         same = a == b
         if a.dtype.kind in "fc":
             same |= np.isnan(a) & np.isnan(b)
-        diff = np.nonzero(~np.all(same, axis=1))[0]
-        if diff.size > 1:
-            raise ValueError(
-                f"pair {pair.label!r} is not a replace-one pair: rows {_list_rows(diff)} differ "
-                f"({diff.size} rows; replace-one allows 1){_LABEL_HINT}"
-            )
-        return
-    if abs(na - nb) != 1:
-        what = "are equal" if na == nb else f"differ by {abs(na - nb)}"
-        raise ValueError(
-            f"pair {pair.label!r} is not an add/remove pair: sizes {na} and {nb} {what} "
-            f"(add/remove-one needs sizes that differ by 1){_LABEL_HINT}"
-        )
-    big, small = (a, b) if na > nb else (b, a)
-    counts: dict[bytes, int] = {}
-    for r in big:
-        key = r.tobytes()
-        counts[key] = counts.get(key, 0) + 1
-    missing = []
-    for i, r in enumerate(small):
-        key = r.tobytes()
-        if counts.get(key, 0) > 0:
-            counts[key] -= 1
-        else:
-            missing.append(i)
-    if missing:
-        which = "D" if na < nb else "D'"
-        rows_txt = f"rows {_list_rows(missing)}" if len(missing) > 1 else f"row {missing[0]}"
-        raise ValueError(
-            f"pair {pair.label!r} is not an add/remove pair: besides the added record, {rows_txt} of the smaller "
-            f"dataset ({which}) are not in the larger one "
-            f"({len(missing) + 1} records differ; add/remove-one allows 1){_LABEL_HINT}"
-        )
+        return np.nonzero(~np.all(same, axis=1))[0].tolist()
+
+    _check_relation(
+        pair,
+        relation,
+        a.shape[0],
+        b.shape[0],
+        differing,
+        lambda: ([r.tobytes() for r in a], [r.tobytes() for r in b]),
+        "rows",
+    )
 
 
 def _scalar(x: Any) -> bool:
@@ -287,18 +260,32 @@ def _check_keys(pair: Pair, relation: str) -> None:
     """:func:`check_neighbours` on record keys (:func:`~.records.record_keys`) for data that are not plain arrays."""
     ka = _keys_or_raise(pair.d, "D", pair.label, relation)
     kb = _keys_or_raise(pair.d_prime, "D'", pair.label, relation)
-    na, nb = len(ka), len(kb)
+    _check_relation(
+        pair,
+        relation,
+        len(ka),
+        len(kb),
+        lambda: [i for i, (x, y) in enumerate(zip(ka, kb)) if x != y],
+        lambda: (ka, kb),
+        "records",
+    )
+
+
+def _check_relation(pair: Pair, relation: str, na: int, nb: int, differing, keys, noun: str) -> None:
+    """The dataset relations on ``na`` and ``nb`` records: ``differing()`` gives the positions where two equal-size
+    datasets differ (replace-one), ``keys()`` one hashable key per record of each (add/remove, as multisets);
+    ``noun`` ("rows" or "records") words the error."""
     if relation == "replace":
         if na != nb:
             raise ValueError(
                 f"pair {pair.label!r} is not a replace-one pair: sizes {na} and {nb} differ "
                 "(replace-one needs equal sizes; use an add_remove claim for a record added/removed)"
             )
-        diff = [i for i, (x, y) in enumerate(zip(ka, kb)) if x != y]
+        diff = differing()
         if len(diff) > 1:
             raise ValueError(
-                f"pair {pair.label!r} is not a replace-one pair: records {_list_rows(diff)} differ "
-                f"({len(diff)} records; replace-one allows 1){_LABEL_HINT}"
+                f"pair {pair.label!r} is not a replace-one pair: {noun} {_list_rows(diff)} differ "
+                f"({len(diff)} {noun}; replace-one allows 1){_LABEL_HINT}"
             )
         return
     if abs(na - nb) != 1:
@@ -307,6 +294,7 @@ def _check_keys(pair: Pair, relation: str) -> None:
             f"pair {pair.label!r} is not an add/remove pair: sizes {na} and {nb} {what} "
             f"(add/remove-one needs sizes that differ by 1){_LABEL_HINT}"
         )
+    ka, kb = keys()
     big, small = (ka, kb) if na > nb else (kb, ka)
     counts: dict = {}
     for k in big:
@@ -319,9 +307,10 @@ def _check_keys(pair: Pair, relation: str) -> None:
             missing.append(i)
     if missing:
         which = "D" if na < nb else "D'"
+        what = f"{noun} {_list_rows(missing)}" if len(missing) > 1 else f"{noun[:-1]} {missing[0]}"
         raise ValueError(
-            f"pair {pair.label!r} is not an add/remove pair: besides the added record, records "
-            f"{_list_rows(missing)} of the smaller dataset ({which}) are not in the larger one "
+            f"pair {pair.label!r} is not an add/remove pair: besides the added record, {what} of the smaller "
+            f"dataset ({which}) are not in the larger one "
             f"({len(missing) + 1} records differ; add/remove-one allows 1){_LABEL_HINT}"
         )
 
