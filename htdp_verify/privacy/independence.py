@@ -110,15 +110,17 @@ def min_detectable_ratio(n_batches: int, alpha: float, n_events: int = 1, power:
     return float(stats.chi2.isf(alpha / (2 * m), k - 1) / stats.chi2.isf(power, k - 1))
 
 
-def _features(y: np.ndarray, max_coordinates: int, centre: np.ndarray | None):
-    """The scalar statistics of each release (rows of ``y``, flattened): coordinates, their sum, distance to centre."""
+def _features(y: np.ndarray, max_coordinates: int, centre: np.ndarray | None, spread: bool = False):
+    """The scalar statistics of each release (rows of ``y``, flattened): coordinates, their sum, distance to centre
+    (for scalar releases too when ``spread``: a law whose scale changes keeps its median)."""
     flat = y.reshape(y.shape[0], -1).astype(float)
     cols = [flat[:, j] for j in range(min(flat.shape[1], max_coordinates))]
     names = [f"coordinate {j}" for j in range(len(cols))]
-    if flat.shape[1] > 1:
+    if flat.shape[1] > 1 or spread:
         with np.errstate(invalid="ignore", over="ignore"):
-            cols.append(flat.sum(axis=1))
-            names.append("sum of coordinates")
+            if flat.shape[1] > 1:
+                cols.append(flat.sum(axis=1))
+                names.append("sum of coordinates")
             if centre is None:
                 centre = np.nanmedian(flat, axis=0)
             cols.append(np.linalg.norm(flat - centre, axis=1))
@@ -146,6 +148,7 @@ def check_independent_releases(
     max_coordinates: int = 5,
     power: float = 0.8,
     name: str | None = None,
+    single_calls: int = 0,
     rng: np.random.Generator,
 ) -> Any:
     """Test that ``mechanism(data, size, rng)`` returns i.i.d. releases (module docstring for the design).
@@ -168,6 +171,12 @@ def check_independent_releases(
         the generator every call draws from.
     name
         name of the result.
+    single_calls
+        with ``single_calls = s > 0``, also ``s`` calls of ``size=1`` after the batches, and each event's frequency
+        among them is compared with its frequency in the batches (Fisher's exact test, two-sided, in the same
+        Bonferroni family): a mechanism whose law depends on ``size`` (a single-release path that leaks, or a batch
+        path that differs) is then caught.  The auditor calls with large sizes only, so this is the check for a
+        mechanism deployed one release at a time.  Default 0 (off).
 
     Returns
     -------
@@ -184,24 +193,34 @@ def check_independent_releases(
     alpha = check_prob("alpha", alpha)
     max_coordinates = check_int("max_coordinates", max_coordinates, minimum=1)
     power = check_prob("power", power)
+    single_calls = check_int("single_calls", single_calls, minimum=0)
     mech = as_mechanism(mechanism)
     label = name or mech.name
     t0 = time.perf_counter()
 
     draw = mech.unchecked  # this check measures dependence between calls itself (the contract would raise)
     pilot = np.asarray(draw(data, b, rng))
-    names, cols, centre = _features(pilot, max_coordinates, None)
+    names, cols, centre = _features(pilot, max_coordinates, None, bool(single_calls))
     events = [(nm, _threshold(v)) for nm, v in zip(names, cols)]
     counts = np.zeros((len(events), k), dtype=np.int64)
     for j in range(k):
         y = np.asarray(draw(data, b, rng))
-        _, cols_j, _ = _features(y, max_coordinates, centre)
+        _, cols_j, _ = _features(y, max_coordinates, centre, bool(single_calls))
         for e, ((_, thr), v) in enumerate(zip(events, cols_j)):
             if thr is not None:
                 counts[e, j] = np.count_nonzero(v > thr[0] if thr[1] == ">" else v >= thr[0])
 
+    singles = np.zeros(len(events), dtype=np.int64)
+    if single_calls:
+        ys = np.concatenate([np.asarray(draw(data, 1, rng)) for _ in range(single_calls)])
+        _, cols_s, _ = _features(ys, max_coordinates, centre, bool(single_calls))
+        for e, ((_, thr), v) in enumerate(zip(events, cols_s)):
+            if thr is not None:
+                singles[e] = np.count_nonzero(v > thr[0] if thr[1] == ">" else v >= thr[0])
+
     rows: list[dict[str, Any]] = []
     usable: list[dict[str, Any]] = []
+    size_tests: list[dict[str, Any]] = []
     for e, (nm, thr) in enumerate(events):
         row: dict[str, Any] = {
             "event": nm if thr is None else f"{nm} {thr[1]} {thr[0]:.6g}",
@@ -215,13 +234,45 @@ def check_independent_releases(
             ratio, x2, pv = dispersion_test(counts[e], b)
             row.update(ratio=ratio, chi2=x2, p_value=pv)
             usable.append(row)
+        if single_calls and thr is not None:
+            c_all = int(counts[e].sum())
+            table = [[int(singles[e]), single_calls - int(singles[e])], [c_all, k * b - c_all]]
+            pv_size = float(stats.fisher_exact(table)[1])
+            row.update(p_single_calls=float(singles[e] / single_calls), p_value_size=pv_size)
+            size_tests.append(row)
         rows.append(row)
     seconds = time.perf_counter() - t0
-    m = len(usable)
+    m = len(usable) + len(size_tests)
     common: dict[str, Any] = dict(
-        name=f"independence.{label}", statistic="dispersion_ratio", alpha=alpha, n_samples=(k + 1) * b, seconds=seconds
+        name=f"independence.{label}",
+        statistic="dispersion_ratio",
+        alpha=alpha,
+        n_samples=(k + 1) * b + single_calls,
+        seconds=seconds,
     )
-    if m == 0:
+    size_p = min((r["p_value_size"] for r in size_tests), default=1.0)
+    if size_tests and size_p <= alpha / m:
+        worst_s = min(size_tests, key=lambda r: r["p_value_size"])
+        return CheckResult(
+            verdict="violated",
+            estimate=float(worst_s["ratio"]) if "ratio" in worst_s else 1.0,
+            summary=(
+                f"the law depends on size: '{worst_s['event']}' has frequency {worst_s['p_single_calls']:.3g} over "
+                f"{single_calls} calls of size 1 against {worst_s['p_hat']:.3g} in {k} calls of size {b} "
+                f"(Fisher p = {size_p:.2g} ≤ α/m = {alpha / m:.2g})"
+            ),
+            details={
+                "events": rows,
+                "n_batches": k,
+                "batch_size": b,
+                "n_events": m,
+                "single_calls": single_calls,
+                "min_p_value_size": size_p,
+                "bonferroni_level": alpha / m,
+            },
+            **common,
+        )
+    if not usable:
         return CheckResult(
             verdict="consistent",
             estimate=1.0,
@@ -229,7 +280,7 @@ def check_independent_releases(
                 f"no event varies across {k} batches of {b} releases (constant or near-constant releases): nothing "
                 "contradicts i.i.d. releases"
             ),
-            details={"events": rows, "n_batches": k, "batch_size": b},
+            details={"events": rows, "n_batches": k, "batch_size": b, "single_calls": single_calls},
             **common,
         )
     worst = max(usable, key=lambda r: abs(math.log(max(r["ratio"], 1e-300))))
@@ -247,6 +298,8 @@ def check_independent_releases(
         "min_detectable_ratio": phi,
         "min_detectable_correlation": rho,
         "power": power,
+        "single_calls": single_calls,
+        "min_p_value_size": size_p if size_tests else None,
     }
     if violated:
         summary = (
@@ -259,6 +312,8 @@ def check_independent_releases(
             f"ratio {worst['ratio']:.3g}); detects a variance ratio ≥ {phi:.3g} (within-batch correlation ≥ {rho:.2g}) "
             f"with power {power:g} at α = {alpha:g}"
         )
+    if size_tests:
+        summary += f"; {single_calls} calls of size 1 agree with the batches (smallest Fisher p = {size_p:.2g})"
     return CheckResult(
         verdict="violated" if violated else "consistent",
         estimate=float(worst["ratio"]),

@@ -274,3 +274,29 @@ def test_min_detectable_ratio_and_validation():
         check_independent_releases(_iid, np.zeros(3), n_batches=1, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="rng"):
         check_independent_releases(_iid, np.zeros(3), rng=None)
+
+
+def test_single_calls_catch_a_law_that_depends_on_size():
+    """Red-team pass 4: a mechanism whose single-release path (size < 100) adds Laplace(0.25) instead of Laplace(1)
+    (ε 4 against a claim of 1) was "consistent" under the fixed-n audit at 10/10 seeds, which calls with large sizes
+    only.  ``single_calls=200`` compares 200 calls of size 1 with the batches (Fisher, in the Bonferroni family;
+    for scalar releases the distance-to-median event is added, since a change of scale keeps the median): the leak
+    is flagged at 10/10 seeds and a correct Laplace at 0/100 (α = 0.01, so ≤ 4 of 100 by chance with probability
+    0.998)."""
+
+    def size_leak(data, size, rng):
+        return float(np.sum(np.clip(data, 0, 1))) + rng.laplace(0, 0.25 if size < 100 else 1.0, size)
+
+    def correct(data, size, rng):
+        return float(np.sum(np.clip(data, 0, 1))) + rng.laplace(0, 1.0, size)
+
+    d = np.zeros(3)
+    for s in range(10):
+        r = check_independent_releases(size_leak, d, single_calls=200, rng=np.random.default_rng(s))
+        assert r.verdict == "violated" and "depends on size" in r.summary
+    assert check_independent_releases(size_leak, d, rng=np.random.default_rng(0)).verdict == "consistent"  # off
+    bad = sum(
+        check_independent_releases(correct, d, single_calls=200, rng=np.random.default_rng(s)).verdict == "violated"
+        for s in range(100)
+    )
+    assert bad <= 4
