@@ -177,5 +177,5 @@ def audit(
     selection = selection_stage(plan, search.pair, rng, search.events)
     counts = certification_stage(plan, search.pair, selection, rng)
     bounds = bounds_stage(plan, selection, counts)
-    verdict = verdict_stage(plan, bounds, counts)
+    verdict = verdict_stage(plan, bounds, counts, selection)
     return assemble_result(plan, search, selection, counts, bounds, verdict, seconds=time.perf_counter() - t0, rng=rng)

@@ -9,7 +9,7 @@ errors on a side (:func:`selection_shift`: the releases' law changed between cal
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,11 +43,15 @@ class Verdict:
         ``samples_needed_to_refute_claim_at_this_event`` and a readable ``statement``.
     unbounded : bool
         Whether the violation is possibly unbounded: the best event had no hit on the denominator side.
+    shift : float, optional
+        :func:`selection_shift` of the certified event (``None`` without selection proportions); at ``SHIFT_Z`` or
+        more a "consistent" verdict became ``"inconclusive"``.
     """
 
     verdict: str
     detectability: dict
     unbounded: bool
+    shift: float | None = None
 
 
 def format_lower_bound(value: float, claim: float) -> str:
@@ -78,7 +82,7 @@ def format_lower_bound(value: float, claim: float) -> str:
     return repr(value)
 
 
-def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
+def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts, sel: Selection | None = None) -> Verdict:
     """Verdict on the claim, and the detectability statement (the largest certifiable ε, the event floor).
 
     Parameters
@@ -89,6 +93,9 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
         The certified statements.
     c : Counts
         The counts.
+    sel : Selection, optional
+        The selection: with it, a certified event whose frequency moved by ``SHIFT_Z`` standard errors or more
+        since the selection (:func:`selection_shift`) turns "consistent" into "inconclusive".
 
     Returns
     -------
@@ -99,9 +106,15 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
     kn, _, kd, _ = b.event_counts(c)
     max_cert = max_certifiable_epsilon_poisson(n, a) if claim.delta == 0 else max_certifiable_epsilon(n, a, claim.delta)
     floor_p = float(cp_upper(0, n, a / 2))
+    shift = None
+    if sel is not None:
+        _, nn, _, nd = b.event_counts(c)
+        n_sel = int(getattr(sel, "n_held", 0) or sel.n_per_side or plan.n_select)
+        shift = selection_shift(c.events[b.index], max(1, n_sel // 4), kn, nn, kd, nd)
+    moved = shift is not None and shift >= SHIFT_Z
     if b.eps_lb > claim.epsilon:
         verdict = "violated"
-    elif max_cert <= claim.epsilon:
+    elif max_cert <= claim.epsilon or moved:
         verdict = "inconclusive"
     else:
         verdict = "consistent"
@@ -132,15 +145,40 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts) -> Verdict:
         "samples_needed_to_refute_claim_at_this_event": need,
         "statement": statement,
     }
-    return Verdict(verdict, detect, bool(unbounded))
+    return Verdict(verdict, detect, bool(unbounded), shift)
 
 
-def _warnings(sel: Selection) -> list[str]:
+def _warnings(plan: AuditPlan, sel: Selection, v: Verdict, ev, counts: tuple) -> list[tuple[str, str]]:
+    """The result's warnings as (label for the summary line, text for ``details["warnings"]``)."""
     out = []
     if sel.non_finite:
         out.append(
-            f"{sel.non_finite} of the selection releases had non-finite values (NaN or +-inf); they are "
-            "counted as outcomes like any other (atoms), but a mechanism returning them is suspect"
+            (
+                "non-finite outputs",
+                f"{sel.non_finite} of the selection releases had non-finite values (NaN or +-inf); they are "
+                "counted as outcomes like any other (atoms), but a mechanism returning them is suspect",
+            )
+        )
+    if not getattr(plan.mechanism, "reproducible", True):
+        out.append(
+            (
+                "unseeded generator",
+                "the mechanism draws from its own unseeded generator: this audit cannot be reproduced from "
+                "its seed (the bound is valid all the same)",
+            )
+        )
+    if v.shift is not None and v.shift >= SHIFT_Z:
+        kn, nn, kd, nd = counts
+        out.append(
+            (
+                "law changed between calls",
+                f"the certified event's frequency moved between the selection and the certification releases by "
+                f"{v.shift:.0f} standard errors (selection {float(ev.sel_props[0]):.4g} / "
+                f"{float(ev.sel_props[1]):.4g}, certification {kn / max(nn, 1):.4g} / {kd / max(nd, 1):.4g}): the "
+                "releases' law changed between calls (a per-call field such as a counter or a timestamp, state kept "
+                "across calls, or a law that depends on size); the audit cannot vouch for the claim"
+                + ("" if v.verdict == "violated" else ", so the verdict is inconclusive"),
+            )
         )
     return out
 
@@ -248,39 +286,12 @@ def assemble_result(
         f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {pair.describe()}; counts "
         f"{kn}/{nn_i} vs {kd}/{nd_i}" + (" [possibly unbounded]" if v.unbounded else "")
     )
-    warns = _warnings(sel)
-    if not getattr(plan.mechanism, "reproducible", True):
-        warns.append(
-            "the mechanism draws from its own unseeded generator: this audit cannot be reproduced from "
-            "its seed (the bound is valid all the same)"
-        )
-    n_sel = int(getattr(sel, "n_held", 0) or sel.n_per_side or plan.n_select)
-    shift = selection_shift(ev, max(1, n_sel // 4), kn, nn_i, kd, nd_i)
-    if shift is not None and shift >= SHIFT_Z:
-        warns.append(
-            f"the certified event's frequency moved between the selection and the certification releases by "
-            f"{shift:.0f} standard errors (selection {float(ev.sel_props[0]):.4g} / {float(ev.sel_props[1]):.4g}, "
-            f"certification {kn / max(nn_i, 1):.4g} / {kd / max(nd_i, 1):.4g}): the releases' law changed between "
-            "calls (a per-call field such as a counter or a timestamp, state kept across calls, or a law that "
-            "depends on size); the audit cannot vouch for the claim"
-            + ("" if v.verdict == "violated" else ", so the verdict is inconclusive")
-        )
-        if v.verdict == "consistent":
-            v = replace(v, verdict="inconclusive")
-    labels = [
-        t
-        for t, on in (
-            ("non-finite outputs", bool(sel.non_finite)),
-            ("unseeded generator", not getattr(plan.mechanism, "reproducible", True)),
-            ("law changed between calls", shift is not None and shift >= SHIFT_Z),
-        )
-        if on
-    ]
-    if labels:
-        summary += " [warning: " + "; ".join(labels) + "]"
+    warns = _warnings(plan, sel, v, ev, (kn, nn_i, kd, nd_i))
+    if warns:
+        summary += " [warning: " + "; ".join(label for label, _ in warns) + "]"
     details = {
         "epsilon_lb": b.eps_lb,
-        "warnings": warns,
+        "warnings": [text for _, text in warns],
         "confidence": 1 - alpha,
         "pure_epsilon_lb": b.pure,
         "delta_lb_at_claim_epsilon": b.delta_at_claim,

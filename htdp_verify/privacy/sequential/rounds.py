@@ -405,7 +405,7 @@ def rounds_audit(
         )
     best = max(range(len(kept)), key=lambda i: (kept[i][4].eps_lb, i))
     plan_b, search_b, sel_b, counts_b, bounds_b = kept[best]
-    verdict = verdict_stage(plan_b, bounds_b, counts_b)
+    verdict = verdict_stage(plan_b, bounds_b, counts_b, sel_b)
     result = assemble_result(
         plan_b, search_b, sel_b, counts_b, bounds_b, verdict, seconds=time.perf_counter() - t0, rng=rng
     )
