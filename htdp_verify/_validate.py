@@ -45,6 +45,13 @@ def check_int(name: str, value, *, minimum: int = 0) -> int:
     return v
 
 
+def is_int_in(value, low: int, high: int | None = None) -> bool:
+    """Whether ``value`` (read from a file) is an integer, not a bool, in ``[low, high]`` (``high=None``: no cap)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return False
+    return low <= int(value) and (high is None or int(value) <= high)
+
+
 def check_counts(k_name: str, k, n_name: str, n) -> tuple[np.ndarray, np.ndarray]:
     """Validate integer-valued count arrays ``0 <= k <= n``, ``n >= 1``; returns broadcast int arrays."""
     k_arr = np.asarray(k)

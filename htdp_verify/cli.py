@@ -24,6 +24,7 @@ from ._cli_common import (  # noqa: F401 (the exit codes, UsageError and prepare
     _seed_arg,
     prepare_out,
 )
+from ._validate import is_int_in
 from .registry import PROFILES, derive_seed, execute_check, get_checks  # noqa: F401 (cli.derive_seed stays public)
 from .report import write_report
 from .results import CLAIM_VERDICTS, CheckResult, tally
@@ -241,7 +242,7 @@ def _resume_settings(args):
     if meta.get("profile") not in PROFILES:
         raise UsageError(f"--resume {d}: the stored profile {meta.get('profile')!r} is not one of {PROFILES}")
     seed = meta.get("seed")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+    if not is_int_in(seed, 0, 2**63 - 1):
         raise UsageError(f"--resume {d}: the stored seed {seed!r} is not an integer in [0, 2**63)")
     names = meta.get("names") or []
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):

@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._validate import is_int_in
 from .results import FORMAT_VERSION, CheckResult, dumps
 
 __all__ = ["STREAM_NAME", "RunLog", "previous_costs", "read_runlog", "read_timings"]
@@ -148,7 +149,7 @@ def read_runlog(out_dir: str | os.PathLike[str]) -> RunLogContent:
         if rec["check"] in out.done:
             raise ValueError(f"{path}, line {i}: check {rec['check']!r} is recorded twice")
         seed = rec.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        if seed is not None and not is_int_in(seed, 0):
             raise ValueError(f"{path}, line {i}: 'seed' must be null or an integer >= 0, got {seed!r}")
         out.seeds[rec["check"]] = seed
         try:

@@ -21,7 +21,7 @@ import zlib
 
 import numpy as np
 
-from htdp_verify._validate import check_int, check_rng
+from htdp_verify._validate import check_int, check_rng, is_int_in
 from htdp_verify.privacy import audit
 from htdp_verify.privacy.search import MIN_PER_PAIR
 from htdp_verify.runlog import RunLog, read_runlog
@@ -195,15 +195,15 @@ def _bench_stream(out_dir):
         raise ValueError(f"{where}: the stored {key} {meta.get(key)!r} is not {want}")
 
     seed, seeds = meta.get("seed"), meta.get("seeds", 1)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+    if not is_int_in(seed, 0, 2**63 - 1):
         bad("seed", "an integer in [0, 2**63)")
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= MAX_SEEDS:
+    if not is_int_in(seeds, 1, MAX_SEEDS):
         bad("seeds", f"an integer in [1, {MAX_SEEDS}]")
     for key in ("quick", "white_box"):
         if not isinstance(meta.get(key, False), bool):
             bad(key, "true or false")
     nps = meta.get("n_per_side")
-    if nps is not None and (isinstance(nps, bool) or not isinstance(nps, int) or nps < 1000):
+    if nps is not None and not is_int_in(nps, 1000):
         bad("n_per_side", "null or an integer >= 1000")
     a = meta.get("alpha", 0.05)
     if isinstance(a, bool) or not isinstance(a, (int, float)) or not 0 < a < 1:
@@ -225,15 +225,13 @@ def _bench_stream(out_dir):
         cap = _record_cap(meta, m.group(1), col)
         for r in results:
             n_rec = getattr(r, "n_samples", None)
-            if n_rec is not None and not (isinstance(n_rec, int) and 0 <= n_rec // 2 <= cap):
+            if n_rec is not None and not is_int_in(n_rec, 0, 2 * cap + 1):
                 raise ValueError(
                     f"{where}: {key!r} records {n_rec!r} releases, more than this run's budget allows "
                     f"(at most {cap} per side for the {col} column)"
                 )
             n_cert = (r.details.get("samples") or {}).get("n_certify_per_side")
-            if n_cert is not None and not (
-                isinstance(n_cert, int) and not isinstance(n_cert, bool) and 1 <= n_cert <= max(n_rec or 0, 2) // 2
-            ):
+            if n_cert is not None and not is_int_in(n_cert, 1, max(n_rec or 0, 2) // 2):
                 raise ValueError(
                     f"{where}: {key!r} records n_certify_per_side {n_cert!r}; it must be an integer in "
                     f"[1, the record's releases per side = {(n_rec or 0) // 2}]"

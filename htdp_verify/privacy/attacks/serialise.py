@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..._validate import is_int_in
 from .events import Coordinate, Event, Feature, Identity, LearnedScore, Projection, RowKey, _as_2d, bit_features
 
 __all__ = ["feature_spec", "feature_from_spec", "event_spec", "event_from_spec", "LinearScore"]
@@ -361,15 +362,11 @@ def _check_event_spec(d: Any) -> None:
             if math.isnan(_param(p)):
                 raise ValueError(f"event spec 'params' must hold numbers written by repr (or 'inf'), got {p!r}")
     fd = d["feature"]
-    if fd.get("type") == "coordinate" and (
-        isinstance(fd.get("j"), bool) or not isinstance(fd.get("j"), int) or fd["j"] < 0
-    ):
+    if fd.get("type") == "coordinate" and not is_int_in(fd.get("j"), 0):
         raise ValueError(f"event spec coordinate 'j' must be an integer >= 0, got {fd.get('j')!r}")
     if fd.get("type") == "row_key":
         tail = fd.get("shape_tail")
-        if not isinstance(tail, list) or not all(
-            isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in tail
-        ):
+        if not isinstance(tail, list) or not all(is_int_in(t, 0) for t in tail):
             raise ValueError(f"event spec row_key 'shape_tail' must be a list of integers >= 0, got {tail!r}")
     keys = d.get("set")
     dt = fd.get("dtype") if fd.get("type") == "row_key" else (keys.get("dtype") if isinstance(keys, dict) else None)

@@ -12,7 +12,7 @@ import numpy as np
 from ..._validate import check_int
 from ...claims import NEIGHBOUR_RELATIONS
 from .pairs import QUERY_RELATIONS, Pair, _fmt
-from .records import record_keys
+from .records import is_dataframe, record_keys
 
 __all__ = ["as_pairs", "given_pair", "check_neighbours", "replace_one", "add_one", "remove_one"]
 
@@ -233,10 +233,9 @@ def _scalar(x: Any) -> bool:
 def _special(x: Any) -> bool:
     """Data whose plain numpy view would hide what the mechanism sees: masked arrays (the mask), DataFrames with
     columns that are not numbers, scipy sparse matrices."""
-    mod = type(x).__module__.split(".")[0]
-    if mod == "pandas" and hasattr(x, "itertuples"):  # numeric DataFrames take the (vectorised) array path
+    if is_dataframe(x):  # numeric DataFrames take the (vectorised) array path
         return not all(getattr(t, "kind", "O") in "biuf" for t in x.dtypes)
-    return isinstance(x, np.ma.MaskedArray) or mod == "scipy"
+    return isinstance(x, np.ma.MaskedArray) or type(x).__module__.split(".")[0] == "scipy"
 
 
 def _keys_or_raise(x: Any, side: str, label: str, relation: str) -> list:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["record_keys"]
+__all__ = ["record_keys", "is_dataframe"]
 
 _MASKED = ("<masked>",)
 _NAN = ("<nan>",)
@@ -95,6 +95,11 @@ def _columns(x: Any) -> list | None:
     return [tuple(r) for r in zip(*cols)]
 
 
+def is_dataframe(x: Any) -> bool:
+    """Whether ``x`` is a pandas DataFrame (told by its module, so pandas is never imported here)."""
+    return type(x).__module__.split(".")[0] == "pandas" and hasattr(x, "itertuples")
+
+
 def record_keys(x: Any) -> list | None:
     """One hashable key per record of ``x`` (a DataFrame or Series, a scipy sparse matrix, a masked array, a
     datetime / timedelta / object / structured array, a list of dict records, an ``(X, y)`` tuple of columns or a
@@ -111,7 +116,7 @@ def record_keys(x: Any) -> list | None:
         The keys, in record order.
     """
     mod = type(x).__module__.split(".")[0]
-    if mod == "pandas" and hasattr(x, "itertuples"):  # DataFrame
+    if is_dataframe(x):
         return [tuple(_canon(v) for v in row) for row in x.itertuples(index=False, name=None)]
     if mod == "pandas" and hasattr(x, "to_numpy"):  # Series
         return [(_canon(v),) for v in x.to_numpy(dtype=object).tolist()]
