@@ -96,7 +96,18 @@ def _columns(x: Any) -> list | None:
 
 
 def is_dataframe(x: Any) -> bool:
-    """Whether ``x`` is a pandas DataFrame (told by its module, so pandas is never imported here)."""
+    """Whether ``x`` is a pandas DataFrame (told by its module, so pandas is never imported here).
+
+    Parameters
+    ----------
+    x : object
+        Any input.
+
+    Returns
+    -------
+    bool
+        True for a DataFrame.
+    """
     return type(x).__module__.split(".")[0] == "pandas" and hasattr(x, "itertuples")
 
 
