@@ -41,6 +41,7 @@ from scipy.optimize import brentq
 
 from htdp_verify.claims import PrivacyClaim
 from htdp_verify.privacy import audit
+from htdp_verify.privacy.bounds import gdp_delta
 
 DELTA = 0.02
 Q1 = math.e / (1 + math.e)
@@ -76,8 +77,8 @@ def mixture_delta(eps):
     return DELTA + (1 - DELTA) * max(0.0, math.e - math.exp(min(eps, 1.0))) / (1 + math.e)
 
 
-def gaussian_delta(eps, mu=1.0):
-    return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
+def gaussian_delta(eps):
+    return float(gdp_delta(eps, 1.0))
 
 
 def laplace_delta(eps):
@@ -94,7 +95,9 @@ def epsilon_at(curve, delta):
 
 
 def false_statements(profile, curve, mu=None) -> list:
-    bad = [("epsilon", d, e) for d, e in zip(profile["deltas"], profile["epsilon_lb"]) if e > epsilon_at(curve, d) + 1e-12]
+    bad = [
+        ("epsilon", d, e) for d, e in zip(profile["deltas"], profile["epsilon_lb"]) if e > epsilon_at(curve, d) + 1e-12
+    ]
     bad += [("delta", e, d) for e, d in zip(profile["epsilons"], profile["delta_lb"]) if d > curve(e) + 1e-12]
     if mu is not None and profile.get("mu_lb") is not None and profile["mu_lb"] > mu + 1e-12:
         bad.append(("mu", profile["mu_lb"]))
@@ -126,7 +129,14 @@ def run_case(name: str, seeds: int, n: int) -> dict:
         kw = dict(c.get("kw", {}))
         if kw.get("sequential"):
             kw["max_samples"] = n
-        r = audit(c["mech"], PrivacyClaim(*c["claim"]), pairs=(0, 1), n_samples=n, rng=np.random.default_rng([20261129, s]), **kw)
+        r = audit(
+            c["mech"],
+            PrivacyClaim(*c["claim"]),
+            pairs=(0, 1),
+            n_samples=n,
+            rng=np.random.default_rng([20261129, s]),
+            **kw,
+        )
         alarms += r.verdict == "violated"
         bounds.append(r.epsilon_lb)
         if "curve" in c:

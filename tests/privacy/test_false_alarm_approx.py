@@ -8,8 +8,8 @@ many statements are not simultaneously valid.  Two mechanisms with exact curves 
   never produces), otherwise it is ε = 1 randomised response.  It satisfies (1, 0.02)-DP with equality on the event
   {names 0, answers 0}, so every "violated" at that claim is a false alarm.
 * **The Gaussian mechanism with μ = 1** (shift 1, unit noise): its exact curve is
-  ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (Balle & Wang 2018, Thm 8; Dong, Roth & Su 2022) and it is exactly
-  1-GDP.  A run's profile is wrong when any of its statements exceeds the truth: an ε lower bound at some δ above
+  ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (Balle & Wang 2018, Thm 8; Dong, Roth & Su 2022; computed by
+  ``privacy.bounds.gdp_delta``) and it is exactly 1-GDP.  A run's profile is wrong when any of its statements exceeds the truth: an ε lower bound at some δ above
   ε(δ), a δ lower bound at some ε above δ(ε), or the GDP μ lower bound above 1.  The result promises all of them at
   once, with the verdict, at 1 − α.
 
@@ -31,13 +31,12 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
-from scipy.optimize import brentq
 from scipy.stats import binomtest
 
 from htdp_verify.claims import PrivacyClaim
 from htdp_verify.privacy import audit
 from htdp_verify.privacy import certification as cert
+from htdp_verify.privacy.bounds import gdp_delta, gdp_epsilon
 
 SEEDS = 240
 DELTA = 0.02
@@ -54,19 +53,19 @@ def gaussian(d, size, rng):
     return float(d) + rng.normal(0.0, 1.0, size)
 
 
-def gaussian_delta(eps, mu=1.0):
-    return float(stats.norm.cdf(-eps / mu + mu / 2) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2))
+def gaussian_delta(eps):
+    return float(gdp_delta(eps, 1.0))
 
 
-def gaussian_epsilon(delta, mu=1.0):
-    if gaussian_delta(0.0, mu) <= delta:
-        return 0.0
-    return brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, 60.0)
+def gaussian_epsilon(delta):
+    return float(gdp_epsilon(delta, 1.0))
 
 
 def false_statements(profile) -> list:
     """The profile's statements that the exact Gaussian curve contradicts (rounding slack 1e-12)."""
-    bad = [("epsilon", d, e) for d, e in zip(profile["deltas"], profile["epsilon_lb"]) if e > gaussian_epsilon(d) + 1e-12]
+    bad = [
+        ("epsilon", d, e) for d, e in zip(profile["deltas"], profile["epsilon_lb"]) if e > gaussian_epsilon(d) + 1e-12
+    ]
     bad += [("delta", e, d) for e, d in zip(profile["epsilons"], profile["delta_lb"]) if d > gaussian_delta(e) + 1e-12]
     if profile.get("mu_lb") is not None and profile["mu_lb"] > 1.0 + 1e-12:
         bad.append(("mu", profile["mu_lb"]))
@@ -116,7 +115,9 @@ def test_the_approximate_dp_meta_test_catches_an_auditor_that_drops_delta(monkey
 @pytest.mark.meta
 def test_every_statement_of_the_privacy_profile_holds_at_once_at_rate_at_least_one_minus_alpha():
     bad = gaussian_profile_breaches(SEEDS)
-    assert binomtest(bad, SEEDS, 0.05, alternative="greater").pvalue > 0.01, f"{bad}/{SEEDS} runs with a false statement"
+    assert binomtest(bad, SEEDS, 0.05, alternative="greater").pvalue > 0.01, (
+        f"{bad}/{SEEDS} runs with a false statement"
+    )
 
 
 @pytest.mark.meta
