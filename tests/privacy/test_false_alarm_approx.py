@@ -9,9 +9,9 @@ many statements are not simultaneously valid.  Two mechanisms with exact curves 
   {names 0, answers 0}, so every "violated" at that claim is a false alarm.
 * **The Gaussian mechanism with μ = 1** (shift 1, unit noise): its exact curve is
   ``δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)`` (Balle & Wang 2018, Thm 8; Dong, Roth & Su 2022; computed by
-  ``privacy.bounds.gdp_delta``) and it is exactly 1-GDP.  A run's profile is wrong when any of its statements exceeds the truth: an ε lower bound at some δ above
-  ε(δ), a δ lower bound at some ε above δ(ε), or the GDP μ lower bound above 1.  The result promises all of them at
-  once, with the verdict, at 1 − α.
+  ``privacy.bounds.gdp_delta``) and it is exactly 1-GDP.  A run's profile is wrong when any of its statements
+  exceeds the truth: an ε lower bound at some δ above ε(δ), a δ lower bound at some ε above δ(ε), or the GDP μ
+  lower bound above 1.  The result promises all of them at once, with the verdict, at 1 − α.
 
 Design (as in ``test_false_alarm.py``): F false runs over S independent seeds is stochastically below
 Binomial(S, 0.05); the exact one-sided binomial test of "rate ≤ 0.05" must not reject at level 0.01 (S = 240: it
