@@ -371,10 +371,12 @@ def check_rate(
         summary = f"{head}: outside the band (rejected at alpha={alpha:g})."
     elif crossover_downgrade:
         summary = (
-            f"{head}: inside the band, but the local slope changes from {fit.local_slopes[0]:.3f} to "
-            f"{fit.local_slopes[-1]:.3f} across the grid, so the fitted exponent averages two regimes: not a "
-            "confirmation (restrict the grid to one regime, or fit the terms with fit_terms())."
+            f"{head}: inside the band, but the local slope changes by {fit.slope_change:+.3f} across the grid "
+            f"(CI [{fit.slope_change_interval[0]:+.3f}, {fit.slope_change_interval[1]:+.3f}]), so the fitted exponent "
+            "averages two regimes: not a confirmation (restrict the grid to one regime, or fit the terms with "
+            "fit_terms())."
         )
+        details["downgraded"] = "consistent -> inconclusive: the grid straddles a crossover"
     else:
         need = _reps_to_decide(fit.exponent, fit.halfwidth, r0, tol, reps)
         details["reps_needed"] = need
