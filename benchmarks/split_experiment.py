@@ -25,7 +25,7 @@ import zlib
 import numpy as np
 
 from audits.benchmark.catalogue import get_mechanism, mechanism_names
-from htdp_verify.privacy import audit
+from htdp_verify.privacy import audit, selection
 from htdp_verify.privacy.search import MIN_PER_PAIR
 
 
@@ -54,11 +54,18 @@ def main(argv=None) -> None:
     ap.add_argument("--budget", type=int, default=20_000_000, help="releases per side per row, all stages")
     ap.add_argument("--rows", nargs="*", default=None, help="catalogue rows (default all)")
     ap.add_argument("--seeds", type=int, nargs=2, default=[20261126, 20261145], help="first and last run seed")
+    ap.add_argument(
+        "--coupled-select",
+        action="store_true",
+        help="selection releases drawn with common random numbers and scored by paired errors "
+        "(htdp_verify.privacy.selection.COUPLED_SELECT; off by default)",
+    )
     ap.add_argument("--out", required=True, help="JSON-lines file (appended)")
     a = ap.parse_args(argv)
     if not (0 < a.search <= 4 and 0 < a.select <= 4):
         ap.error("--search and --select must be fractions of n in (0, 4]")
     rows = a.rows or list(mechanism_names())
+    selection.COUPLED_SELECT = bool(a.coupled_select)
     with open(a.out, "a") as f:
         for seed in range(a.seeds[0], a.seeds[1] + 1):
             for name in rows:
@@ -78,6 +85,7 @@ def main(argv=None) -> None:
                     "seed": seed,
                     "search": a.search,
                     "select": a.select,
+                    **({"coupled_select": True} if a.coupled_select else {}),
                     "budget": a.budget,
                     "n_samples": z["n_samples"],
                     "epsilon_lb": r.epsilon_lb,

@@ -14,8 +14,13 @@ scan finds it.
   threshold / interval feature, every prefix union of the outcomes of a set feature (ordered by their ratio), both
   orientations, each judged by its paired score; returns the best of each.
 
+* :func:`twin_generators` — two generators in the same state (the coupled draws themselves).
+* :func:`joint_proportion` — the proportion of paired rows inside an event on both sides, estimated on aligned rows
+  for proportions counted elsewhere (the streamed selection counts each side on its own).
+
 This is a selection device only (it spends no α): the pair search uses it to choose the events it then re-counts
-on held-out releases; the certification never sees coupled draws.
+on held-out releases, and so does the selection stage with ``selection.COUPLED_SELECT`` (an experiment switch, off
+by default); the certification never sees coupled draws.
 """
 
 from __future__ import annotations
@@ -28,7 +33,16 @@ import numpy as np
 from .attacks import Event, predicted_bound, union_pessimism
 from .attacks.events import isin_nan
 
-__all__ = ["paired_scores", "paired_rescan", "paired_ranking", "GRID", "MAX_FEATURES"]
+__all__ = [
+    "paired_scores",
+    "paired_rescan",
+    "paired_ranking",
+    "twin_generators",
+    "joint_proportion",
+    "GRID",
+    "MAX_FEATURES",
+    "MIN_JOINT",
+]
 
 GRID = 512  # thresholds per paired scan (ranks spread uniformly, plus geometric tails)
 MAX_FEATURES = 64  # features re-scanned: those of the best events by the attacks' own predictions (wide releases)
@@ -237,3 +251,56 @@ def paired_ranking(events: list[Event], Y1: Any, Y2: Any, ctx: Any, z: float = 3
         features beyond ``MAX_FEATURES`` follow, by their own prediction, unscored.
     """
     return _ranked(events, Y1, Y2, ctx, z, keep_given=True)
+
+
+def twin_generators(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:
+    """Two generators in the same state, seeded by one draw from ``rng`` (common random numbers: a mechanism that
+    consumes its generator the same way on both sides then releases row ``i`` of ``D`` and of ``D'`` from the same
+    noise; each side's law is exactly the mechanism's).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The audit's generator (advanced by one draw).
+
+    Returns
+    -------
+    tuple of numpy.random.Generator
+        The generators of the two sides.
+    """
+    seed = int(rng.integers(0, 2**63 - 1))
+    return np.random.default_rng(seed), np.random.default_rng(seed)
+
+
+MIN_JOINT = 10  # fewest aligned releases per side inside an event for its co-occurrence to be estimated
+
+
+def joint_proportion(e: Event, pn: float, pd: float, Y1: Any, Y2: Any) -> float:
+    """Proportion of paired rows where ``e`` holds on both sides, for an event whose proportions ``pn`` / ``pd``
+    (numerator / denominator side) were counted elsewhere: the conditional co-occurrence is estimated on the
+    aligned rows ``Y1`` / ``Y2`` (row ``i`` of both drawn from the same random numbers) and scaled to the
+    proportions, ``min(pn · P(both | numerator), pd · P(both | denominator))`` (never above ``min(pn, pd)``, so the
+    paired variance stays non-negative).  With fewer than ``MIN_JOINT`` aligned rows inside the event on a side the
+    sides are taken as independent (``pn · pd``).
+
+    Parameters
+    ----------
+    e : Event
+        The event (its orientation says which side is the numerator).
+    pn, pd : float
+        Its proportions on the numerator and the denominator side.
+    Y1, Y2 : array_like
+        Aligned releases on D and on D' (the same number of rows).
+
+    Returns
+    -------
+    float
+        The estimated proportion of rows inside ``e`` on both sides.
+    """
+    Y1, Y2 = _check_paired(Y1, Y2)
+    i1, i2 = np.asarray(e.indicator(Y1), bool).ravel(), np.asarray(e.indicator(Y2), bool).ravel()
+    a, b = (i1, i2) if e.orientation > 0 else (i2, i1)
+    ka, kb, kab = int(np.count_nonzero(a)), int(np.count_nonzero(b)), int(np.count_nonzero(a & b))
+    if min(ka, kb) < MIN_JOINT:
+        return float(pn * pd)
+    return float(min(pn * kab / ka, pd * kab / kb))

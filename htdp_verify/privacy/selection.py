@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .adapters import draw
 from .attacks import ATTACK_NAMES, DiscreteAttack, Event, make_attacks, predicted_bound, scan_thresholds
 from .attacks.scan import log_ratio_z
 from .neighbours import Pair
+from .paired import joint_proportion, paired_ranking, paired_scores
 from .plan import AuditPlan, context_for
-from .search import MIN_PER_PAIR, search_pairs
+from .search import MIN_PER_PAIR, PAIRED_Z, TOP, search_pairs
 from .selection_stream import MIN_SELECT, SelectionStream, count_ranges, draw_held, fit_families, fit_size
 from .selection_stream import non_finite_rows as _non_finite_rows
 from .streaming import held_releases_cap, probe_release_nbytes
@@ -59,6 +59,20 @@ HELD_OUT_Z = 1.0
 # (SVT1/SVT2 at 2·10⁷ per side: a single outcome pattern of probability 0.02 lost to weaker, more frequent events in
 # 4 of 6 full-size bench runs when counted on the held-out third alone).
 SEED_EVENTS = True
+
+# Common random numbers in the selection (an experiment switch, off by default).  The two sides' selection releases
+# are drawn from generators in the same state (as the pair search's, ``search.COUPLED``), and the held-out score of
+# every candidate lowers its log-ratio by ``HELD_OUT_Z`` *paired* standard errors (the delta method with the two
+# sides' covariance, :func:`~.paired.paired_scores`) instead of Wilson bounds per side.  On the in-memory path the
+# covariance is counted on the same rows as the proportions; on the streamed path it is estimated on the held fit
+# rows (:func:`~.paired.joint_proportion`).  Why: on SVT2 at 2·10⁷ per side (search n/4, selection n/8, seed
+# 20261127) the search's best event on its extreme pair (one outcome of probability 0.0025, log-ratio ~0.09) was
+# counted on 1.8·10⁶ independent releases per side, estimated at 0.075 ± 0.021 and lost, at 1 s.e. of pessimism, to
+# a common coordinate threshold that certified 0.046.  The attacks' scans on the fitting part judge their candidates
+# by independent-sides errors and so rarely propose such an event themselves: with the switch on, the ``TOP`` events
+# of a paired re-scan of their features on the fitting part (:func:`~.paired.paired_ranking`, as the search's
+# ``PAIRED_SELECT``) join the held-out comparison too.  The certification never sees these draws.
+COUPLED_SELECT = False
 
 
 @dataclass
@@ -208,9 +222,11 @@ def _held_out_rescore(events, Y1, Y2, cut: int, plan: AuditPlan):
     for e in events:
         lo = 0 if _from_search(e) else cut
         y1, y2 = Y1[lo:], Y2[lo:]
-        counts.append(
-            (int(np.count_nonzero(e.indicator(y1))), y1.shape[0], int(np.count_nonzero(e.indicator(y2))), y2.shape[0])
-        )
+        i1, i2 = np.asarray(e.indicator(y1), bool), np.asarray(e.indicator(y2), bool)
+        c = (int(np.count_nonzero(i1)), y1.shape[0], int(np.count_nonzero(i2)), y2.shape[0])
+        if COUPLED_SELECT:  # the rows of the two sides are aligned: the joint proportion is counted
+            c = (*c, float(np.count_nonzero(i1 & i2)) / y1.shape[0])
+        counts.append(c)
     return _rescore(events, counts, plan)
 
 
@@ -225,16 +241,21 @@ def _drop_scan_leftovers(events):
 
 def _rescore(events, counts, plan: AuditPlan):
     """Each event's held-out prediction from its held-out counts ``(k1, m1, k2, m2)``: ``k1`` of ``m1`` releases on
-    D, ``k2`` of ``m2`` on D'."""
-    for e, (k1, m1, k2, m2) in zip(events, counts):
+    D, ``k2`` of ``m2`` on D'; with a fifth entry, the proportion of (aligned, ``m1 == m2``) rows inside the event on
+    both sides, the pessimism is ``HELD_OUT_Z`` paired standard errors (``COUPLED_SELECT``), else Wilson bounds per
+    side."""
+    for e, (k1, m1, k2, m2, *joint) in zip(events, counts):
         in1, in2 = k1 / m1, k2 / m2
         pn, pd = (in1, in2) if e.orientation > 0 else (in2, in1)
         nn, nd = (m1, m2) if e.orientation > 0 else (m2, m1)
         e.extra["in_sample_prediction"] = float(e.predicted)
         e.extra["held_out_per_side"] = int(min(m1, m2))
-        e.predicted = float(
-            predicted_bound(pn, pd, plan.n_samples, plan.a_event, plan.claim.delta, "epsilon", nn, nd, z=HELD_OUT_Z)
-        )
+        if joint and pn > 0 and pd > 0:
+            e.predicted = float(paired_scores(pn, pd, joint[0], min(m1, m2), plan.ctx, HELD_OUT_Z))
+        else:
+            e.predicted = float(
+                predicted_bound(pn, pd, plan.n_samples, plan.a_event, plan.claim.delta, "epsilon", nn, nd, z=HELD_OUT_Z)
+            )
         e.sel_props = (pn, pd)
     return events
 
@@ -331,8 +352,7 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator, seeds
     held = fit_size(n, nbytes, plan.max_memory, capped=_records_scans(plan.attacks))
     if held < n:
         return _streamed_selection(plan, pair, rng, n, held, ts, seeds)
-    Y1 = draw(plan.mechanism, pair.d, n, rng, chunk_size=plan.chunk_size)
-    Y2 = draw(plan.mechanism, pair.d_prime, n, rng, chunk_size=plan.chunk_size)
+    Y1, Y2 = draw_held(plan.mechanism, pair, n, rng, plan.chunk_size, coupled=COUPLED_SELECT)
     atts = make_attacks(
         plan.attacks, Y1, log_density=plan.log_density, max_categories=plan.ctx.max_categories, Y_other=Y2
     )
@@ -340,6 +360,7 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator, seeds
     ctx = context_for(plan, pair)
     events = [e for a in atts for e in a.select(Y1[:cut], Y2[:cut], ctx)]
     if cut < n:
+        events += _paired_candidates(events, Y1[:cut], Y2[:cut], ctx)
         events = _held_out_rescore(_dedupe(_seed_copies(seeds) + events), Y1, Y2, cut, plan)
     else:
         events = _dedupe(events)
@@ -359,6 +380,20 @@ def selection_stage(plan: AuditPlan, pair: Pair, rng: np.random.Generator, seeds
         False,
         n,
     )
+
+
+def _paired_candidates(events, Y1, Y2, ctx) -> list[Event]:
+    """With ``COUPLED_SELECT``: the ``TOP`` best events of a paired re-scan of the features of ``events`` on the
+    aligned releases ``Y1`` / ``Y2`` (the rows they were chosen on), at ``PAIRED_Z`` paired standard errors; none
+    otherwise or when the two sides' row counts differ."""
+    if not COUPLED_SELECT or not events or Y1.shape[0] != Y2.shape[0]:
+        return []
+    given = {id(e) for e in events}
+    out = paired_ranking(list(events), Y1, Y2, dataclasses.replace(ctx, evidence_ties=False), PAIRED_Z)[:TOP]
+    for e in out:
+        if id(e) not in given:
+            e.extra["origin"] = "paired scan"
+    return out
 
 
 def _seed_copies(seeds) -> list[Event]:
@@ -425,7 +460,7 @@ def _streamed_selection(
     scanned.  The events of attacks without recorded scans (chosen on the fit part) are counted on
     ``fit .. n - 1``, the ``seeds`` on every position.
     """
-    Y1, Y2 = draw_held(plan.mechanism, pair, held, rng, plan.chunk_size)
+    Y1, Y2 = draw_held(plan.mechanism, pair, held, rng, plan.chunk_size, coupled=COUPLED_SELECT)
     nbytes = max(1, int(np.asarray(Y1).nbytes // held))
     atts = make_attacks(
         plan.attacks, Y1, log_density=plan.log_density, max_categories=plan.ctx.max_categories, Y_other=Y2
@@ -436,10 +471,14 @@ def _streamed_selection(
     families, fixed = fit_families(atts, Y1[:fit], Y2[:fit], ctx)
     if cut < n:  # the search's events first (a duplicate keeps their larger count), then the unrecorded attacks'
         fixed = _seed_copies(seeds) + list(fixed)
+        if COUPLED_SELECT:  # and the paired re-scan's, chosen on the fit part like the unrecorded attacks' events
+            scans = [a for a in atts if a.in_search] or atts
+            proposed = [e for a in scans for e in a.select(Y1[:fit], Y2[:fit], ctx)]
+            fixed += _paired_candidates(proposed, Y1[:fit], Y2[:fit], ctx)
     non_finite = _non_finite_rows(Y1) + _non_finite_rows(Y2)
     rest = (Y1[fit:].copy(), Y2[fit:].copy())  # held releases past the fit part (none unless held > cut)
-    if not fixed:  # only an attack without recorded scans needs the fit releases again (its profile)
-        Y1 = Y2 = None
+    if not fixed and not COUPLED_SELECT:  # only an attack without recorded scans needs the fit releases again
+        Y1 = Y2 = None  # (its profile), or a coupled selection (the co-occurrence of every candidate)
     stream = SelectionStream(
         plan.mechanism,
         (pair.d, pair.d_prime),
@@ -450,6 +489,7 @@ def _streamed_selection(
         backend=plan.backend,
         client=plan.client,
         max_memory=plan.max_memory,
+        coupled=COUPLED_SELECT,
     )
     # one pass over the stream (on the audit's backend): the scan part, and the held-out part for every family; the
     # fixed events (chosen on the fit part, or on the search's releases) on both parts (only those of the events
@@ -479,6 +519,8 @@ def _streamed_selection(
                     n,
                 )
             counts.append((k1, m, k2, m))
+        if COUPLED_SELECT:  # the co-occurrence of each event estimated on the held fit rows (aligned)
+            counts = [_with_joint(e, c, Y1[:fit], Y2[:fit]) for e, c in zip(events, counts)]
         events = _rescore(events, counts, plan)
     main = _main_events(plan, events)
     prof = []
@@ -502,6 +544,17 @@ def _streamed_selection(
         False,
         held,
     )
+
+
+def _with_joint(e: Event, c: tuple, Y1, Y2) -> tuple:
+    """Held-out counts ``(k1, m1, k2, m2)`` of ``e`` with the joint proportion appended, estimated on the aligned rows
+    ``Y1`` / ``Y2`` (:func:`~.paired.joint_proportion`); unchanged when the two sides' counts are not on the same
+    number of rows."""
+    k1, m1, k2, m2 = c
+    if m1 != m2 or m1 == 0:
+        return c
+    pn, pd = (k1 / m1, k2 / m2) if e.orientation > 0 else (k2 / m2, k1 / m1)
+    return (*c, joint_proportion(e, pn, pd, Y1, Y2))
 
 
 def _family_profile(plan: AuditPlan, pair: Pair, family) -> list[Event]:

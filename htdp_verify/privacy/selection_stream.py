@@ -40,6 +40,7 @@ import numpy as np
 
 from .adapters import draw
 from .attacks import Event
+from .paired import twin_generators
 from .streaming import HELD_OVERHEAD, _block, block_size, held_releases_cap, parse_memory, stream_releases
 
 __all__ = [
@@ -175,6 +176,10 @@ class SelectionStream:
         The Dask client (with ``backend="dask"``).
     max_memory : int or str, default "2GiB"
         Memory budget: how many blocks one call counts.
+    coupled : bool, default False
+        Both sides' streams from one seed (common random numbers: block ``b`` of D and of D' drawn from generators in
+        the same state, so position ``i`` of the two sides is aligned as in the held releases of
+        :func:`draw_held` with ``coupled=True``).
     """
 
     def __init__(
@@ -189,6 +194,7 @@ class SelectionStream:
         backend: str = "serial",
         client: Any = None,
         max_memory: int | str = "2GiB",
+        coupled: bool = False,
     ):
         if backend not in ("serial", "dask"):
             raise ValueError(f"backend must be 'serial' or 'dask', got {backend!r}")
@@ -196,7 +202,9 @@ class SelectionStream:
             raise ValueError("backend='dask' needs client= (a distributed.Client)")
         self.mechanism, self.data, self.held, self.first = mechanism, data, held, int(first)
         self.n_held = self.first + int(np.asarray(held[0]).shape[0])
-        self.entropy = [int(rng.integers(0, 2**63)) for _ in range(2)]
+        self.entropy = [int(rng.integers(0, 2**63)) for _ in range(1 if coupled else 2)]
+        if coupled:
+            self.entropy *= 2
         self.release_nbytes = int(release_nbytes)
         self.non_finite = 0
         self.backend, self.client, self.max_memory = backend, client, max_memory
@@ -423,7 +431,9 @@ def _merge(families: list, part: str, side: int, tallies: list) -> None:
             f.add_tally(part, side, t)
 
 
-def draw_held(mechanism: Any, pair: Any, n: int, rng: np.random.Generator, chunk_size: int) -> tuple:
+def draw_held(
+    mechanism: Any, pair: Any, n: int, rng: np.random.Generator, chunk_size: int, *, coupled: bool = False
+) -> tuple:
     """The held fit releases of both sides (``n`` each, drawn from ``rng`` as the in-memory selection draws).
 
     Parameters
@@ -438,13 +448,16 @@ def draw_held(mechanism: Any, pair: Any, n: int, rng: np.random.Generator, chunk
         The audit's generator.
     chunk_size : int
         Releases per mechanism call.
+    coupled : bool, default False
+        Draw the two sides from generators in the same state (:func:`~.paired.twin_generators`), row by row aligned.
 
     Returns
     -------
     tuple of numpy.ndarray
         The releases on D and on D'.
     """
+    g1, g2 = twin_generators(rng) if coupled else (rng, rng)
     return (
-        draw(mechanism, pair.d, n, rng, chunk_size=chunk_size),
-        draw(mechanism, pair.d_prime, n, rng, chunk_size=chunk_size),
+        draw(mechanism, pair.d, n, g1, chunk_size=chunk_size),
+        draw(mechanism, pair.d_prime, n, g2, chunk_size=chunk_size),
     )
