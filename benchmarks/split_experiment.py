@@ -25,7 +25,7 @@ import zlib
 import numpy as np
 
 from audits.benchmark.catalogue import get_mechanism, mechanism_names
-from htdp_verify.privacy import audit, selection
+from htdp_verify.privacy import audit, search, selection
 from htdp_verify.privacy.search import MIN_PER_PAIR
 
 
@@ -60,12 +60,29 @@ def main(argv=None) -> None:
         help="selection releases drawn with common random numbers and scored by paired errors "
         "(htdp_verify.privacy.selection.COUPLED_SELECT; off by default)",
     )
+    ap.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="override a numeric constant of htdp_verify.privacy.search or .selection for the run, e.g. "
+        "search.HELD_OUT_Z=0 (recorded in every line)",
+    )
     ap.add_argument("--out", required=True, help="JSON-lines file (appended)")
     a = ap.parse_args(argv)
     if not (0 < a.search <= 4 and 0 < a.select <= 4):
         ap.error("--search and --select must be fractions of n in (0, 4]")
     rows = a.rows or list(mechanism_names())
     selection.COUPLED_SELECT = bool(a.coupled_select)
+    overrides = {}
+    for item in a.set:
+        key, _, value = item.partition("=")
+        mod_name, _, const = key.partition(".")
+        mod = {"search": search, "selection": selection}.get(mod_name)
+        if mod is None or not hasattr(mod, const) or not value:
+            ap.error(f"--set takes search.NAME=VALUE or selection.NAME=VALUE for an existing constant, got {item!r}")
+        setattr(mod, const, float(value))
+        overrides[key] = float(value)
     with open(a.out, "a") as f:
         for seed in range(a.seeds[0], a.seeds[1] + 1):
             for name in rows:
@@ -86,6 +103,7 @@ def main(argv=None) -> None:
                     "search": a.search,
                     "select": a.select,
                     **({"coupled_select": True} if a.coupled_select else {}),
+                    **({"set": overrides} if overrides else {}),
                     "budget": a.budget,
                     "n_samples": z["n_samples"],
                     "epsilon_lb": r.epsilon_lb,
