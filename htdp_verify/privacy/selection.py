@@ -71,7 +71,11 @@ SEED_EVENTS = True
 # a common coordinate threshold that certified 0.046.  The attacks' scans on the fitting part judge their candidates
 # by independent-sides errors and so rarely propose such an event themselves: with the switch on, the ``TOP`` events
 # of a paired re-scan of their features on the fitting part (:func:`~.paired.paired_ranking`, as the search's
-# ``PAIRED_SELECT``) join the held-out comparison too.  The certification never sees these draws.
+# ``PAIRED_SELECT``) join the held-out comparison too.  The certification never sees these draws.  Measured with
+# ``benchmarks/split_experiment.py --coupled-select`` (search n/4, selection n/8, 2·10⁷ per side): SVT1 / SVT2 on
+# seeds 20261126-20261145, minima 0.0712 / 0.0462 → 0.0807 / 0.0781, medians 0.0838 / 0.0849 → 0.0841 / 0.0832; eight
+# other rows (seeds 20261201-02) higher in 7 of 16 paired audits, all 16 right.  Off by default until the benchmark is
+# re-run with it (it changes every audit's draws).
 COUPLED_SELECT = False
 
 
