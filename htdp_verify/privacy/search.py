@@ -78,7 +78,7 @@ from .._validate import check_int
 from .adapters import draw
 from .attacks import SelectionContext, make_attacks, predicted_bound
 from .neighbours import Pair, as_pairs
-from .paired import paired_ranking
+from .paired import paired_ranking, twin_generators
 
 __all__ = ["SearchResult", "search_pairs", "SELECT_Z", "HELD_OUT_Z", "TOP", "ROUNDS"]
 
@@ -164,11 +164,7 @@ def _event_score(a: np.ndarray, b: np.ndarray, ctx: SelectionContext) -> tuple[f
 def _draw_pair(mechanism, p: Pair, n: int, rng, chunk_size: int):
     """``n`` releases per side on ``p``; with ``COUPLED`` both sides from generators in the same state (common
     random numbers: each side's law is exact, only the two sides' draws are dependent)."""
-    if COUPLED:
-        seed = int(rng.integers(0, 2**63 - 1))
-        g1, g2 = np.random.default_rng(seed), np.random.default_rng(seed)
-    else:
-        g1 = g2 = rng
+    g1, g2 = twin_generators(rng) if COUPLED else (rng, rng)
     return draw(mechanism, p.d, n, g1, chunk_size=chunk_size), draw(mechanism, p.d_prime, n, g2, chunk_size=chunk_size)
 
 
