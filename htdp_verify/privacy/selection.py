@@ -476,9 +476,9 @@ def _streamed_selection(
     if cut < n:  # the search's events first (a duplicate keeps their larger count), then the unrecorded attacks'
         fixed = _seed_copies(seeds) + list(fixed)
         if COUPLED_SELECT:  # and the paired re-scan's, chosen on the fit part like the unrecorded attacks' events
-            scans = [a for a in atts if a.in_search] or atts
-            proposed = [e for a in scans for e in a.select(Y1[:fit], Y2[:fit], ctx)]
-            fixed += _paired_candidates(proposed, Y1[:fit], Y2[:fit], ctx)
+            scans, plain = [a for a in atts if a.in_search] or atts, dataclasses.replace(ctx, families=None)
+            proposed = [e for a in scans for e in a.select(Y1[:fit], Y2[:fit], plain)]  # no scan recorded
+            fixed += _paired_candidates(proposed, Y1[:fit], Y2[:fit], plain)
     non_finite = _non_finite_rows(Y1) + _non_finite_rows(Y2)
     rest = (Y1[fit:].copy(), Y2[fit:].copy())  # held releases past the fit part (none unless held > cut)
     if not fixed and not COUPLED_SELECT:  # only an attack without recorded scans needs the fit releases again
