@@ -37,18 +37,18 @@ AUTO_QUICK = 1_000_000
 
 
 def auto_sizes(n_per_side: int, n_pairs: int) -> dict:
-    """``audit()``'s default split of a per-side budget: certification ``n``, selection ``max(2000, n // 4)``,
-    and with several pairs a search of ``max(MIN_PER_PAIR * n_pairs, n // 2)`` (the defaults of ``audit``); ``n`` is the
+    """``audit()``'s default split of a per-side budget: certification ``n``, selection ``max(2000, n // 8)``,
+    and with several pairs a search of ``max(MIN_PER_PAIR * n_pairs, n // 4)`` (the defaults of ``audit``); ``n`` is the
     largest that fits."""
     n_per_side = check_int("n_per_side", n_per_side, minimum=1000)
-    share = 1.25 + (0.5 if n_pairs > 1 else 0.0)
+    share = 1.125 + (0.25 if n_pairs > 1 else 0.0)
     n = int(n_per_side / share)
-    while n > 10 and n + max(2000, n // 4) + (max(MIN_PER_PAIR * n_pairs, n // 2) if n_pairs > 1 else 0) > n_per_side:
+    while n > 10 and n + max(2000, n // 8) + (max(MIN_PER_PAIR * n_pairs, n // 4) if n_pairs > 1 else 0) > n_per_side:
         n = int(n * 0.98)
     return {
         "n_samples": n,
-        "n_select": max(2000, n // 4),
-        "n_search": max(MIN_PER_PAIR * n_pairs, n // 2) if n_pairs > 1 else 0,
+        "n_select": max(2000, n // 8),
+        "n_search": max(MIN_PER_PAIR * n_pairs, n // 4) if n_pairs > 1 else 0,
     }
 
 

@@ -228,7 +228,7 @@ def plan_audit(
     alpha = check_prob("alpha", alpha)
     n_certify = check_int("n_certify", n_certify, minimum=1)
     n_select_given = n_select is not None
-    n_select = max(2000, n_samples // 4) if n_select is None else check_int("n_select", n_select, minimum=20)
+    n_select = max(2000, n_samples // 8) if n_select is None else check_int("n_select", n_select, minimum=20)
     max_candidates = check_int("max_candidates", max_candidates, minimum=8)
     chunk_size = check_int("chunk_size", chunk_size, minimum=1)
     parse_memory(max_memory)
@@ -239,7 +239,7 @@ def plan_audit(
     pair_list = resolve_pairs(pairs, neighbours, claim)
     n_search_given = n_search is not None
     if n_search is None:
-        n_search = max(MIN_PER_PAIR * len(pair_list), n_samples // 2)
+        n_search = max(MIN_PER_PAIR * len(pair_list), n_samples // 4)
     else:
         n_search = check_int("n_search", n_search, minimum=20)
     deltas = _profile_deltas(profile, n_samples)

@@ -60,7 +60,7 @@ HELD_OUT_Z = 1.0
 # 4 of 6 full-size bench runs when counted on the held-out third alone).
 SEED_EVENTS = True
 
-# Common random numbers in the selection (an experiment switch, off by default).  The two sides' selection releases
+# Common random numbers in the selection (on by default since 2026-11-29; False restores the independent draws).  The two sides' selection releases
 # are drawn from generators in the same state (as the pair search's, ``search.COUPLED``), and the held-out score of
 # every candidate lowers its log-ratio by ``HELD_OUT_Z`` *paired* standard errors (the delta method with the two
 # sides' covariance, :func:`~.paired.paired_scores`) instead of Wilson bounds per side.  On the in-memory path the
@@ -74,9 +74,9 @@ SEED_EVENTS = True
 # ``PAIRED_SELECT``) join the held-out comparison too.  The certification never sees these draws.  Measured with
 # ``benchmarks/split_experiment.py --coupled-select`` (search n/4, selection n/8, 2·10⁷ per side): SVT1 / SVT2 on
 # seeds 20261126-20261145, minima 0.0712 / 0.0462 → 0.0807 / 0.0781, medians 0.0838 / 0.0849 → 0.0841 / 0.0832; eight
-# other rows (seeds 20261201-02) higher in 7 of 16 paired audits, all 16 right.  Off by default until the benchmark is
-# re-run with it (it changes every audit's draws).
-COUPLED_SELECT = False
+# other rows (seeds 20261201-02) higher in 7 of 16 paired audits, all 16 right.  Adopted together with the split
+# search n/4 + selection n/8 (``plan.py``) and the search's plug-in held-out score (``search.HELD_OUT_Z = 0``).
+COUPLED_SELECT = True
 
 
 @dataclass
