@@ -1,7 +1,7 @@
 """Experiment: the benchmark's public "auto" column under another split of the per-side budget.
 
-``audit()``'s default split of a budget B per side is a pair search of n/2, a selection of n/4 and a certification
-of n releases (n = B / 1.75 with several pairs).  This script re-runs the bench's auto column, row by row and with the
+``audit()``'s default split of a budget B per side is a pair search of n/4, a selection of n/8 and a certification
+of n releases (n = B / 1.375 with several pairs; n/2 and n/4, B / 1.75, before 2026-11-29).  This script re-runs the bench's auto column, row by row and with the
 bench's own generators (``SeedSequence([seed, crc32(row), crc32("auto")])``), with the search and the selection as
 other fractions of n passed to ``audit(n_search=, n_select=)``, so a split can be compared with the default at the
 same seeds before it is proposed as one.  It changes no default; nothing in the README's tables comes from it.
@@ -12,7 +12,8 @@ Usage::
         --rows SVT1 SVT2 --seeds 20261126 20261145 --out FILE.jsonl
 
 One JSON line per audit: row, seed, split, certification size, ε_lb, verdict, whether the verdict matches the
-row's ground truth, chosen pair, seconds.  With ``--search 0.5 --select 0.25`` the lines equal the bench's own runs.
+row's ground truth, chosen pair, seconds.  With the default fractions the lines equal the bench's own runs.  The
+auditor before 2026-11-29 is ``--search 0.5 --select 0.25 --independent-select --set search.HELD_OUT_Z=1``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from htdp_verify.privacy.search import MIN_PER_PAIR
 
 def sizes(budget: int, n_pairs: int, search: float, select: float) -> dict:
     """The largest certification size n whose search and selection, as fractions of n, fit the budget (the rule of
-    ``audits.benchmark.run.auto_sizes``, which it equals at the default fractions 0.5 and 0.25)."""
+    ``audits.benchmark.run.auto_sizes``, which it equals at the default fractions 0.25 and 0.125)."""
     n = int(budget / (1 + select + (search if n_pairs > 1 else 0.0)))
 
     def total(n):
@@ -39,7 +40,7 @@ def sizes(budget: int, n_pairs: int, search: float, select: float) -> dict:
 
     while n > 10 and total(n) > budget:
         n = int(n * 0.98)
-    default = (search, select) == (0.5, 0.25)  # then audit() derives the same sizes itself, as the bench calls it
+    default = (search, select) == (0.25, 0.125)  # then audit() derives the same sizes itself, as the bench calls it
     return {
         "n_samples": n,
         "n_select": None if default else max(2000, int(n * select)),
@@ -49,8 +50,8 @@ def sizes(budget: int, n_pairs: int, search: float, select: float) -> dict:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--search", type=float, default=0.5, help="pair search as a fraction of n (default 0.5)")
-    ap.add_argument("--select", type=float, default=0.25, help="selection as a fraction of n (default 0.25)")
+    ap.add_argument("--search", type=float, default=0.25, help="pair search as a fraction of n (default 0.25)")
+    ap.add_argument("--select", type=float, default=0.125, help="selection as a fraction of n (default 0.125)")
     ap.add_argument("--budget", type=int, default=20_000_000, help="releases per side per row, all stages")
     ap.add_argument("--rows", nargs="*", default=None, help="catalogue rows (default all)")
     ap.add_argument("--seeds", type=int, nargs=2, default=[20261126, 20261145], help="first and last run seed")
@@ -58,7 +59,12 @@ def main(argv=None) -> None:
         "--coupled-select",
         action="store_true",
         help="selection releases drawn with common random numbers and scored by paired errors "
-        "(htdp_verify.privacy.selection.COUPLED_SELECT; off by default)",
+        "(htdp_verify.privacy.selection.COUPLED_SELECT; the default since 2026-11-29, kept for old commands)",
+    )
+    ap.add_argument(
+        "--independent-select",
+        action="store_true",
+        help="the selection's two sides drawn independently (COUPLED_SELECT = False; the default before 2026-11-29)",
     )
     ap.add_argument(
         "--set",
@@ -73,7 +79,9 @@ def main(argv=None) -> None:
     if not (0 < a.search <= 4 and 0 < a.select <= 4):
         ap.error("--search and --select must be fractions of n in (0, 4]")
     rows = a.rows or list(mechanism_names())
-    selection.COUPLED_SELECT = bool(a.coupled_select)
+    if a.coupled_select and a.independent_select:
+        ap.error("--coupled-select and --independent-select exclude each other")
+    selection.COUPLED_SELECT = not a.independent_select
     overrides = {}
     for item in a.set:
         key, _, value = item.partition("=")
@@ -102,7 +110,7 @@ def main(argv=None) -> None:
                     "seed": seed,
                     "search": a.search,
                     "select": a.select,
-                    **({"coupled_select": True} if a.coupled_select else {}),
+                    "coupled_select": selection.COUPLED_SELECT,  # lines before 2026-11-29 without it: False
                     **({"set": overrides} if overrides else {}),
                     "budget": a.budget,
                     "n_samples": z["n_samples"],

@@ -3,7 +3,7 @@
 Two columns per mechanism:
 
 * **auto** (the headline): ``htdp_verify.privacy.audit(mechanism, claim, pairs=<all the catalogue's pairs>,
-  n_samples=n, attacks="auto")`` with the auditor's default split (pair search ``n/2``, selection ``n/4``,
+  n_samples=n, attacks="auto")`` with the auditor's default split (pair search ``n/4``, selection ``n/8``,
   certification ``n`` releases per side) and one budget for every row (:data:`AUTO_FULL` / :data:`AUTO_QUICK`
   releases per side in all).  This is exactly what a user of :func:`~htdp_verify.privacy.audit` gets.
 * **white-box** (labelled as such): the same ``audit()`` with the row's :class:`~.plans.BenchPlan` (its attack

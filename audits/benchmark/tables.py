@@ -218,7 +218,7 @@ def write_seed_tables(
         "* The oracle ceiling and its 5–95 % range are for the first seed's budget (see `bench.md`); P(oracle ≥ "
         "DP-Sniper) is the chance that one run of an auditor that knows the exact laws reaches DP-Sniper's number.",
         "* 'oracle at the certification size' (information, not the target): the same oracle with only the "
-        "releases the audit certified on (the default split certifies on n of the 1.75·n drawn per side; the rest "
+        "releases the audit certified on (the default split certifies on n of the 1.375·n drawn per side; the rest "
         "went to the pair search and the event selection): what a perfect search and selection would reach.",
         "* The first seed's full table, with pairs and events, is `bench.md`; every run (seed, verdict, ε_lb, "
         "pair, event) is in `bench_runs.csv`.",

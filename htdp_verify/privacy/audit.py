@@ -91,11 +91,11 @@ def audit(
     rng
         the ``numpy.random.Generator`` every release is drawn from.
     n_select
-        releases per side for event selection (default ``max(2000, n_samples // 4)``; beyond what ``max_memory``
+        releases per side for event selection (default ``max(2000, n_samples // 8)``; beyond what ``max_memory``
         holds, the releases are streamed: see ``max_memory``).
     n_search
         releases per side for the whole pair search (successive halving over the pairs, held-out and
-        cross-fitted scores; default ``max(500 * #pairs, n_samples // 2)``, each pair scored on at least 500 per
+        cross-fitted scores; default ``max(500 * #pairs, n_samples // 4)``, each pair scored on at least 500 per
         side; an explicit smaller value is honoured, down to 20 per pair); unused with a single pair.
     n_certify
         number of (event) candidates certified with Bonferroni (default 1: the best predicted).

@@ -145,7 +145,7 @@ def _selection(monkeypatch, fit_cap, **kw):
         alpha=0.05,
         attacks="auto",
         rng=np.random.default_rng(5),
-        n_select=None,
+        n_select=10_000,  # the geometry the tests below count on (the default would be max(2000, n // 8))
         n_search=None,
         n_certify=1,
         log_density=None,
@@ -184,10 +184,19 @@ def _last_third(monkeypatch, e):
     """The held-out releases of the streamed selection above, redrawn from the same seed."""
     from htdp_verify.privacy.adapters import draw
 
-    rng = np.random.default_rng(5)  # the plan draws nothing; the selection draws the held part, then two seeds
-    draw(lap, PAIR[0], 3000, rng)
-    draw(lap, PAIR[1], 3000, rng)
-    entropy = [int(rng.integers(0, 2**63)) for _ in range(2)]
+    from htdp_verify.privacy import selection
+    from htdp_verify.privacy.paired import twin_generators
+
+    rng = np.random.default_rng(5)  # the plan draws nothing; the selection draws the held part, then the seeds
+    if selection.COUPLED_SELECT:  # both sides from one seed (common random numbers), held part and stream alike
+        g1, g2 = twin_generators(rng)
+        draw(lap, PAIR[0], 3000, g1)
+        draw(lap, PAIR[1], 3000, g2)
+        entropy = [int(rng.integers(0, 2**63))] * 2
+    else:
+        draw(lap, PAIR[0], 3000, rng)
+        draw(lap, PAIR[1], 3000, rng)
+        entropy = [int(rng.integers(0, 2**63)) for _ in range(2)]
     cut = (2 * 10_000) // 3
     return [
         np.concatenate(list(stream_releases(lap, d, s, cut - 3000, 10_000 - 3000, release_nbytes=8)))
