@@ -1,10 +1,11 @@
 """Experiment: the benchmark's public "auto" column under another split of the per-side budget.
 
 ``audit()``'s default split of a budget B per side is a pair search of n/4, a selection of n/8 and a certification
-of n releases (n = B / 1.375 with several pairs; n/2 and n/4, B / 1.75, before 2026-11-29).  This script re-runs the bench's auto column, row by row and with the
-bench's own generators (``SeedSequence([seed, crc32(row), crc32("auto")])``), with the search and the selection as
-other fractions of n passed to ``audit(n_search=, n_select=)``, so a split can be compared with the default at the
-same seeds before it is proposed as one.  It changes no default; nothing in the README's tables comes from it.
+of n releases (n = B / 1.375 with several pairs; n/2 and n/4, B / 1.75, before 2026-11-29).  This script re-runs
+the bench's auto column, row by row and with the bench's own generators (``SeedSequence([seed, crc32(row),
+crc32("auto")])``), with the search and the selection as other fractions of n passed to ``audit(n_search=,
+n_select=)``, so a split can be compared with the default at the same seeds before it is proposed as one.  It changes
+no default; the README's tables come from ``htdp-verify bench``, not from it.
 
 Usage::
 

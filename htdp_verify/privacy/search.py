@@ -55,8 +55,8 @@ half-half) chosen 9/20 (SVT1) and 12/20 (SVT2) against 2/20 and 1/20 with 1 s.e.
 seeds 20261146-20261165 had medians 0.0813 and 0.0836 (0.913 and 0.939 of the ceiling, against 0.924 and 0.940 with
 1 s.e. on seeds 20261126-20261145): the extreme pair's best event has probability 0.0025, so its bound scatters more,
 and the selection stage (independent sides, 3 s.e.) sometimes certifies a common event on it instead (ε_lb 0.0465
-once).  Not adopted alone.  With the selection coupled too (``selection.COUPLED_SELECT``), which keeps that rare event, and
-the budget split search n/4 + selection n/8 (``benchmarks/split_experiment.py --search 0.25 --select 0.125
+once).  Not adopted alone.  With the selection coupled too (``selection.COUPLED_SELECT``), which keeps that rare
+event, and the budget split search n/4 + selection n/8 (``benchmarks/split_experiment.py --search 0.25 --select 0.125
 --coupled-select --set search.HELD_OUT_Z=0``): medians 0.0850 / 0.0863 on seeds 20261126-20261145 and, on fresh seeds
 20261206-20261225, 0.0846 / 0.0856 (0.951 / 0.961 of the ceiling; minima 0.0813 / 0.0771; SVT1 / SVT2), the extreme
 pair kept at 7/20 and 9/20 of the fresh seeds.  Adopted (2026-11-29) together with the two other changes, which

@@ -60,22 +60,22 @@ HELD_OUT_Z = 1.0
 # 4 of 6 full-size bench runs when counted on the held-out third alone).
 SEED_EVENTS = True
 
-# Common random numbers in the selection (on by default since 2026-11-29; False restores the independent draws).  The two sides' selection releases
-# are drawn from generators in the same state (as the pair search's, ``search.COUPLED``), and the held-out score of
-# every candidate lowers its log-ratio by ``HELD_OUT_Z`` *paired* standard errors (the delta method with the two
-# sides' covariance, :func:`~.paired.paired_scores`) instead of Wilson bounds per side.  On the in-memory path the
-# covariance is counted on the same rows as the proportions; on the streamed path it is estimated on the held fit
-# rows (:func:`~.paired.joint_proportion`).  Why: on SVT2 at 2·10⁷ per side (search n/4, selection n/8, seed
-# 20261127) the search's best event on its extreme pair (one outcome of probability 0.0025, log-ratio ~0.09) was
-# counted on 1.8·10⁶ independent releases per side, estimated at 0.075 ± 0.021 and lost, at 1 s.e. of pessimism, to
-# a common coordinate threshold that certified 0.046.  The attacks' scans on the fitting part judge their candidates
-# by independent-sides errors and so rarely propose such an event themselves: with the switch on, the ``TOP`` events
-# of a paired re-scan of their features on the fitting part (:func:`~.paired.paired_ranking`, as the search's
+# Common random numbers in the selection (on by default since 2026-11-29; False restores the independent draws). The two
+# sides' selection releases are drawn from generators in the same state (as the pair search's, ``search.COUPLED``), and
+# the held-out score of every candidate lowers its log-ratio by ``HELD_OUT_Z`` *paired* standard errors (the delta
+# method with the two sides' covariance, :func:`~.paired.paired_scores`) instead of Wilson bounds per side.  On the
+# in-memory path the covariance is counted on the same rows as the proportions; on the streamed path it is estimated on
+# the held fit rows (:func:`~.paired.joint_proportion`).  Why: on SVT2 at 2·10⁷ per side (search n/4, selection n/8,
+# seed 20261127) the search's best event on its extreme pair (one outcome of probability 0.0025, log-ratio ~0.09) was
+# counted on 1.8·10⁶ independent releases per side, estimated at 0.075 ± 0.021 and lost, at 1 s.e. of pessimism, to a
+# common coordinate threshold that certified 0.046.  The attacks' scans on the fitting part judge their candidates by
+# independent-sides errors and so rarely propose such an event themselves: with the switch on, the ``TOP`` events of a
+# paired re-scan of their features on the fitting part (:func:`~.paired.paired_ranking`, as the search's
 # ``PAIRED_SELECT``) join the held-out comparison too.  The certification never sees these draws.  Measured with
-# ``benchmarks/split_experiment.py --coupled-select`` (search n/4, selection n/8, 2·10⁷ per side): SVT1 / SVT2 on
-# seeds 20261126-20261145, minima 0.0712 / 0.0462 → 0.0807 / 0.0781, medians 0.0838 / 0.0849 → 0.0841 / 0.0832; eight
-# other rows (seeds 20261201-02) higher in 7 of 16 paired audits, all 16 right.  Adopted together with the split
-# search n/4 + selection n/8 (``plan.py``) and the search's plug-in held-out score (``search.HELD_OUT_Z = 0``).
+# ``benchmarks/split_experiment.py --coupled-select`` (search n/4, selection n/8, 2·10⁷ per side): SVT1 / SVT2 on seeds
+# 20261126-20261145, minima 0.0712 / 0.0462 → 0.0807 / 0.0781, medians 0.0838 / 0.0849 → 0.0841 / 0.0832; eight other
+# rows (seeds 20261201-02) higher in 7 of 16 paired audits, all 16 right.  Adopted together with the split search n/4 +
+# selection n/8 (``plan.py``) and the search's plug-in held-out score (``search.HELD_OUT_Z = 0``).
 COUPLED_SELECT = True
 
 

