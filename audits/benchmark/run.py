@@ -23,7 +23,7 @@ import numpy as np
 
 from htdp_verify._validate import check_int, check_rng, is_int_in
 from htdp_verify.privacy import audit
-from htdp_verify.privacy.search import MIN_PER_PAIR
+from htdp_verify.privacy.plan import SEARCH_DIVISOR, SELECT_DIVISOR, default_stage_sizes
 from htdp_verify.runlog import RunLog, read_runlog
 
 from .catalogue import MECHANISMS, get_mechanism
@@ -37,19 +37,16 @@ AUTO_QUICK = 1_000_000
 
 
 def auto_sizes(n_per_side: int, n_pairs: int) -> dict:
-    """``audit()``'s default split of a per-side budget: certification ``n``, selection ``max(2000, n // 8)``,
-    and with several pairs a search of ``max(MIN_PER_PAIR * n_pairs, n // 4)`` (the defaults of ``audit``); ``n`` is the
-    largest that fits."""
+    """``audit()``'s default split of a per-side budget: certification ``n``, selection and (with several pairs) pair
+    search as :func:`htdp_verify.privacy.plan.default_stage_sizes` gives them for ``n`` (``max(2000, n // 8)`` and
+    ``max(500 * n_pairs, n // 4)``, the defaults of ``audit``); ``n`` is the largest that fits."""
     n_per_side = check_int("n_per_side", n_per_side, minimum=1000)
-    share = 1.125 + (0.25 if n_pairs > 1 else 0.0)
+    share = 1 + 1 / SELECT_DIVISOR + (1 / SEARCH_DIVISOR if n_pairs > 1 else 0.0)
     n = int(n_per_side / share)
-    while n > 10 and n + max(2000, n // 8) + (max(MIN_PER_PAIR * n_pairs, n // 4) if n_pairs > 1 else 0) > n_per_side:
+    while n > 10 and n + sum(default_stage_sizes(n, n_pairs)) > n_per_side:
         n = int(n * 0.98)
-    return {
-        "n_samples": n,
-        "n_select": max(2000, n // 8),
-        "n_search": max(MIN_PER_PAIR * n_pairs, n // 4) if n_pairs > 1 else 0,
-    }
+    n_select, n_search = default_stage_sizes(n, n_pairs)
+    return {"n_samples": n, "n_select": n_select, "n_search": n_search}
 
 
 def _facts(m: BenchMechanism, res, column: str, white_box: str = "") -> dict:

@@ -26,7 +26,34 @@ from .neighbours import Pair, as_pairs, check_neighbours, dataset_patterns
 from .search import MIN_PER_PAIR
 from .streaming import parse_memory
 
-__all__ = ["AuditPlan", "plan_audit"]
+__all__ = ["AuditPlan", "plan_audit", "default_stage_sizes", "SELECT_DIVISOR", "SEARCH_DIVISOR", "MIN_SELECT_DEFAULT"]
+
+# The default budget split of ``audit()`` (chosen with ``benchmarks/split_experiment.py``; README, Benchmarks):
+# selection ``max(MIN_SELECT_DEFAULT, n_samples // SELECT_DIVISOR)`` and, with several pairs, a pair search of
+# ``max(MIN_PER_PAIR * #pairs, n_samples // SEARCH_DIVISOR)`` releases per side (4 and 2 before 2026-11-29).
+SELECT_DIVISOR = 8
+SEARCH_DIVISOR = 4
+MIN_SELECT_DEFAULT = 2000
+
+
+def default_stage_sizes(n_samples: int, n_pairs: int) -> tuple[int, int]:
+    """The default selection and pair-search sizes per side for a certification size ``n_samples``.
+
+    Parameters
+    ----------
+    n_samples : int
+        Certification releases per side.
+    n_pairs : int
+        Number of candidate pairs (the search is skipped, size 0, with one pair).
+
+    Returns
+    -------
+    tuple of int
+        ``(n_select, n_search)``.
+    """
+    n_select = max(MIN_SELECT_DEFAULT, n_samples // SELECT_DIVISOR)
+    n_search = max(MIN_PER_PAIR * n_pairs, n_samples // SEARCH_DIVISOR) if n_pairs > 1 else 0
+    return n_select, n_search
 
 
 @dataclass
@@ -228,7 +255,10 @@ def plan_audit(
     alpha = check_prob("alpha", alpha)
     n_certify = check_int("n_certify", n_certify, minimum=1)
     n_select_given = n_select is not None
-    n_select = max(2000, n_samples // 8) if n_select is None else check_int("n_select", n_select, minimum=20)
+    if n_select is None:
+        n_select = max(MIN_SELECT_DEFAULT, n_samples // SELECT_DIVISOR)
+    else:
+        n_select = check_int("n_select", n_select, minimum=20)
     max_candidates = check_int("max_candidates", max_candidates, minimum=8)
     chunk_size = check_int("chunk_size", chunk_size, minimum=1)
     parse_memory(max_memory)
@@ -239,7 +269,7 @@ def plan_audit(
     pair_list = resolve_pairs(pairs, neighbours, claim)
     n_search_given = n_search is not None
     if n_search is None:
-        n_search = max(MIN_PER_PAIR * len(pair_list), n_samples // 4)
+        n_search = max(MIN_PER_PAIR * len(pair_list), n_samples // SEARCH_DIVISOR)
     else:
         n_search = check_int("n_search", n_search, minimum=20)
     deltas = _profile_deltas(profile, n_samples)
