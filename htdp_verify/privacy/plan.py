@@ -255,9 +255,7 @@ def plan_audit(
     alpha = check_prob("alpha", alpha)
     n_certify = check_int("n_certify", n_certify, minimum=1)
     n_select_given = n_select is not None
-    if n_select is None:
-        n_select = max(MIN_SELECT_DEFAULT, n_samples // SELECT_DIVISOR)
-    else:
+    if n_select_given:
         n_select = check_int("n_select", n_select, minimum=20)
     max_candidates = check_int("max_candidates", max_candidates, minimum=8)
     chunk_size = check_int("chunk_size", chunk_size, minimum=1)
@@ -268,10 +266,11 @@ def plan_audit(
         raise ValueError("backend='dask' needs client= (a dask.distributed Client)")
     pair_list = resolve_pairs(pairs, neighbours, claim)
     n_search_given = n_search is not None
-    if n_search is None:
-        n_search = max(MIN_PER_PAIR * len(pair_list), n_samples // SEARCH_DIVISOR)
-    else:
+    if n_search_given:
         n_search = check_int("n_search", n_search, minimum=20)
+    default_select, default_search = default_stage_sizes(n_samples, len(pair_list))
+    n_select = default_select if n_select is None else n_select
+    n_search = default_search if n_search is None else n_search  # 0 with one pair: no search
     deltas = _profile_deltas(profile, n_samples)
     if deltas is not None:
         profile_share = check_prob("profile_share", profile_share)
