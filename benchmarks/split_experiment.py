@@ -27,7 +27,7 @@ import zlib
 import numpy as np
 
 from audits.benchmark.catalogue import get_mechanism, mechanism_names
-from htdp_verify.privacy import audit, search, selection
+from htdp_verify.privacy import audit, runoff, search, selection
 from htdp_verify.privacy.search import MIN_PER_PAIR
 
 
@@ -47,6 +47,12 @@ def sizes(budget: int, n_pairs: int, search: float, select: float) -> dict:
         "n_select": None if default else max(2000, int(n * select)),
         "n_search": None if default or n_pairs == 1 else max(MIN_PER_PAIR * n_pairs, int(n * search)),
     }
+
+
+def runoff_line(r) -> list:
+    """The run-off's table of a result, short: each finalist's label, held-out prediction and whether it was kept."""
+    table = r.details.get("selection", {}).get("runoff", [])
+    return [[t["pair"].split(":")[0][:40], round(t["predicted_bound"], 5), t["kept"]] for t in table]
 
 
 def main(argv=None) -> None:
@@ -72,8 +78,8 @@ def main(argv=None) -> None:
         nargs="*",
         default=[],
         metavar="MODULE.NAME=VALUE",
-        help="override a numeric constant of htdp_verify.privacy.search or .selection for the run, e.g. "
-        "search.HELD_OUT_Z=0 (recorded in every line)",
+        help="override a numeric constant of htdp_verify.privacy.search, .selection or .runoff for the run, e.g. "
+        "search.HELD_OUT_Z=0 or runoff.RUNOFF=1 (recorded in every line)",
     )
     ap.add_argument("--out", required=True, help="JSON-lines file (appended)")
     a = ap.parse_args(argv)
@@ -87,9 +93,9 @@ def main(argv=None) -> None:
     for item in a.set:
         key, _, value = item.partition("=")
         mod_name, _, const = key.partition(".")
-        mod = {"search": search, "selection": selection}.get(mod_name)
+        mod = {"search": search, "selection": selection, "runoff": runoff}.get(mod_name)
         if mod is None or not hasattr(mod, const) or not value:
-            ap.error(f"--set takes search.NAME=VALUE or selection.NAME=VALUE for an existing constant, got {item!r}")
+            ap.error(f"--set takes search|selection|runoff.NAME=VALUE for an existing constant, got {item!r}")
         setattr(mod, const, float(value))
         overrides[key] = float(value)
     with open(a.out, "a") as f:
@@ -119,6 +125,7 @@ def main(argv=None) -> None:
                     "verdict": r.verdict,
                     "right": (r.verdict == "violated") == m.buggy,
                     "pair": pair.get("label") if isinstance(pair, dict) else str(pair),
+                    **({"runoff": runoff_line(r)} if runoff.RUNOFF else {}),
                     "cpu_s": round(time.process_time() - t0, 2),
                 }
                 f.write(json.dumps(line) + "\n")

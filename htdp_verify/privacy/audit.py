@@ -30,7 +30,8 @@ import numpy as np
 from .certification import bounds_stage, certification_stage
 from .plan import plan_audit
 from .result import AuditResult
-from .selection import search_stage, selection_stage
+from .runoff import choose_pair_and_events
+from .selection import search_stage
 from .sequential import RoundsDesign, as_design, rounds_audit
 from .verdict import assemble_result, verdict_stage
 
@@ -173,8 +174,7 @@ def audit(
     )
     if sequential:
         return rounds_audit(plan, rng, max_samples=max_samples, design=as_design(sequential), t0=t0)
-    search = search_stage(plan, rng)
-    selection = selection_stage(plan, search.pair, rng, search.events)
+    search, selection = choose_pair_and_events(plan, search_stage(plan, rng), rng)
     counts = certification_stage(plan, search.pair, selection, rng)
     bounds = bounds_stage(plan, selection, counts)
     verdict = verdict_stage(plan, bounds, counts, selection)

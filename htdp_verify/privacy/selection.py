@@ -97,6 +97,11 @@ class SearchOutcome:
     events : list of Event, optional
         The search's best events on the chosen pair (chosen on search releases only), which the selection stage
         re-scores next to its own candidates (``SEED_EVENTS``).
+    finalists : list of tuple, optional
+        ``(pair, events)`` of every pair that reached the search's last round, best first (for a run-off,
+        :mod:`.runoff`).
+    runoff : list of dict, optional
+        The run-off's table when one was held (:mod:`.runoff`), else empty.
     """
 
     pair: Pair
@@ -104,6 +109,8 @@ class SearchOutcome:
     drawn: int = 0
     seconds: float = 0.0
     events: list = field(default_factory=list)
+    finalists: list = field(default_factory=list)
+    runoff: list = field(default_factory=list)
 
 
 @dataclass
@@ -204,7 +211,9 @@ def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
         for r in ranked
     ]
     drawn = 2 * sum(r.drawn for r in ranked)
-    return SearchOutcome(ranked[0].pair, table, drawn, time.perf_counter() - ts, list(ranked[0].events))
+    last = ranked[0].round
+    finalists = [(r.pair, list(r.events)) for r in ranked if r.round == last]
+    return SearchOutcome(ranked[0].pair, table, drawn, time.perf_counter() - ts, list(ranked[0].events), finalists)
 
 
 def _dedupe(events):

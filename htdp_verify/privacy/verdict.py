@@ -337,6 +337,7 @@ def assemble_result(
             "note": "pairs, attacks, thresholds, directions and orders were chosen on samples independent of the "
             "certification samples: no alpha is spent on selection",
             "search": search.table,
+            **({"runoff": search.runoff} if getattr(search, "runoff", None) else {}),
         },
         "budget": plan.budget.to_dict(),
         "ledger": plan.budget.ledger(),

@@ -1,0 +1,93 @@
+"""Run-off between the pair search's finalists, decided on fresh selection releases (off by default).
+
+The pair search (:mod:`.search`) ends by comparing its last ``FINALISTS`` pairs on the releases it drew for them.
+Those scores carry a winner's curse: a pair whose best event is rare (an outcome of probability ~0.0025) has a
+noisy held-out score, and it reaches and wins the last round mostly when that score came out high.  On SVT4 at
+2·10⁷ releases per side (bench seeds 20261121-25, the defaults of 2026-11-29) the search preferred the in-domain
+extreme pair at 3 of 5 seeds with predicted bounds 0.174 / 0.182 / 0.184, and the same pair then certified 0.145 /
+0.156 / 0.152 (its certification point estimates 0.160 / 0.171 / 0.166), where the half-half and X-shape pairs,
+predicted 0.167-0.171, certify 0.163-0.169.
+
+With ``RUNOFF`` the selection budget is shared by the finalists: each gets ``n_select // FINALISTS`` fresh releases
+per side and a full selection stage of its own (:func:`~.selection.selection_stage`, with the search's events for
+that pair as seeds); the pair whose best main event has the higher held-out prediction (the selection's own
+pessimism, :data:`~.selection.HELD_OUT_Z` paired standard errors, on releases no earlier choice saw) is kept, with
+its selection.  The other finalists' releases count as pair-search releases in the result's totals.  The
+certification releases are drawn afterwards and never seen by either choice, so no α is spent.
+
+The cost: the kept pair's events are chosen on ``n_select // FINALISTS`` releases per side instead of
+``n_select``.  A run-off needs at least ``MIN_SELECT`` releases per side per finalist and is skipped below that.
+Sequential audits (:mod:`.sequential.rounds`) do not use it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .plan import AuditPlan
+from .selection import SearchOutcome, Selection, selection_stage
+from .selection_stream import MIN_SELECT
+
+__all__ = ["RUNOFF", "FINALISTS", "choose_pair_and_events"]
+
+RUNOFF = False  # off: measured on fresh seeds before any adoption (see the module docstring and the README)
+FINALISTS = 2  # pairs in the run-off (the search's last round keeps two)
+
+
+def _best_prediction(sel: Selection) -> float:
+    return float(sel.main[0].predicted) if sel.main else float("-inf")
+
+
+def choose_pair_and_events(
+    plan: AuditPlan, search: SearchOutcome, rng: np.random.Generator
+) -> tuple[SearchOutcome, Selection]:
+    """The pair to certify and its selection: the search's winner and a selection on it, or with ``RUNOFF`` the
+    winner of a run-off between the search's finalists on fresh selection releases.
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The audit's plan (``n_select`` is shared by the finalists in a run-off).
+    search : SearchOutcome
+        The search stage's outcome (``finalists`` in ranking order).
+    rng : numpy.random.Generator
+        The generator every release is drawn from.
+
+    Returns
+    -------
+    tuple
+        ``(search, selection)``: the search outcome, with the kept pair, its search events, the other finalists'
+        releases added to ``drawn`` and the run-off's table in ``runoff`` when one was held; and the kept pair's
+        selection.
+    """
+    finalists = list(search.finalists)[: max(FINALISTS, 1)]
+    k = len(finalists)
+    if not RUNOFF or not plan.searching or k < 2 or plan.n_select // k < MIN_SELECT:
+        return search, selection_stage(plan, search.pair, rng, search.events)
+    sub = dataclasses.replace(plan, n_select=plan.n_select // k)
+    sels = [selection_stage(sub, pair, rng, events) for pair, events in finalists]
+    scores = [_best_prediction(s) for s in sels]
+    best = int(np.argmax(scores))  # ties: the search's order
+    table = [
+        {
+            "pair": pair.describe(),
+            "predicted_bound": scores[i],
+            "best_event": sels[i].main[0].describe() if sels[i].main else "",
+            "n_per_side": sub.n_select,
+            "kept": i == best,
+        }
+        for i, (pair, _) in enumerate(finalists)
+    ]
+    others = sum(s.drawn for i, s in enumerate(sels) if i != best)
+    pair, events = finalists[best]
+    kept = dataclasses.replace(
+        search,
+        pair=pair,
+        events=list(events),
+        drawn=search.drawn + others,
+        seconds=search.seconds + sum(s.seconds for i, s in enumerate(sels) if i != best),
+        runoff=table,
+    )
+    return kept, sels[best]
