@@ -16,8 +16,10 @@ its selection.  The other finalists' releases count as pair-search releases in t
 certification releases are drawn afterwards and never seen by either choice, so no α is spent.
 
 The cost: the kept pair's events are chosen on ``n_select // FINALISTS`` releases per side instead of
-``n_select``.  A run-off needs at least ``MIN_SELECT`` releases per side per finalist and is skipped below that.
-Sequential audits (:mod:`.sequential.rounds`) do not use it.
+``n_select``.  A run-off is held only when each finalist still gets at least ``MIN_PER_FINALIST`` releases per side
+(the selection's fit part, :data:`~.selection_stream.FIT_CAP` = 65 536): then the attacks fit on as many releases as
+without it, and only the part on which candidates are counted shrinks.  Sequential audits
+(:mod:`.sequential.rounds`) do not use it.
 """
 
 from __future__ import annotations
@@ -28,12 +30,15 @@ import numpy as np
 
 from .plan import AuditPlan
 from .selection import SearchOutcome, Selection, selection_stage
-from .selection_stream import MIN_SELECT
+from .selection_stream import FIT_CAP
 
-__all__ = ["RUNOFF", "FINALISTS", "choose_pair_and_events"]
+__all__ = ["RUNOFF", "FINALISTS", "MIN_PER_FINALIST", "choose_pair_and_events"]
 
 RUNOFF = False  # off: measured on fresh seeds before any adoption (see the module docstring and the README)
 FINALISTS = 2  # pairs in the run-off (the search's last round keeps two)
+# Fewest selection releases per side and finalist for a run-off: the selection's fit part (``FIT_CAP``), so that the
+# attacks fit on as many releases as without a run-off and only the counted part shrinks.
+MIN_PER_FINALIST = FIT_CAP
 
 
 def _best_prediction(sel: Selection) -> float:
@@ -64,7 +69,7 @@ def choose_pair_and_events(
     """
     finalists = list(search.finalists)[: max(FINALISTS, 1)]
     k = len(finalists)
-    if not RUNOFF or not plan.searching or k < 2 or plan.n_select // k < MIN_SELECT:
+    if not RUNOFF or not plan.searching or k < 2 or plan.n_select // k < MIN_PER_FINALIST:
         return search, selection_stage(plan, search.pair, rng, search.events)
     sub = dataclasses.replace(plan, n_select=plan.n_select // k)
     sels = [selection_stage(sub, pair, rng, events) for pair, events in finalists]

@@ -23,6 +23,7 @@ from scipy import stats
 from htdp_verify import PrivacyClaim
 from htdp_verify.privacy import audit, runoff
 from htdp_verify.privacy import selection as sel_mod
+from htdp_verify.privacy.selection_stream import FIT_CAP, MIN_SELECT
 
 SEEDS = 20
 ALPHA = 1e-3
@@ -54,6 +55,12 @@ def _run(seed: int):
 
 def _leaky_kept(r) -> bool:
     return r.details["pair"]["d_prime"][1] == 1.0
+
+
+@pytest.fixture(autouse=True)
+def small_finalists(monkeypatch):
+    """These audits are small (1 250 selection releases per side and finalist): hold the run-off at that size."""
+    monkeypatch.setattr(runoff, "MIN_PER_FINALIST", MIN_SELECT)
 
 
 @pytest.fixture
@@ -109,3 +116,16 @@ def test_runoff_is_skipped_with_a_single_pair_or_too_few_selection_releases(monk
     )  # 150 per finalist < MIN_SELECT (200)
     assert "runoff" not in small.details["selection"]
     assert small.details["samples"]["n_select_per_side"] == 300
+
+
+def test_by_default_the_runoff_waits_for_a_full_fit_part(monkeypatch):
+    """With the default ``MIN_PER_FINALIST`` (the fit part, ``FIT_CAP``) a run-off is held only when each finalist's
+    share of the selection is at least ``FIT_CAP`` releases per side: not at 2 500 per side, yes at 2·FIT_CAP."""
+    monkeypatch.setattr(runoff, "RUNOFF", True)
+    monkeypatch.setattr(runoff, "MIN_PER_FINALIST", FIT_CAP)
+    assert "runoff" not in _run(3).details["selection"]
+    big = audit(
+        lap, PrivacyClaim(5.0), pairs=[WEAK, LEAKY], n_samples=2_000, n_select=2 * FIT_CAP, rng=np.random.default_rng(3)
+    )
+    assert len(big.details["selection"]["runoff"]) == 2
+    assert big.details["samples"]["n_select_per_side"] == FIT_CAP
