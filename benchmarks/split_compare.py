@@ -4,9 +4,10 @@ file over the seeds both hold, how many paired audits the second file certified 
 Usage::
 
     python benchmarks/split_compare.py BASE.jsonl OTHER.jsonl [--rows SVT1 SVT2]
+    python benchmarks/split_compare.py A1.jsonl,A2.jsonl B1.jsonl,B2.jsonl   # several files per side, merged
 
-Each file's lines are keyed by (row, seed); a key present in one file only is left out (and counted).  A repeated key
-keeps its last line.
+Each file's lines are keyed by (row, seed); a key present on one side only is left out (and counted).  A repeated key
+keeps its last line (files in the order given).
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ import statistics
 
 
 def load(path: str) -> dict:
-    """The lines of ``path`` by (row, seed)."""
+    """The lines of ``path`` (one file, or several joined by commas) by (row, seed)."""
     out = {}
-    with open(path) as f:
-        for line in f:
-            if line.strip():
-                r = json.loads(line)
-                out[(r["row"], int(r["seed"]))] = r
+    for one in path.split(","):
+        with open(one) as f:
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    out[(r["row"], int(r["seed"]))] = r
     return out
 
 

@@ -1,4 +1,4 @@
-"""Run-off between the pair search's finalists, decided on fresh selection releases (off by default).
+"""Run-off between the pair search's finalists, decided on fresh selection releases (an experiment switch, off).
 
 The pair search (:mod:`.search`) ends by comparing its last ``FINALISTS`` pairs on the releases it drew for them.
 Those scores carry a winner's curse: a pair whose best event is rare (an outcome of probability ~0.0025) has a
@@ -20,6 +20,14 @@ The cost: the kept pair's events are chosen on ``n_select // FINALISTS`` release
 (the selection's fit part, :data:`~.selection_stream.FIT_CAP` = 65 536): then the attacks fit on as many releases as
 without it, and only the part on which candidates are counted shrinks.  Sequential audits
 (:mod:`.sequential.rounds`) do not use it.
+
+Measured, and not adopted (2026-11-29; ``benchmarks/split_experiment.py --set runoff.RUNOFF=1`` against the
+default call, 2·10⁷ releases per side, fresh seeds 20261206-45; SVT4 on 20261226-45): the run-off certified more
+in 13 of 40 paired audits on SVT1, 17 of 40 on SVT2 and 12 of 20 on SVT4 (medians 0.0833 / 0.0851 / 0.1672 against
+0.0841 / 0.0848 / 0.1665); on seven cheaper rows with several pairs (3 seeds) in 12 of 19; at 10⁶ per side, before
+the fit-part condition, in 24 of 62 (NoisyHist1 -45 %, NumericalSVT -67 %).  A fresh look at ``n_select / 2``
+releases is about as noisy as the search's own last round, and the kept pair's events are chosen on half the
+releases.  The switch stays for experiments (and so that the result can be reproduced).
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from .selection_stream import FIT_CAP
 
 __all__ = ["RUNOFF", "FINALISTS", "MIN_PER_FINALIST", "choose_pair_and_events"]
 
-RUNOFF = False  # off: measured on fresh seeds before any adoption (see the module docstring and the README)
+RUNOFF = False  # off: measured on fresh seeds, no gain (module docstring; README, "How the defaults were chosen")
 FINALISTS = 2  # pairs in the run-off (the search's last round keeps two)
 # Fewest selection releases per side and finalist for a run-off: the selection's fit part (``FIT_CAP``), so that the
 # attacks fit on as many releases as without a run-off and only the counted part shrinks.
