@@ -107,7 +107,7 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts, sel: Selection | None =
     max_cert = max_certifiable_epsilon_poisson(n, a) if claim.delta == 0 else max_certifiable_epsilon(n, a, claim.delta)
     floor_p = float(cp_upper(0, n, a / 2))
     shift = None
-    if sel is not None:
+    if sel is not None and c.drawn > 0:  # a skipped certification drew nothing (its sizes are 1 only to divide by)
         _, nn, _, nd = b.event_counts(c)
         n_sel = int(getattr(sel, "n_held", 0) or sel.n_per_side or plan.n_select)
         shift = selection_shift(c.events[b.index], max(1, n_sel // 4), kn, nn, kd, nd)
@@ -283,8 +283,9 @@ def assemble_result(
     shown = format_lower_bound(b.eps_lb, claim.epsilon)
     summary = (
         f"certified epsilon >= {shown}{dtext} at {100 * (1 - alpha):.4g}% confidence vs claimed "
-        f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {pair.describe()}; counts "
-        f"{kn}/{nn_i} vs {kd}/{nd_i}" + (" [possibly unbounded]" if v.unbounded else "")
+        f"{claim.epsilon:g}; event '{ev.describe()}' ({oriented}) on {pair.describe()}; "
+        + (f"counts {kn}/{nn_i} vs {kd}/{nd_i}" if c.drawn else "no certification releases drawn")
+        + (" [possibly unbounded]" if v.unbounded else "")
     )
     warns = _warnings(plan, sel, v, ev, (kn, nn_i, kd, nd_i))
     if warns:

@@ -500,3 +500,41 @@ def test_per_call_probe_catches_a_twofold_laplace_leak_within_a_few_hundred_rele
     assert ok.verdict != "violated"
     assert ok.details["sequential"]["rounds"][0]["select_per_side"] == 200  # 1 % of 125 000, capped at 200
     assert ok.n_samples // 2 < 1.02 * ok.details["sequential"]["fixed_n_releases"] // 2
+
+
+def test_a_skipped_certification_does_not_look_like_a_moved_event():
+    """A round whose certification was skipped drew no releases; its counts carry sizes of 1 only so that nothing
+    divides by zero.  The verdict's "event moved between selection and certification" test must not read those as
+    0 of 1: an event seen in every selection release (proportion 1 on both sides) would then look 10 standard
+    errors away and turn the verdict inconclusive (diffprivlib's centred PCA at ε = 1, full profile, seed 20261121,
+    before the fix).  With real certification counts the same event far from its selection frequency still does."""
+    from htdp_verify.privacy.plan import plan_audit
+    from htdp_verify.privacy.selection import selection_stage
+    from htdp_verify.privacy.sequential.stages import sequential_bounds_stage
+    from htdp_verify.privacy.verdict import SHIFT_Z, selection_shift, verdict_stage
+
+    rng = np.random.default_rng(5)
+    plan = plan_audit(
+        laplace(1.0), PrivacyClaim(2.0), pairs=PAIR, neighbours=None, n_samples=2_000, alpha=0.05,
+        attacks="threshold", rng=rng, n_select=400, n_search=None, n_certify=1, log_density=None, directions=None,
+        profile=None, profile_epsilons=None, profile_share=0.2, max_candidates=64, chunk_size=10_000, name="skip",
+    )  # fmt: skip
+    sel = selection_stage(plan, plan.pairs[0], rng)
+    sel.main[0].sel_props = (1.0, 1.0)  # in every selection release, on both sides
+    counts = rounds_mod._empty_counts(sel, plan)
+    assert counts.drawn == 0 and int(counts.n_num[0]) == 1  # the sizes that must not be read as data
+    bounds = sequential_bounds_stage(plan, sel, counts)
+    assert verdict_stage(plan, bounds, counts, sel).verdict == "consistent"
+    # the shift test itself still fires on real counts: 0 of 200 against a selection frequency of 1
+    assert selection_shift(sel.main[0], 100, 0, 200, 0, 200) >= SHIFT_Z
+
+
+def test_a_result_without_certification_releases_says_so():
+    """Every round skipped (the claim far from the mechanism's ε): the summary does not print the placeholder sizes
+    of the skipped round as counts."""
+    r = audit(
+        laplace(1.0), PrivacyClaim(2.0), pairs=PAIR, n_samples=30_000, max_samples=40_000,
+        rng=np.random.default_rng(2), attacks="threshold", sequential=True,
+    )  # fmt: skip
+    assert all(x["certification"].startswith("skipped") for x in r.details["sequential"]["rounds"])
+    assert "no certification releases drawn" in r.summary and "counts 0/1" not in r.summary
