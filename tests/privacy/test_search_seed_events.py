@@ -164,7 +164,8 @@ def test_audit_hands_the_search_events_of_the_chosen_pair_to_the_selection(monke
         seen["pair"] = pair
         return real(plan, pair, rng, seeds)
 
-    monkeypatch.setattr(importlib.import_module("htdp_verify.privacy.audit"), "selection_stage", spy)
+    # audit() reaches the selection through the pair choice (``runoff.choose_pair_and_events``; no run-off by default)
+    monkeypatch.setattr(importlib.import_module("htdp_verify.privacy.runoff"), "selection_stage", spy)
     res = audit(
         two_columns,
         PrivacyClaim(0.1),
