@@ -105,6 +105,7 @@ def main() -> None:
     ap.add_argument("--rows", nargs="*", default=["SVT1", "SVT2", "SVT4"])
     ap.add_argument("--budget", type=int, default=1_000_000, help="releases per side in all (as `bench --quick`)")
     ap.add_argument("--seeds", type=int, default=30)
+    ap.add_argument("--first-seed", type=int, default=0, help="run seeds first-seed, first-seed + 1, ... (default 0)")
     ap.add_argument("--good", type=float, default=0.9)
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "pair_search.json"))
     ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="override a search constant")
@@ -129,7 +130,7 @@ def main() -> None:
         best = max(ob.values())
         good = {k for k, v in ob.items() if v >= a.good * best}
         t, c = time.perf_counter(), time.process_time()
-        chosen = [search_once(name, a.budget, s) for s in range(a.seeds)]
+        chosen = [search_once(name, a.budget, s) for s in range(a.first_seed, a.first_seed + a.seeds)]
         hits = sum(c in good for c in chosen)
         ratio = float(np.median([ob[c] / best if best > 0 else 0.0 for c in chosen]))
         row = {
@@ -140,6 +141,7 @@ def main() -> None:
             "good_pairs": sorted(good),
             "oracle_by_pair": ob,
             "seeds": a.seeds,
+            "first_seed": a.first_seed,
             "hits": hits,
             "hit_rate_ci95": cp(hits, a.seeds),
             "median_oracle_ratio_of_chosen": ratio,

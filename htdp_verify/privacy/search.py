@@ -80,7 +80,7 @@ from .attacks import SelectionContext, make_attacks, predicted_bound
 from .neighbours import Pair, as_pairs
 from .paired import paired_ranking, twin_generators
 
-__all__ = ["SearchResult", "search_pairs", "SELECT_Z", "HELD_OUT_Z", "TOP", "ROUNDS"]
+__all__ = ["SearchResult", "search_pairs", "SELECT_Z", "HELD_OUT_Z", "TOP", "ROUNDS", "ELIM_Z"]
 
 SELECT_Z = 3.0  # selection pessimism on the fitting half (the audit's own selection uses 3 s.e. too)
 HELD_OUT_Z = 0.0  # pessimism of the held-out re-count (plug-in; 1 s.e. before 2026-11-29)
@@ -92,6 +92,10 @@ PAIRED_SE = True  # held-out pessimism from the paired standard error of the log
 PAIRED_SELECT = True  # choose the fitting half's events by paired scores (re-scanning the attacks' features)
 PAIRED_Z = 3.0  # paired standard errors of selection pessimism on the fitting half
 MIN_PER_PAIR = 500  # releases per side per pair and round with the default budget (a caller's n_search may go lower)
+# Noise-aware elimination (an experiment switch, off): with a number z, a pair below the round's cut survives while its
+# score plus z standard errors reaches the last kept pair's score minus z standard errors (successive elimination with
+# the paired errors of the held-out log-ratios).  ``None``: the cut of ``ROUNDS`` alone.
+ELIM_Z: float | None = None
 
 
 @dataclass
@@ -129,6 +133,7 @@ class SearchResult:
     tie: float = 0.0
     drawn: int = 0  # releases per side spent on this pair over all rounds
     events: list = dataclasses.field(default_factory=list)
+    se: float = math.inf  # standard error of ``predicted`` (the held-out log-ratio's, averaged over the two folds)
 
 
 def _select(atts, Y1, Y2, ctx):
@@ -161,6 +166,17 @@ def _event_score(a: np.ndarray, b: np.ndarray, ctx: SelectionContext) -> tuple[f
     return v, tie
 
 
+def _log_ratio_var(a: np.ndarray, b: np.ndarray) -> float:
+    """Variance of the held-out log-ratio of one event from its indicators on the numerator side ``a`` and the
+    denominator side ``b`` (rows aligned; with ``COUPLED`` their covariance counts), by the delta method on counts
+    smoothed by 1/2 (so that an event no release fell in gets a large, finite variance)."""
+    nb = a.shape[0]
+    pn = (np.count_nonzero(a) + 0.5) / (nb + 1)
+    pd = (np.count_nonzero(b) + 0.5) / (nb + 1)
+    cov = np.count_nonzero(a & b) / nb - pn * pd if COUPLED else 0.0
+    return float(max(((1 - pn) / pn + (1 - pd) / pd - 2 * cov / (pn * pd)) / nb, 0.0))
+
+
 def _draw_pair(mechanism, p: Pair, n: int, rng, chunk_size: int):
     """``n`` releases per side on ``p``; with ``COUPLED`` both sides from generators in the same state (common
     random numbers: each side's law is exact, only the two sides' draws are dependent)."""
@@ -183,25 +199,29 @@ def _score_pair(mechanism, p: Pair, attacks, ctx: SelectionContext, halves, rng,
     atts = make_attacks(attacks, A1, log_density=ctx.log_density, max_categories=ctx.max_categories, Y_other=A2)
     atts = [a for a in atts if a.in_search] or atts  # costly families (gradient boosting) compete in selection only
     c = dataclasses.replace(ctx, pair=(p.d, p.d_prime), z=SELECT_Z, evidence_ties=False)
-    preds, ties, texts, scored = [], [], [], []
+    preds, ties, texts, scored, variances = [], [], [], [], []
     for (f1, f2), (t1, t2) in (((A1, A2), (B1, B2)), ((B1, B2), (A1, A2))):
         evs = _select(atts, f1, f2, c)
         if PAIRED_SELECT:
             n = min(f1.shape[0], f2.shape[0])
             evs = paired_ranking(evs, f1[:n], f2[:n], c, PAIRED_Z)
-        best, best_ev, tie = 0.0, "", -math.inf
+        best, best_ev, tie, var = 0.0, "", -math.inf, math.inf
         for e in evs[:TOP]:
             i1, i2 = np.asarray(e.indicator(t1), bool), np.asarray(e.indicator(t2), bool)
-            v, t = _event_score(*((i1, i2) if e.orientation > 0 else (i2, i1)), ctx)
+            oriented = (i1, i2) if e.orientation > 0 else (i2, i1)
+            v, t = _event_score(*oriented, ctx)
             scored.append((v, t, e))
             if (v, t) > (best, tie):
                 best, best_ev, tie = v, e.describe(), t
+                var = _log_ratio_var(*oriented) if ELIM_Z is not None else math.inf
         preds.append(best)
         ties.append(tie if math.isfinite(tie) else 0.0)
         texts.append(best_ev)
+        variances.append(var)
     scored.sort(key=lambda x: (-x[0], -x[1]))
     events = [e for _, _, e in scored]
-    return float(np.mean(preds)), texts[int(np.argmax(preds))], float(np.mean(ties)), parts, events
+    se = math.sqrt(sum(variances)) / 2  # the mean of two folds scored on disjoint halves
+    return float(np.mean(preds)), texts[int(np.argmax(preds))], float(np.mean(ties)), parts, events, se
 
 
 def _held_size(parts) -> int:
@@ -223,6 +243,17 @@ def _plan_rounds(n_pairs: int, n_search: int, min_per_pair: int) -> list[tuple[f
         else:
             out.append([share, k])
     return [(float(sh), int(k)) for sh, k in out]
+
+
+def _survivors(ranked: list, k: int, r: int) -> tuple[list, list]:
+    """The pairs that go on to round ``r`` (``ranked`` best first) and those eliminated: the first ``k``, and with
+    ``ELIM_Z`` also every later pair whose score plus ``ELIM_Z`` standard errors reaches the ``k``-th pair's score
+    minus ``ELIM_Z`` of its standard errors."""
+    if ELIM_Z is None or r == 1 or k >= len(ranked):
+        return ranked[:k], ranked[k:]
+    bar = ranked[k - 1].predicted - ELIM_Z * ranked[k - 1].se
+    late = {id(s) for s in ranked[k:] if s.predicted + ELIM_Z * s.se >= bar}
+    return ranked[:k] + [s for s in ranked[k:] if id(s) in late], [s for s in ranked[k:] if id(s) not in late]
 
 
 def search_pairs(
@@ -281,8 +312,8 @@ def search_pairs(
     eliminated: list[SearchResult] = []
     held: dict[int, list] = {}
     for r, (share, k) in enumerate(rounds, start=1):
-        eliminated = keep[k:] + eliminated
-        keep = keep[:k]
+        keep, out = _survivors(keep, k, r)
+        eliminated = out + eliminated
         held = {key: v for key, v in held.items() if key in {id(s) for s in keep}}  # the eliminated pairs' go
         n_s = max(min_per_pair, int(share * n_search / len(keep)))
         if cap is not None:
@@ -292,7 +323,7 @@ def search_pairs(
             others = sum(_held_size(v) for v in held.values())
             if old is not None and (not POOL or (cap is not None and others + _held_size(old) + n_s > cap)):
                 old = None  # pooling off, or all the releases held would exceed the memory budget's cap
-            s.predicted, s.event, s.tie, parts, s.events = _score_pair(
+            s.predicted, s.event, s.tie, parts, s.events, s.se = _score_pair(
                 mechanism, s.pair, attacks, ctx, old, rng, chunk_size, n_s
             )
             if POOL and r < len(rounds) and (cap is None or others + _held_size(parts) <= cap):
