@@ -126,6 +126,9 @@ class SearchResult:
     events : list of Event
         The events re-counted in its last round (up to ``TOP`` per fold), best held-out score first: the
         selection stage re-scores those of the chosen pair next to its own candidates (``SEED_EVENTS``).
+    se : float
+        Standard error of ``predicted`` (the held-out log-ratio's, averaged over the two folds); computed only
+        with ``ELIM_Z`` set, else infinite.
     """
 
     pair: Pair
