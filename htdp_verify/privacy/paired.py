@@ -34,6 +34,7 @@ from .attacks import Event, predicted_bound, union_pessimism
 from .attacks.events import isin_nan
 
 __all__ = [
+    "log_ratio_variance",
     "paired_scores",
     "paired_rescan",
     "paired_ranking",
@@ -46,6 +47,27 @@ __all__ = [
 
 GRID = 512  # thresholds per paired scan (ranks spread uniformly, plus geometric tails)
 MAX_FEATURES = 64  # features re-scanned: those of the best events by the attacks' own predictions (wide releases)
+
+
+def log_ratio_variance(pn: Any, pd: Any, pab: Any, n: Any) -> Any:
+    """Delta-method variance of the log-ratio ``log(pn / pd)`` of an event's proportions on ``n`` paired rows.
+
+    Parameters
+    ----------
+    pn, pd : float or array_like
+        Proportions of the event on the numerator side and on the denominator side (both positive).
+    pab : float or array_like
+        Proportion of rows where the event holds on both sides (``pn * pd`` for independent sides).
+    n : int or float
+        Paired rows.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``((1 - pn) / pn + (1 - pd) / pd - 2 (pab - pn pd) / (pn pd)) / n`` (may be slightly negative from rounding:
+        callers clip at 0).
+    """
+    return ((1 - pn) / pn + (1 - pd) / pd - 2 * (pab - pn * pd) / (pn * pd)) / n
 
 
 def paired_scores(pn: Any, pd: Any, pab: Any, n: int, ctx: Any, z: Any) -> np.ndarray:
@@ -73,7 +95,7 @@ def paired_scores(pn: Any, pd: Any, pab: Any, n: int, ctx: Any, z: Any) -> np.nd
     pn, pd, pab = (np.asarray(x, dtype=float) for x in (pn, pd, pab))
     ok = (pn > 0) & (pd > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        var = np.where(ok, ((1 - pn) / pn + (1 - pd) / pd - 2 * (pab - pn * pd) / (pn * pd)) / max(int(n), 1), 0.0)
+        var = np.where(ok, log_ratio_variance(pn, pd, pab, max(int(n), 1)), 0.0)
     low = pn * np.exp(-np.asarray(z, dtype=float) * np.sqrt(np.maximum(var, 0.0)))
     pred = predicted_bound(low, pd, ctx.n_final, ctx.alpha, ctx.delta, "epsilon", None, None, 0.0)
     return np.where(ok, pred, 0.0)

@@ -78,7 +78,7 @@ from .._validate import check_int
 from .adapters import draw
 from .attacks import SelectionContext, make_attacks, predicted_bound
 from .neighbours import Pair, as_pairs
-from .paired import paired_ranking, twin_generators
+from .paired import log_ratio_variance, paired_ranking, twin_generators
 
 __all__ = ["SearchResult", "search_pairs", "SELECT_Z", "HELD_OUT_Z", "TOP", "ROUNDS", "ELIM_Z"]
 
@@ -165,8 +165,7 @@ def _event_score(a: np.ndarray, b: np.ndarray, ctx: SelectionContext) -> tuple[f
         v = float(predicted_bound(kn / nb, kd / nb, ctx.n_final, ctx.alpha, ctx.delta, "epsilon", nb, nb, z))
         return v, tie
     pn, pd = kn / nb, kd / nb
-    cov = np.count_nonzero(a & b) / nb - pn * pd
-    var = ((1 - pn) / pn + (1 - pd) / pd - 2 * cov / (pn * pd)) / nb
+    var = log_ratio_variance(pn, pd, np.count_nonzero(a & b) / nb, nb)
     pn_low = pn * math.exp(-HELD_OUT_Z * math.sqrt(max(var, 0.0)))
     v = float(predicted_bound(pn_low, pd, ctx.n_final, ctx.alpha, ctx.delta, "epsilon", None, None, 0.0))
     return v, tie
@@ -179,8 +178,8 @@ def _log_ratio_var(a: np.ndarray, b: np.ndarray) -> float:
     nb = a.shape[0]
     pn = (np.count_nonzero(a) + 0.5) / (nb + 1)
     pd = (np.count_nonzero(b) + 0.5) / (nb + 1)
-    cov = np.count_nonzero(a & b) / nb - pn * pd if COUPLED else 0.0
-    return float(max(((1 - pn) / pn + (1 - pd) / pd - 2 * cov / (pn * pd)) / nb, 0.0))
+    pab = np.count_nonzero(a & b) / nb if COUPLED else pn * pd
+    return float(max(log_ratio_variance(pn, pd, pab, nb), 0.0))
 
 
 def _draw_pair(mechanism, p: Pair, n: int, rng, chunk_size: int):
