@@ -19,6 +19,11 @@ configurations with the same script; ``--set PAIRED_SELECT=False`` is the search
 ``--legacy`` sets the constants of the search before common random numbers and pooling (``COUPLED=False POOL=False
 PAIRED_SE=False PAIRED_SELECT=False HELD_OUT_Z=1.0 ROUNDS=((0.4, 1.0), (0.6, 1/3))``), which reproduces it.
 
+``--finalists`` also records, per seed, the pairs of the search's last round with their held-out score (the
+predicted bound) and its standard error: how far apart the scores must be for the decision to be reliable::
+
+    python benchmarks/bench_pair_search.py --rows SVT1 SVT4 --budget 20000000 --seeds 12 --finalists
+
 Prints per row: pairs, good pairs, the oracle bound of each, the search's hit rate (chosen pair good) with a
 Clopper–Pearson 95 % interval, and the median ratio of the chosen pair's oracle bound to the best pair's.
 Writes ``benchmarks/results/pair_search.json`` (or ``--out``); rows without an exact law for every pair, or with a
@@ -38,7 +43,7 @@ from scipy import stats
 
 import htdp_verify.privacy.search as search_module
 from audits.benchmark.catalogue import get_mechanism
-from audits.benchmark.ceiling import _best_prefix, partition_probabilities
+from audits.benchmark.ceiling import oracle_by_pair as ceiling_by_pair
 from audits.benchmark.run import auto_sizes
 from htdp_verify.privacy.plan import plan_audit
 from htdp_verify.privacy.selection import search_stage
@@ -55,18 +60,13 @@ LEGACY = {
 
 def oracle_by_pair(name: str, n: int, alpha: float = 0.05) -> dict[str, float] | None:
     """Oracle bound of every pair of row ``name`` at ``n`` per side, or ``None`` when a pair has no exact law."""
-    m = get_mechanism(name)
-    out = {}
-    for p in m.pairs:
-        probs = partition_probabilities(name, p.d, p.d_prime)
-        if probs is None:
-            return None
-        P1, P2 = probs
-        out[p.label] = max(_best_prefix(P1, P2, n, alpha)[0], _best_prefix(P2, P1, n, alpha)[0])
-    return out
+    by_pair = ceiling_by_pair(name, n, alpha)
+    return None if by_pair is None else {k: v["epsilon"] for k, v in by_pair.items()}
 
 
-def search_once(name: str, budget: int, seed: int) -> str:
+def search_once(name: str, budget: int, seed: int, finalists: list | None = None) -> str:
+    """The pair the search stage keeps for ``name`` at ``budget`` per side and run ``seed``; with a list
+    ``finalists``, the last round's pairs are appended to it as ``{"pair", "predicted", "se"}`` (best first)."""
     m = get_mechanism(name)
     sizes = auto_sizes(budget, len(m.pairs))
     rng = np.random.default_rng(seed)
@@ -91,7 +91,17 @@ def search_once(name: str, budget: int, seed: int) -> str:
         chunk_size=1_000_000,
         name=name,
     )
-    return search_stage(plan, rng).pair.label
+    out = search_stage(plan, rng)
+    if finalists is not None:
+        last = out.table[0]["round"]
+        finalists.append(
+            [
+                {"pair": t["pair"], "predicted": t["predicted_bound"], "se": t["predicted_se"]}
+                for t in out.table
+                if t["round"] == last
+            ]
+        )
+    return out.pair.label
 
 
 def cp(k: int, n: int) -> tuple[float, float]:
@@ -110,6 +120,9 @@ def main() -> None:
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "pair_search.json"))
     ap.add_argument("--set", nargs="*", default=[], metavar="NAME=VALUE", help="override a search constant")
     ap.add_argument("--legacy", action="store_true", help="the search's constants before common random numbers")
+    ap.add_argument(
+        "--finalists", action="store_true", help="record each seed's last-round pairs with score and standard error"
+    )
     a = ap.parse_args()
     config = dict(LEGACY) if a.legacy else {}
     for kv in a.set:
@@ -130,7 +143,8 @@ def main() -> None:
         best = max(ob.values())
         good = {k for k, v in ob.items() if v >= a.good * best}
         t, c = time.perf_counter(), time.process_time()
-        chosen = [search_once(name, a.budget, s) for s in range(a.first_seed, a.first_seed + a.seeds)]
+        fin: list | None = [] if a.finalists else None
+        chosen = [search_once(name, a.budget, s, fin) for s in range(a.first_seed, a.first_seed + a.seeds)]
         hits = sum(c in good for c in chosen)
         ratio = float(np.median([ob[c] / best if best > 0 else 0.0 for c in chosen]))
         row = {
@@ -149,6 +163,7 @@ def main() -> None:
             "seconds": round(time.perf_counter() - t, 1),
             "cpu_seconds": round(time.process_time() - c, 1),
             "search_config": {k: repr(v) for k, v in config.items()} or "default",
+            **({"finalists": fin} if fin is not None else {}),
         }
         report.append(row)
         print(

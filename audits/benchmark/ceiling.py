@@ -25,7 +25,14 @@ from htdp_verify.stats import epsilon_lower_bound, epsilon_lower_bound_poisson
 from .catalogue import get_mechanism
 from .samplers import _lap_cdf, geo_pmf, rappor_bits, svt_outcome_probability
 
-__all__ = ["partition_probabilities", "oracle_ceiling", "oracle_spread", "CEILING_MECHANISMS"]
+__all__ = [
+    "partition_probabilities",
+    "oracle_ceiling",
+    "oracle_by_pair",
+    "oracle_draws",
+    "oracle_spread",
+    "CEILING_MECHANISMS",
+]
 
 
 def _cells_from_cdf(cdf_values: np.ndarray) -> np.ndarray:
@@ -276,6 +283,36 @@ def oracle_ceiling(name: str, n_per_side: int, alpha: float = 0.05) -> dict | No
     return best
 
 
+def oracle_by_pair(name: str, n_per_side: int, alpha: float = 0.05) -> dict[str, dict] | None:
+    """The oracle's best event on *every* catalogue pair of ``name`` at ``n_per_side`` certification releases per
+    side: ``{pair label: {"epsilon", "event_probability", "event_probability_den"}}`` (the better orientation), or
+    ``None`` when a pair has no exact law.  :func:`oracle_ceiling` is the best of these; the others say what an
+    auditor that keeps a different pair can expect at best."""
+    if name not in CEILING_MECHANISMS:
+        return None
+    out = {}
+    for p in get_mechanism(name).pairs:
+        probs = partition_probabilities(name, p.d, p.d_prime)
+        if probs is None:
+            return None
+        best = max(_best_prefix(num, den, int(n_per_side), alpha) for num, den in (probs, probs[::-1]))
+        out[p.label] = {"epsilon": best[0], "event_probability": best[1], "event_probability_den": best[3]}
+    return out
+
+
+def oracle_draws(p_num: float, p_den: float, n_per_side: int, alpha: float, size: int, rng) -> np.ndarray:
+    """``size`` bounds of the oracle certifying one event (probabilities ``p_num``/``p_den``) on
+    ``N ~ Poisson(n_per_side)`` fresh releases per side: its counts are ``k ~ Poisson(n·P(S))`` on each side
+    (exact for Poissonised sample sizes), certified with the test it would pick from the expected counts (the
+    conditional test, or the Clopper–Pearson pair with ``n`` standing in for the realised ``N``)."""
+    n = int(n_per_side)
+    e1, e2 = math.floor(n * p_num), math.floor(n * p_den)
+    poisson = _oracle_bound(e1, e2, n, alpha, "poisson") >= _oracle_bound(e1, e2, n, alpha, "cp")
+    k1 = rng.poisson(n * p_num, int(size))
+    k2 = rng.poisson(n * p_den, int(size))
+    return _oracle_bound(k1, k2, n, alpha, "poisson" if poisson else "cp")
+
+
 def oracle_spread(
     name: str,
     n_per_side: int,
@@ -304,13 +341,7 @@ def oracle_spread(
     c = oracle_ceiling(name, n_per_side, alpha)
     if c is None:
         return None
-    n = int(n_per_side)
-    a, b = c["event_probability"], c["event_probability_den"]
-    e1, e2 = math.floor(n * a), math.floor(n * b)
-    method = "poisson" if _oracle_bound(e1, e2, n, alpha, "poisson") >= _oracle_bound(e1, e2, n, alpha, "cp") else "cp"
-    k1 = rng.poisson(n * a, int(n_draws))
-    k2 = rng.poisson(n * b, int(n_draws))
-    lb = _oracle_bound(k1, k2, n, alpha, method)
+    lb = oracle_draws(c["event_probability"], c["event_probability_den"], n_per_side, alpha, n_draws, rng)
     q05, med, q95 = (float(v) for v in np.quantile(lb, [0.05, 0.5, 0.95]))
     return {
         "q05": q05,

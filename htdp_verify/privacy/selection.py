@@ -88,7 +88,8 @@ class SearchOutcome:
     pair : Pair
         The pair kept for selection and certification.
     table : list of dict, optional
-        One row per pair, best first: ``pair``, ``predicted_bound``, ``best_event``, ``round`` and ``n_per_side``
+        One row per pair, best first: ``pair``, ``predicted_bound``, ``predicted_se`` (its standard error, or
+        ``None``), ``best_event``, ``round`` and ``n_per_side``
         (empty without a search).
     drawn : int, default 0
         Releases drawn by the search, both sides together.
@@ -204,6 +205,7 @@ def search_stage(plan: AuditPlan, rng: np.random.Generator) -> SearchOutcome:
         {
             "pair": r.pair.describe(),
             "predicted_bound": r.predicted,
+            "predicted_se": r.se if math.isfinite(r.se) else None,
             "best_event": r.event,
             "round": r.round,
             "n_per_side": r.n_per_side,

@@ -15,6 +15,7 @@ import pytest
 from _auditcheck import strict_epsilon_lb
 from audits import benchmark as B
 from audits.benchmark import ceiling as C
+from audits.benchmark.catalogue import get_mechanism
 from htdp_verify.stats import epsilon_lower_bound_poisson
 
 
@@ -194,3 +195,32 @@ def test_oracle_spread_at_a_tiny_budget_where_poisson_counts_exceed_n():
     counts exceed n, which crashed the Clopper–Pearson pair (a red-team finding: a bench run at n_per_side 10³)."""
     s = C.oracle_spread("NoisyHist2", 3010, 0.05, rng=np.random.default_rng(0))
     assert s is not None and 0 <= s["q05"] <= s["median"] <= s["q95"]
+
+
+def test_oracle_by_pair_ranks_every_pair_and_its_best_is_the_ceiling():
+    # SVT4 at the bench's certification size: the ceiling is the best pair's oracle; the in-domain extreme pair
+    # (a single outcome of probability ~0.0025) is worse than half-half, and the lone-query pairs far worse.
+    n = 14_545_454
+    by_pair = C.oracle_by_pair("SVT4", n)
+    best = C.oracle_ceiling("SVT4", n)
+    assert set(by_pair) == {p.label for p in get_mechanism("SVT4").pairs}
+    assert max(v["epsilon"] for v in by_pair.values()) == best["epsilon"]
+    assert by_pair[best["pair"]]["event_probability"] == best["event_probability"]
+    extreme = next(v for k, v in by_pair.items() if k.startswith("in-domain extreme"))
+    assert extreme["epsilon"] < 0.97 * by_pair["half-half"]["epsilon"]
+    assert extreme["event_probability"] < 0.01 < by_pair["half-half"]["event_probability"]
+    assert C.oracle_by_pair("LaplaceParallel", n) is None
+
+
+def test_oracle_draws_is_the_spread_of_one_event():
+    # the same draws as oracle_spread for the ceiling's event, and for a pair's event its median is that pair's
+    # oracle bound (4000 draws: the median's Monte Carlo error is ~1 % of the 5-95 % width)
+    n = 14_545_454
+    c = C.oracle_ceiling("SVT1", n)
+    a = C.oracle_draws(c["event_probability"], c["event_probability_den"], n, 0.05, 4000, np.random.default_rng(9))
+    s = C.oracle_spread("SVT1", n, rng=np.random.default_rng(9))
+    assert np.median(a) == s["median"]
+    hh = C.oracle_by_pair("SVT1", n)["half-half"]
+    d = C.oracle_draws(hh["event_probability"], hh["event_probability_den"], n, 0.05, 4000, np.random.default_rng(1))
+    q05, q95 = np.quantile(d, [0.05, 0.95])
+    assert abs(np.median(d) - hh["epsilon"]) < 0.02 * (q95 - q05)

@@ -32,3 +32,14 @@ def test_explicit_small_search_is_honoured():
     assert _search_draws(r) == 120  # 60 per pair, not raised to the default floor
     tiny = audit(lap, PrivacyClaim(1.0), pairs=PAIRS, n_samples=2000, n_search=20, rng=np.random.default_rng(1))
     assert all(row["n_per_side"] == 20 for row in tiny.details["selection"]["search"])  # 20 per pair at least
+
+
+def test_search_table_reports_each_score_with_its_standard_error():
+    # Every pair's held-out score comes with the paired standard error it was measured with (None only when no
+    # event scored above 0); at 2·10⁴ releases a Laplace log-ratio's error is a few hundredths, far from 0 and 1.
+    r = audit(lap, PrivacyClaim(1.0), pairs=PAIRS, n_samples=20_000, rng=np.random.default_rng(3))
+    table = r.details["selection"]["search"]
+    assert len(table) == 2
+    for row in table:
+        assert row["predicted_bound"] > 0
+        assert 1e-3 < row["predicted_se"] < 0.5, row
