@@ -24,7 +24,7 @@ import numpy as np
 
 from .._validate import check_int, check_rng
 from .dpl_adapter import DPLAdapter
-from .release_contract import FreshnessCheck, as_release_array, generator_state_key, owned_releases
+from .release_contract import FreshnessCheck, as_release_array, generator_state_key, owned_releases, private_input
 
 __all__ = [
     "Mechanism",
@@ -55,6 +55,13 @@ class Mechanism:
         whether the releases are a function of ``rng`` alone (default ``True``). ``False`` for code that
         draws from its own unseedable secure generator (OpenDP, python-dp): ``rng`` is then not the source of the
         releases and a run cannot be replayed from its seed.
+
+    Attributes
+    ----------
+    wrote_input : bool
+        Whether a call wrote into its input.  Every call gets its own copy of an array input
+        (:func:`~.release_contract.private_input`), so the caller's data and the audited pair stay as given; an
+        audit's result warns when this is set.
     """
 
     def __init__(
@@ -74,6 +81,7 @@ class Mechanism:
         self.vectorised = bool(vectorised)
         self.reproducible = bool(reproducible)
         self._fresh = FreshnessCheck()
+        self.wrote_input = False  # set when a call wrote into its (private copy of the) input
 
     def __call__(self, data, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` releases on ``data`` drawn from ``rng``, held to the release contract
@@ -107,7 +115,11 @@ class Mechanism:
         """
         size = check_int("size", size, minimum=1)
         check_rng(rng)
-        res = self._fn(data, size, rng)
+        arg, wrote = private_input(data)  # each call on its own copy: a write into it cannot move the pair
+        res = self._fn(arg, size, rng)
+        if wrote():
+            self.wrote_input = True
+        del arg
         out = as_release_array(res, self.name, size)
         del res  # owned_releases counts the references to out: none but this local may remain
         return owned_releases(out)

@@ -16,6 +16,13 @@ mechanism breaks that contract without any error, each of which made the auditor
   they are identical and their own variety makes a chance match impossible (below ``CHANCE``).
   Deterministic mechanisms (every release the same) and calls with the same generator state (the auditor's
   common random numbers, the streaming passes) never trigger it.
+* **A mechanism that writes into its input.**  The pair's datasets are the caller's own arrays.  A mechanism that
+  clips, centres or adds noise *in place* changed them for every later call: a local-noise mechanism (ε ≤ 1 per
+  call) that wrote its noise back into its input drifted the pair apart and was certified at ε ≥ 2.5 (found by a
+  red-team pass, 2026-11-29), and a clipping one silently changed the caller's D'.  :func:`private_input` gives
+  every call its own copy of an array input (NumPy arrays, pandas objects, and tuples or lists of these, e.g.
+  ``(X, y)``), so each call sees the intended data, and reports whether the call wrote into it; the result then
+  warns.  Other input types are passed as they are.
 * **Outputs the auditor cannot compare.**  Complex releases (numpy would drop the imaginary part), ragged
   outputs and releases with no values (shape ``(size, 0)``) raise a ``ValueError`` naming the mechanism and the
   shape or dtype instead of a numpy error from deep inside an attack.
@@ -31,7 +38,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_release_array", "owned_releases", "generator_state_key", "FreshnessCheck", "CHANCE", "PREFIX"]
+__all__ = [
+    "as_release_array",
+    "owned_releases",
+    "generator_state_key",
+    "private_input",
+    "FreshnessCheck",
+    "CHANCE",
+    "PREFIX",
+]
 
 CHANCE = 1e-12  # largest chance probability of identical prefixes that still raises
 PREFIX = 64  # releases per call fingerprinted
@@ -143,6 +158,52 @@ def as_release_array(res: Any, name: str, size: int) -> np.ndarray:
             "release"
         )
     return out
+
+
+def _copyable(x: Any) -> bool:
+    return isinstance(x, np.ndarray) or (type(x).__module__.split(".")[0] == "pandas" and hasattr(x, "equals"))
+
+
+def private_input(data: Any) -> tuple[Any, Any]:
+    """A copy of ``data`` for one mechanism call, and a function telling whether the call wrote into it.
+
+    NumPy arrays and pandas objects are copied, and so is every such element of a tuple or list (``(X, y)``);
+    anything else is returned as it is (and the function always answers ``False``).  The check compares bytes
+    (NumPy) or uses ``DataFrame.equals`` (pandas), so writing ``-0.0`` over ``0.0`` counts as a write.
+
+    Parameters
+    ----------
+    data : object
+        The dataset the auditor calls the mechanism on.
+
+    Returns
+    -------
+    tuple
+        ``(copy, wrote)``: the object to hand to the mechanism and a callable returning ``True`` when the
+        mechanism changed it.
+    """
+
+    def one(x):
+        return x.copy() if _copyable(x) else x
+
+    def same(a, b) -> bool:
+        if a is b:
+            return True
+        if isinstance(b, np.ndarray):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                return False
+            if b.dtype.kind == "O":
+                return bool(np.array_equal(a, b))
+            return a.tobytes() == b.tobytes()
+        return bool(a.equals(b))
+
+    if isinstance(data, (tuple, list)) and any(_copyable(x) for x in data):
+        arg = type(data)(one(x) for x in data)
+        return arg, lambda: not all(same(a, b) for a, b in zip(arg, data))
+    if _copyable(data):
+        arg = one(data)
+        return arg, lambda: not same(arg, data)
+    return data, lambda: False
 
 
 def generator_state_key(rng: np.random.Generator) -> int:

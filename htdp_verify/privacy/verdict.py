@@ -167,6 +167,15 @@ def _warnings(plan: AuditPlan, sel: Selection, v: Verdict, ev, counts: tuple) ->
                 "its seed (the bound is valid all the same)",
             )
         )
+    if getattr(plan.mechanism, "wrote_input", False):
+        out.append(
+            (
+                "mechanism wrote into its input",
+                "the mechanism wrote into the data it was called with; every call was given its own copy of D and "
+                "D', so the pair and the caller's arrays are unchanged and the bound is about the mechanism on the "
+                "intended data, but in use this mechanism changes its caller's data",
+            )
+        )
     if v.shift is not None and v.shift >= SHIFT_Z:
         kn, nn, kd, nd = counts
         out.append(

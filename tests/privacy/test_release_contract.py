@@ -21,7 +21,7 @@ from htdp_verify import PrivacyClaim
 from htdp_verify.privacy import audit
 from htdp_verify.privacy.adapters import Mechanism
 from htdp_verify.privacy.attacks.serialise import event_from_spec, event_spec, feature_from_spec, feature_spec
-from htdp_verify.privacy.release_contract import owned_releases
+from htdp_verify.privacy.release_contract import owned_releases, private_input
 
 PAIR = [(0.0, 0.1)]  # query answers: a mean of 10 records in [0, 1] moved by one record
 SENS = 0.1
@@ -238,3 +238,52 @@ def test_a_per_call_field_next_to_a_leak_makes_the_audit_inconclusive_not_consis
         assert r.verdict in ("inconclusive", "violated")
         if r.verdict == "inconclusive":
             assert "law changed between calls" in r.summary and r.details["warnings"]
+
+
+# --- a mechanism that writes into its input (red-team pass, 2026-11-29) ------------------------------------------
+
+
+def _writeback(data, size, rng):
+    """A local-noise sum (ε = 1 per call on a replace pair with one record differing by 1) that writes its first
+    release's noise back into its input: before the fix the pair drifted apart from call to call."""
+    noise = rng.laplace(0.0, 1.0, (size, data.shape[0]))
+    out = (data + noise).sum(axis=1)
+    data += noise[0]
+    return out
+
+
+def test_a_mechanism_writing_into_its_input_cannot_move_the_pair():
+    # Before the fix, at seeds 0-4: violated with ε_lb 2.50 > the true ε = 1 (seed 0), inconclusive at three seeds
+    # (the pair moved between selection and certification), and the caller's arrays changed.  Now each call gets
+    # its own copy: consistent at all five seeds (ε_lb 0.55-0.67), with a warning.  A correct ε = 1 audit is
+    # flagged with probability ≤ 0.05 and comes out inconclusive only when the law moves, so "consistent at every
+    # seed" is the design; it fails the broken version at four of the five seeds.
+    D, Dp = np.zeros(3), np.r_[0.0, 0.0, 1.0]
+    for seed in range(5):
+        r = audit(_writeback, PrivacyClaim(1.0), pairs=[(D, Dp)], n_samples=50_000, rng=np.random.default_rng(seed))
+        assert r.verdict == "consistent" and r.epsilon_lb < 1.0, (seed, r.verdict, r.epsilon_lb)
+        assert any("wrote into the data" in w for w in r.details["warnings"])
+    assert D.tolist() == [0.0, 0.0, 0.0] and Dp.tolist() == [0.0, 0.0, 1.0]
+
+
+def test_private_input_copies_arrays_and_tuples_and_sees_writes():
+    X, y = np.zeros((3, 2)), np.array([0.0, 1.0, -0.0])
+    arg, wrote = private_input((X, y))
+    assert isinstance(arg, tuple) and arg[0] is not X and arg[1] is not y and not wrote()
+    arg[1][0] = -0.0  # a sign of zero is a write (bytes compared)
+    assert wrote() and y[0] == 0.0 and not np.signbit(y[0])
+    opaque = {"a": 1}
+    same, wrote2 = private_input(opaque)
+    assert same is opaque and not wrote2()
+
+
+def test_a_mechanism_that_only_reads_its_input_gets_no_warning():
+    lap = lambda d, n, rng: np.asarray(d, float).sum() + rng.laplace(0.0, 1.0, n)  # noqa: E731
+    r = audit(
+        lap,
+        PrivacyClaim(1.0),
+        pairs=[(np.zeros(3), np.r_[0.0, 0.0, 1.0])],
+        n_samples=20_000,
+        rng=np.random.default_rng(0),
+    )
+    assert not any("wrote into" in w for w in r.details["warnings"])
