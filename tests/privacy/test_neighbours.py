@@ -254,3 +254,44 @@ def test_generated_neighbours_of_integer_data_stay_integer():
         rng=np.random.default_rng(0),
     )
     assert res.verdict in ("consistent", "violated")  # it runs (before: a TypeError from np.bincount)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# red-team pass (2026-11-29): an identical pair and a pair written as a list of two lists
+# ---------------------------------------------------------------------------------------------------------------
+def exact_sum(data, size, rng):
+    """No noise at all: ε = ∞ on any pair whose sums differ."""
+    return np.full(size, float(np.sum(data)))
+
+
+@pytest.mark.parametrize(
+    "d, dp",
+    [(np.zeros(3), np.zeros(3)), (np.array([]), np.array([])), (0.5, 0.5), (np.r_[np.nan, 1.0], np.r_[np.nan, 1.0])],
+)
+def test_an_identical_pair_is_refused_not_reported_consistent(d, dp):
+    # before: an exact (ε = ∞) mechanism on D == D' came out "consistent" with ε_lb 0 and no warning
+    with pytest.raises(ValueError, match="identical"):
+        audit(exact_sum, REPLACE, pairs=[(d, dp)], n_samples=2_000, rng=np.random.default_rng(0))
+
+
+def test_a_pair_differing_only_in_the_sign_of_zero_is_identical_under_the_relations():
+    with pytest.raises(ValueError, match="identical"):
+        given_pair(np.r_[0.0, 1.0], np.r_[-0.0, 1.0], "replace")
+
+
+def test_a_pair_written_as_a_list_of_two_lists_is_refused_as_ambiguous():
+    # before: pairs=[[0., 0.], [0., 1.]] (one pair of two-record datasets, claim 0.5 true for their mean) was read as
+    # two scalar pairs (0, 0) and (0, 1), and the mean of one record moved by 1 was flagged: violated 0.96 at 3/3 seeds
+    def mean_lap(data, size, rng):
+        return np.mean(data) + rng.laplace(0.0, 1.0, size)
+
+    with pytest.raises(ValueError, match="ambiguous"):
+        audit(
+            mean_lap, PrivacyClaim(0.5), pairs=[[0.0, 0.0], [0.0, 1.0]], n_samples=2_000, rng=np.random.default_rng(0)
+        )
+    # written as a tuple, the same pair is one pair of datasets; pairs of query answers as tuples stay accepted
+    r = audit(
+        mean_lap, PrivacyClaim(0.5), pairs=[([0.0, 0.0], [0.0, 1.0])], n_samples=20_000, rng=np.random.default_rng(0)
+    )
+    assert r.verdict == "consistent" and r.details["selection"]["pairs_tried"] == 1
+    assert len(as_pairs([(0.0, 1.0), (0.0, 2.0)], "replace")) == 2

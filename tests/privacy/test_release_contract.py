@@ -287,3 +287,56 @@ def test_a_mechanism_that_only_reads_its_input_gets_no_warning():
         rng=np.random.default_rng(0),
     )
     assert not any("wrote into" in w for w in r.details["warnings"])
+
+
+# --- releases of another shape or dtype on D' (red-team pass, 2026-11-29) ------------------------------------------
+
+
+def _by_side(on_d, on_dp):
+    """A Laplace release whose representation depends on which side it is drawn on (the last record tells)."""
+
+    def mech(data, size, rng):
+        y = np.asarray(data, float).sum() + rng.laplace(0.0, 1.0, size)
+        return on_dp(y) if np.asarray(data)[-1] == 1.0 else on_d(y)
+
+    return mech
+
+
+@pytest.mark.parametrize(
+    "on_d, on_dp, match",
+    [
+        (lambda y: y[:, None], lambda y: y, "shape"),  # before: numpy's "same number of dimensions" error
+        (lambda y: np.c_[y, y], lambda y: np.c_[y, y, y], "shape"),  # before: numpy's concatenation error
+        (lambda y: y.astype(np.float32), lambda y: y, "dtype float32"),  # before: "consistent" 0.95, no warning
+        (lambda y: np.round(y).astype(np.int64), lambda y: np.round(y), "dtype int64"),  # before: "consistent" 0.97
+    ],
+)
+def test_releases_of_another_shape_or_dtype_on_d_prime_are_named(on_d, on_dp, match):
+    pair = [(np.zeros(3), np.r_[0.0, 0.0, 1.0])]
+    with pytest.raises(ValueError, match=match):
+        audit(_by_side(on_d, on_dp), PrivacyClaim(1.0), pairs=pair, n_samples=20_000, rng=np.random.default_rng(0))
+
+
+def test_string_releases_of_varying_length_are_one_kind():
+    # numpy sizes a string dtype to the call's longest string: "<U3" on one side, "<U4" on the other is not a leak
+    def mech(data, size, rng):  # a rounded, clipped Laplace count written in unary: ε ≤ 1 (post-processing)
+        k = np.clip(np.round(np.asarray(data).sum() + 2.0 + rng.laplace(0.0, 1.0, size)), 0, 5).astype(int)
+        return np.array(["x" * (int(v) + 1) for v in k])
+
+    r = audit(
+        mech,
+        PrivacyClaim(1.5),
+        pairs=[(np.zeros(3), np.r_[0.0, 0.0, 1.0])],
+        n_samples=20_000,
+        rng=np.random.default_rng(0),
+    )
+    assert r.verdict == "consistent" and r.epsilon_lb <= 1.0 + 0.05
+
+
+def test_check_same_release_kind_reads_string_lengths_as_one_kind():
+    from htdp_verify.privacy.attacks.auto import check_same_release_kind
+
+    check_same_release_kind(np.array(["x", "xx"]), np.array(["xxx", "x"]))  # <U2 against <U3: one kind
+    check_same_release_kind(np.zeros((4, 2)), np.ones((5, 2)))  # sizes may differ, releases may not
+    with pytest.raises(ValueError, match="dtype <U1 on D against float64"):
+        check_same_release_kind(np.array(["x"]), np.zeros(1))

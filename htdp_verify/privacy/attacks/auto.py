@@ -151,6 +151,34 @@ def auto_attacks(
     return out
 
 
+def check_same_release_kind(Y1: np.ndarray, Y2: np.ndarray) -> None:
+    """A ``ValueError`` when the releases on D and on D' differ in shape or dtype (strings of different lengths
+    are one kind).
+
+    Events compare releases of one kind; numpy would have failed deep inside an attack on different shapes and
+    silently cast different dtypes to one (float32 on D against float64 on D' came out "consistent").  Either
+    difference tells the two datasets apart by itself, so it is reported as what it is.
+
+    Parameters
+    ----------
+    Y1, Y2 : numpy.ndarray
+        Releases on D and on D'.
+    """
+    y1, y2 = np.asarray(Y1), np.asarray(Y2)
+    what = None
+    if y1.shape[1:] != y2.shape[1:]:
+        what = f"shape {y1.shape[1:]} on D against {y2.shape[1:]} on D'"
+    elif y1.dtype != y2.dtype and not (y1.dtype.kind == y2.dtype.kind and y1.dtype.kind in "USO"):
+        # strings: numpy sizes the dtype to the longest string of the call, which varies by chance
+        what = f"dtype {y1.dtype} on D against {y2.dtype} on D'"
+    if what is not None:
+        raise ValueError(
+            f"the mechanism's releases have {what}: the auditor compares releases of one shape and dtype. A release "
+            "whose shape or type depends on the data tells D and D' apart by itself (an unbounded leak if it is "
+            "published); return one fixed shape and dtype, or audit that difference as a release of its own"
+        )
+
+
 def make_attacks(
     attacks: Any,
     Y_example: np.ndarray,
@@ -180,6 +208,8 @@ def make_attacks(
     list of Attack
         The attacks.
     """
+    if Y_other is not None:
+        check_same_release_kind(Y_example, Y_other)
     if isinstance(attacks, (str, Attack)):
         attacks = [attacks]
     out: list[Attack] = []

@@ -51,6 +51,7 @@ def given_pair(d: int, d_prime: Any, relation: str, label: str = "given pair") -
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
     a, b = _array_or_none(d), _array_or_none(d_prime)
+    _refuse_identical(a, b, label)
     if a is None or b is None or _special(d) or _special(d_prime):
         if _scalar(d) and _scalar(d_prime):
             return Pair(d, d_prime, label, "given")  # two scalars (strings, datetimes, ...): query answers
@@ -67,6 +68,33 @@ def given_pair(d: int, d_prime: Any, relation: str, label: str = "given pair") -
     p = Pair(d, d_prime, label, relation)
     check_neighbours(p)
     return p
+
+
+def _refuse_identical(a, b, label: str) -> None:
+    """A ``ValueError`` when two plain inputs are the same (NaN equal to NaN, −0 to 0, as the relations read them):
+    every mechanism has ε = 0 on such a pair, so an audit of it is uninformative (an exact, unbounded mechanism
+    came out "consistent" with ε_lb 0)."""
+    if a is None or b is None or a.shape != b.shape or a.dtype.kind in "OV" or b.dtype.kind in "OV":
+        return
+    try:
+        same = bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc" and b.dtype.kind in "fc"))
+    except (TypeError, ValueError):
+        return
+    if same:
+        raise ValueError(
+            f"pair {label!r}: D and D' are identical ({np.array2string(a, threshold=6)}); every mechanism has "
+            "ε = 0 on such a pair, so it cannot show a leak. Give two datasets that differ in one record"
+        )
+
+
+def _ambiguous_list_pairs(items: list) -> bool:
+    """``pairs=[A, B]`` with ``A`` and ``B`` lists (or arrays) of two scalars each: one pair of two-record datasets
+    written as a list, or two pairs of query answers?"""
+
+    def two_scalars(x) -> bool:
+        return isinstance(x, (list, np.ndarray)) and len(x) == 2 and all(_scalar(v) for v in x)
+
+    return len(items) == 2 and all(two_scalars(x) for x in items)
 
 
 def as_pairs(pairs: Any, relation: str | None = None) -> list[Pair]:
@@ -102,6 +130,13 @@ def as_pairs(pairs: Any, relation: str | None = None) -> list[Pair]:
         raise ValueError(
             f"pairs must be a Pair, a (D, D') tuple, or a list of them; got {type(pairs).__name__}"
         ) from exc
+    if _ambiguous_list_pairs(items):
+        raise ValueError(
+            f"pairs={pairs!r} is ambiguous: two pairs of query answers ({items[0][0]!r}, {items[0][1]!r}) and "
+            f"({items[1][0]!r}, {items[1][1]!r}), or one pair of two-record datasets D={items[0]!r}, "
+            f"D'={items[1]!r}? Write one pair as pairs=[(D, D')] and pairs of query answers as tuples "
+            "[(a, a'), (b, b')]"
+        )
     for p in items:
         if isinstance(p, Pair):
             out.append(p)
