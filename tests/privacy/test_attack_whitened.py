@@ -139,3 +139,21 @@ def test_false_alarm_rate_of_the_whitened_family_on_a_tight_running_sum_at_most_
         bounds.append(r.epsilon_lb)
     assert binomtest(flags, 240, 0.05, alternative="greater").pvalue > 0.01, f"{flags}/240 false alarms"
     assert np.median(bounds) > 0.8, np.median(bounds)  # the runs were close to the claim: the test had teeth
+
+
+def test_fit_whitener_at_huge_magnitudes_matches_the_same_fit_at_ordinary_ones():
+    # Releases near 1e305 overflowed the variances to inf and the fit crashed ("half_shift must have one non-negative
+    # entry per coordinate"; red-team pass 2026-11-29).  The fit now works in a power of two per coordinate: at
+    # 2^1000 times the releases it gives exactly 2^1000 times the centre and scale, and the same t and h.
+
+    rng = np.random.default_rng(0)
+    A = rng.laplace(0.0, 1.0, (2000, 6))
+    B = rng.laplace(0.0, 1.0, (2000, 6)) + np.r_[0.3, 0, 0, 0, 0, 0]
+    w, t, h = fit_whitener(A, B)
+    big = 2.0**1000
+    wb, tb, hb = fit_whitener(A * big, B * big)
+    assert np.array_equal(wb.centre, w.centre * big) and np.array_equal(wb.scale, w.scale * big)
+    assert np.array_equal(tb, t) and np.array_equal(hb, h) and np.array_equal(wb.W, w.W)
+    assert np.array_equal(wb.z(A * big), w.z(A))
+    top = fit_whitener(A * 2.0**1020, B * 2.0**1020)  # within a factor 8 of the largest double
+    assert top is not None and np.all(np.isfinite(top[0].scale))

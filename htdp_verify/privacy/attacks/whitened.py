@@ -182,6 +182,11 @@ def fit_whitener(A: np.ndarray, B: np.ndarray) -> tuple[Whitener, np.ndarray, np
     B = B[np.all(np.isfinite(B), axis=1)]
     if min(A.shape[0], B.shape[0]) < MIN_ROWS:
         return None
+    # Work in units of a power of two per coordinate (exact, so the arithmetic is unchanged at ordinary
+    # magnitudes): variances of releases near 1e305 overflowed to inf and the fit crashed (red-team pass).
+    mag = np.maximum(np.abs(A).max(axis=0), np.abs(B).max(axis=0))
+    unit = np.exp2(np.minimum(np.ceil(np.log2(np.where(mag > 0, mag, 1.0))), 1023.0))
+    A, B = A / unit, B / unit
     centre = (A.mean(axis=0) + B.mean(axis=0)) / 2
     scale = np.sqrt((A.var(axis=0) + B.var(axis=0)) / 2)
     constant = ~(scale > 0)
@@ -210,7 +215,7 @@ def fit_whitener(A: np.ndarray, B: np.ndarray) -> tuple[Whitener, np.ndarray, np
         return None  # nothing moves between the sides
     sign = np.where(diff >= 0, 1.0, -1.0)
     t = np.abs(diff) / np.where(se > 0, se, np.inf)
-    return Whitener(centre, scale, W, sign), t, np.abs(diff) / 2
+    return Whitener(centre * unit, scale * unit, W, sign), t, np.abs(diff) / 2
 
 
 class WhitenedAttack(Attack):

@@ -51,7 +51,8 @@ def given_pair(d: int, d_prime: Any, relation: str, label: str = "given pair") -
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
     a, b = _array_or_none(d), _array_or_none(d_prime)
-    _refuse_identical(a, b, label)
+    if not (_special(d) or _special(d_prime)):  # a masked array's mask, a sparse matrix's structure: not plain
+        _refuse_identical(a, b, label)
     if a is None or b is None or _special(d) or _special(d_prime):
         if _scalar(d) and _scalar(d_prime):
             return Pair(d, d_prime, label, "given")  # two scalars (strings, datetimes, ...): query answers
