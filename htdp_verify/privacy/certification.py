@@ -24,9 +24,14 @@ from .bounds import delta_lb_at_epsilon, gdp_epsilon, gdp_mu_lb, privacy_profile
 from .neighbours import Pair
 from .plan import AuditPlan
 from .selection import Selection
-from .streaming import count_streamed_sides
+from .streaming import count_streamed_blocks
 
-__all__ = ["Counts", "Bounds", "certification_stage", "bounds_stage"]
+__all__ = ["Counts", "Bounds", "certification_stage", "bounds_stage", "CERT_MIN_BLOCKS"]
+
+# Every side is counted in at least this many mechanism calls, so that the counts of separate calls can be
+# compared (:func:`~.independence.within_call_dispersion`: releases that share randomness within a call).  Sides
+# of at least 16 usual blocks (2^20 scalar releases) are drawn exactly as before (2026-11-29).
+CERT_MIN_BLOCKS = 16
 
 
 @dataclass
@@ -56,6 +61,9 @@ class Counts:
         Per event, the number of releases on the other side (at least 1).
     seconds : float
         Wall time of the counting.
+    blocks : list of tuple, optional
+        Per side (D, then D'), ``(block_counts, block_size)``: every event's count in each block (one mechanism
+        call), for the within-call dispersion check; ``None`` when the counts did not come in blocks.
     """
 
     events: list[Event]
@@ -68,6 +76,7 @@ class Counts:
     n_num: np.ndarray
     n_den: np.ndarray
     seconds: float
+    blocks: list | None = None
 
     @property
     def drawn(self) -> int:
@@ -97,7 +106,10 @@ def certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.ran
     events = sel.main + sel.profile
     N_d, N_dp = int(rng.poisson(plan.n_samples)), int(rng.poisson(plan.n_samples))
     kw = dict(release_nbytes=sel.release_nbytes, max_memory=plan.max_memory, backend=plan.backend, client=plan.client)
-    k_d, k_dp = count_streamed_sides(plan.mechanism, [(pair.d, N_d), (pair.d_prime, N_dp)], events, rng, **kw)
+    blocks = count_streamed_blocks(
+        plan.mechanism, [(pair.d, N_d), (pair.d_prime, N_dp)], events, rng, min_blocks=CERT_MIN_BLOCKS, **kw
+    )
+    k_d, k_dp = (b.sum(axis=0) for b, _ in blocks)
     orient = np.array([e.orientation for e in events])
     return Counts(
         events,
@@ -110,6 +122,7 @@ def certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.ran
         n_num=np.where(orient > 0, max(N_d, 1), max(N_dp, 1)),
         n_den=np.where(orient > 0, max(N_dp, 1), max(N_d, 1)),
         seconds=time.perf_counter() - ts,
+        blocks=blocks,
     )
 
 

@@ -44,9 +44,20 @@ from scipy import stats
 from .._validate import check_int, check_prob, check_rng
 from .adapters import as_mechanism
 
-__all__ = ["dispersion_test", "min_detectable_ratio", "check_independent_releases"]
+__all__ = [
+    "dispersion_test",
+    "min_detectable_ratio",
+    "check_independent_releases",
+    "within_call_dispersion",
+    "WITHIN_CALL_ALPHA",
+    "MIN_CALLS",
+]
 
 _MIN_EXPECTED = 5.0  # smallest expected count per cell for the χ² approximation
+# The audit's own check (certification counts across its calls, :func:`within_call_dispersion`): the level per
+# audit (split over the two sides) and the fewest full calls it needs.
+WITHIN_CALL_ALPHA = 1e-4
+MIN_CALLS = 8
 
 
 def dispersion_test(counts: Any, batch_size: int) -> tuple[float, float, float]:
@@ -82,6 +93,43 @@ def dispersion_test(counts: Any, batch_size: int) -> tuple[float, float, float]:
     df = k - 1
     pv = min(1.0, 2.0 * min(float(stats.chi2.sf(x2, df)), float(stats.chi2.cdf(x2, df))))
     return x2 / df, x2, pv
+
+
+def within_call_dispersion(block_counts: Any, block_size: int, n_total: int) -> dict | None:
+    """Over-dispersion of one event's certification counts across the calls of one side (every audit runs it).
+
+    The certification counts its releases in blocks, one mechanism call each (at least
+    ``certification.CERT_MIN_BLOCKS`` of them).  Under the auditor's model the counts of the full blocks are
+    i.i.d. Binomial(``block_size``, p); releases that share randomness within a call make them over-dispersed, and
+    the certified bound is then not valid (a mechanism adding one shared Laplace draw to a whole call was
+    certified at ε ≥ 8.8 against a true ε ≤ 1).  Upper tail of :func:`dispersion_test`'s statistic: only positive
+    dependence inflates the variance the bound relies on.
+
+    Parameters
+    ----------
+    block_counts : array_like
+        The event's count in each block, in block order (the last block may be partial and is left out).
+    block_size : int
+        Releases per full block.
+    n_total : int
+        Releases counted on this side.
+
+    Returns
+    -------
+    dict or None
+        ``{"calls", "call_size", "ratio", "p_value"}``, or ``None`` when there are fewer than ``MIN_CALLS`` full
+        blocks or an expected count per block below 5 (the χ² approximation needs it).
+    """
+    b = check_int("block_size", block_size, minimum=1)
+    full = min(check_int("n_total", n_total, minimum=0) // b, len(block_counts))
+    c = np.asarray(block_counts, dtype=float)[:full]
+    if full < MIN_CALLS:
+        return None
+    p = float(c.sum()) / (full * b)
+    if min(p, 1.0 - p) * b < _MIN_EXPECTED:
+        return None
+    ratio, x2, _ = dispersion_test(c, b)
+    return {"calls": int(full), "call_size": b, "ratio": float(ratio), "p_value": float(stats.chi2.sf(x2, full - 1))}
 
 
 def min_detectable_ratio(n_batches: int, alpha: float, n_events: int = 1, power: float = 0.8) -> float:

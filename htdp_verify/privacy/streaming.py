@@ -32,6 +32,7 @@ __all__ = [
     "call_plan",
     "count_streamed",
     "count_streamed_sides",
+    "count_streamed_blocks",
     "held_releases_cap",
     "parse_memory",
     "probe_release_nbytes",
@@ -189,14 +190,15 @@ def stream_releases(mechanism: Any, data: Any, entropy: int, start: int, stop: i
 
 
 def _count_blocks(mechanism, data, events, entropy: int, first: int, n_blocks: int, block: int, total: int):
-    counts = np.zeros(len(events), dtype=np.int64)
-    for b in range(first, first + n_blocks):
+    """Counts of every event in blocks ``first .. first + n_blocks - 1``: one row per block (one call each)."""
+    counts = np.zeros((n_blocks, len(events)), dtype=np.int64)
+    for j, b in enumerate(range(first, first + n_blocks)):
         size = min(block, total - b * block)
         if size <= 0:
-            break
+            return counts[:j]
         y = _block(mechanism, data, entropy, b, size)
         for i, ev in enumerate(events):
-            counts[i] += int(np.count_nonzero(ev.indicator(y)))
+            counts[j, i] = int(np.count_nonzero(ev.indicator(y)))
     return counts
 
 
@@ -307,7 +309,7 @@ def count_streamed(
     )[0]
 
 
-def count_streamed_sides(
+def count_streamed_blocks(
     mechanism: Any,
     sides: Any,
     events: Any,
@@ -317,8 +319,9 @@ def count_streamed_sides(
     max_memory: int | str = "2GiB",
     backend: str = "serial",
     client: Any = None,
-) -> list[np.ndarray]:
-    """:func:`count_streamed` on several inputs at once: the same counts as one call per side in order.
+    min_blocks: int | None = None,
+) -> list[tuple[np.ndarray, int]]:
+    """:func:`count_streamed_sides` block by block: per side, the counts of every block (one mechanism call each).
 
     Each side ``(data, n)`` has its own stream seed, drawn from ``rng`` in the order of ``sides`` exactly as
     successive :func:`count_streamed` calls would draw them, so ``count_streamed_sides(m, [(d, n), (d2, n2)], ...)``
@@ -343,11 +346,17 @@ def count_streamed_sides(
         ``"serial"`` or ``"dask"``.
     client : distributed.Client, optional
         The Dask client.
+    min_blocks : int, optional
+        Cut a side into at least this many blocks (calls of the mechanism) when its usual block size would give
+        fewer: the block shrinks to ``ceil(n / min_blocks)`` releases (at least ``MIN_BLOCK``).  Sides of at least
+        ``min_blocks`` usual blocks are drawn exactly as without it.  The certification uses it so that the counts
+        of separate calls can be compared (:func:`~.independence.within_call_dispersion`).
 
     Returns
     -------
-    list of numpy.ndarray
-        One count per event, per side.
+    list of tuple
+        Per side, ``(block_counts, block_size)``: the counts of every block (``(blocks, events)``, in block order)
+        and the block size (every block but the last holds that many releases).
     """
     sides = [(d, check_int("n", n, minimum=0)) for d, n in sides]
     if backend not in ("serial", "dask"):
@@ -356,9 +365,12 @@ def count_streamed_sides(
         raise ValueError("backend='dask' needs client= (a distributed.Client)")
     entropy = [int(rng.integers(0, 2**63)) for _ in sides]
     block = block_size(release_nbytes)
+    if min_blocks is not None:
+        min_blocks = check_int("min_blocks", min_blocks, minimum=1)
+    blocks = [block if min_blocks is None else min(block, max(MIN_BLOCK, math.ceil(n / min_blocks))) for _, n in sides]
     per_call = max(1, parse_memory(max_memory) // max(block * int(release_nbytes) * 4, 1))
-    jobs = [_CountJob(mechanism, d, events, e, block, n) for (d, n), e in zip(sides, entropy)]
-    n_blocks = [math.ceil(n / block) for _, n in sides]
+    jobs = [_CountJob(mechanism, d, events, e, bl, n) for (d, n), e, bl in zip(sides, entropy, blocks)]
+    n_blocks = [math.ceil(n / bl) for (_, n), bl in zip(sides, blocks)]
     offset = np.concatenate([[0], np.cumsum(n_blocks)]).astype(int)
     threads = max(1, sum(client.nthreads().values())) if backend == "dask" else 0
     # one plan over the blocks of all sides in order, each call cut at the sides' boundaries
@@ -379,7 +391,66 @@ def count_streamed_sides(
         parts = client.gather(futures)
     else:
         parts = [_count_job(jobs[i], s, k) for i, s, k in calls]
-    out = [np.zeros(len(events), dtype=np.int64) for _ in sides]
-    for (i, _, _), c in zip(calls, parts):
-        out[i] += np.asarray(c, dtype=np.int64)
-    return out
+    rows: list[list[np.ndarray]] = [[] for _ in sides]
+    for (i, _, _), c in zip(calls, parts):  # calls are in block order within a side
+        rows[i].append(np.asarray(c, dtype=np.int64).reshape(-1, len(events)))
+    per_side = [np.concatenate(r) if r else np.zeros((0, len(events)), dtype=np.int64) for r in rows]
+    return list(zip(per_side, blocks))
+
+
+def count_streamed_sides(
+    mechanism: Any,
+    sides: Any,
+    events: Any,
+    rng: np.random.Generator,
+    *,
+    release_nbytes: int,
+    max_memory: int | str = "2GiB",
+    backend: str = "serial",
+    client: Any = None,
+    min_blocks: int | None = None,
+) -> list[np.ndarray]:
+    """:func:`count_streamed` on several inputs at once: the same counts as one call per side in order.
+
+    Each side ``(data, n)`` has its own stream seed, drawn from ``rng`` in the order of ``sides`` exactly as
+    successive :func:`count_streamed` calls would draw them.  The sums of :func:`count_streamed_blocks` (which
+    documents the parameters).
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        The mechanism ``(data, size, rng) -> (size, ...)``.
+    sides : sequence of (array_like, int)
+        The inputs and how many releases to count on each.
+    events : sequence
+        The fixed events.
+    rng : numpy.random.Generator
+        The generator the sides' stream seeds are drawn from.
+    release_nbytes : int
+        Bytes of one release.
+    max_memory : int or str, default "2GiB"
+        Memory budget.
+    backend : str, default "serial"
+        ``"serial"`` or ``"dask"``.
+    client : distributed.Client, optional
+        The Dask client.
+    min_blocks : int, optional
+        At least this many blocks per side (:func:`count_streamed_blocks`).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One count per event, per side.
+    """
+    per_side = count_streamed_blocks(
+        mechanism,
+        sides,
+        events,
+        rng,
+        release_nbytes=release_nbytes,
+        max_memory=max_memory,
+        backend=backend,
+        client=client,
+        min_blocks=min_blocks,
+    )
+    return [b.sum(axis=0) for b, _ in per_side]

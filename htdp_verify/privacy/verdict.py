@@ -15,11 +15,12 @@ import numpy as np
 
 from ..stats import cp_upper, max_certifiable_epsilon, max_certifiable_epsilon_poisson, samples_needed_for_epsilon
 from .certification import Bounds, Counts
+from .independence import WITHIN_CALL_ALPHA, within_call_dispersion
 from .plan import AuditPlan
 from .result import AuditResult
 from .selection import SearchOutcome, Selection
 
-__all__ = ["Verdict", "verdict_stage", "assemble_result", "selection_shift", "SHIFT_Z"]
+__all__ = ["Verdict", "verdict_stage", "assemble_result", "selection_shift", "within_call_check", "SHIFT_Z"]
 
 #: standard errors of selection/certification disagreement on a side beyond which the releases' law is taken to
 #: have changed between calls.  Selecting the best of thousands of candidates biases the selection proportions by a
@@ -46,12 +47,16 @@ class Verdict:
     shift : float, optional
         :func:`selection_shift` of the certified event (``None`` without selection proportions); at ``SHIFT_Z`` or
         more a "consistent" verdict became ``"inconclusive"``.
+    within_call : dict, optional
+        The within-call dispersion check of the certified event's counts (:func:`within_call_check`); when it
+        rejected, the verdict is ``"inconclusive"`` whatever the bound.
     """
 
     verdict: str
     detectability: dict
     unbounded: bool
     shift: float | None = None
+    within_call: dict | None = None
 
 
 def format_lower_bound(value: float, claim: float) -> str:
@@ -112,7 +117,10 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts, sel: Selection | None =
         n_sel = int(getattr(sel, "n_held", 0) or sel.n_per_side or plan.n_select)
         shift = selection_shift(c.events[b.index], max(1, n_sel // 4), kn, nn, kd, nd)
     moved = shift is not None and shift >= SHIFT_Z
-    if b.eps_lb > claim.epsilon:
+    within = within_call_check(c, b.index)
+    if within is not None and within["dependent"]:
+        verdict = "inconclusive"  # the counts are not binomial: no bound read from them is valid
+    elif b.eps_lb > claim.epsilon:
         verdict = "violated"
     elif max_cert <= claim.epsilon or moved:
         verdict = "inconclusive"
@@ -145,7 +153,33 @@ def verdict_stage(plan: AuditPlan, b: Bounds, c: Counts, sel: Selection | None =
         "samples_needed_to_refute_claim_at_this_event": need,
         "statement": statement,
     }
-    return Verdict(verdict, detect, bool(unbounded), shift)
+    return Verdict(verdict, detect, bool(unbounded), shift, within)
+
+
+def within_call_check(c, index: int) -> dict | None:
+    """The certified event's counts tested for over-dispersion across the certification's calls, on each side
+    (:func:`~.independence.within_call_dispersion`), at ``WITHIN_CALL_ALPHA`` per audit (half per side).
+
+    Parameters
+    ----------
+    c : Counts
+        The certification's counts (with their blocks; ``None`` is returned without them).
+    index : int
+        The certified event.
+
+    Returns
+    -------
+    dict or None
+        ``{"D": result or None, "D'": result or None, "alpha": ..., "dependent": bool}``; ``None`` without blocks.
+    """
+    blocks = getattr(c, "blocks", None)
+    if not blocks or c.drawn == 0:
+        return None
+    out: dict = {"alpha": WITHIN_CALL_ALPHA}
+    for side, (bc, size), n in zip(("D", "D'"), blocks, (c.N_d, c.N_dp)):
+        out[side] = within_call_dispersion(bc[:, index], size, n)
+    out["dependent"] = any(out[s] is not None and out[s]["p_value"] < WITHIN_CALL_ALPHA / 2 for s in ("D", "D'"))
+    return out
 
 
 def _warnings(plan: AuditPlan, sel: Selection, v: Verdict, ev, counts: tuple) -> list[tuple[str, str]]:
@@ -174,6 +208,19 @@ def _warnings(plan: AuditPlan, sel: Selection, v: Verdict, ev, counts: tuple) ->
                 "the mechanism wrote into the data it was called with; every call was given its own copy of D and "
                 "D', so the pair and the caller's arrays are unchanged and the bound is about the mechanism on the "
                 "intended data, but in use this mechanism changes its caller's data",
+            )
+        )
+    if v.within_call is not None and v.within_call["dependent"]:
+        worst = min((r for r in (v.within_call["D"], v.within_call["D'"]) if r is not None), key=lambda r: r["p_value"])
+        out.append(
+            (
+                "releases within a call are dependent",
+                f"the certified event's counts vary {worst['ratio']:.3g} times more across the certification's "
+                f"{worst['calls']} calls of {worst['call_size']} releases than independent releases allow (p = "
+                f"{worst['p_value']:.2g}): the releases of one call share randomness (one noise draw, state or a "
+                "partition per call), so the counts are not binomial and no bound read from them is valid; the "
+                "verdict is inconclusive. Check with htdp_verify.privacy.check_independent_releases and draw "
+                "every release independently",
             )
         )
     if v.shift is not None and v.shift >= SHIFT_Z:
@@ -321,6 +368,7 @@ def assemble_result(
         "pair": {**pair.to_dict(), "text": pair.describe()},
         "event": ev.to_dict(),
         "counts": counts,
+        "within_call_check": v.within_call,
         "certified_events": [
             {
                 **e.to_dict(),

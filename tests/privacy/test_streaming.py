@@ -13,6 +13,7 @@ from htdp_verify.privacy.streaming import (
     block_size,
     call_plan,
     count_streamed,
+    count_streamed_blocks,
     count_streamed_sides,
     held_releases_cap,
     parse_memory,
@@ -146,10 +147,12 @@ def test_counts_are_sums_over_blocks_whatever_the_plan():
     """The counts of any plan equal the one-block-per-call counts; a plan that skips a block does not (the check
     can fail)."""
     n, block, entropy = 5 * 4096 - 77, 4096, 123
-    per_block = [_count_blocks(lap, np.zeros(3), EVENTS, entropy, b, 1, block, n) for b in range(5)]
+    per_block = [_count_blocks(lap, np.zeros(3), EVENTS, entropy, b, 1, block, n)[0] for b in range(5)]
     whole = np.sum(per_block, axis=0)
     for plan in (call_plan(5, 5, 1), call_plan(5, 2, 2), call_plan(5, 1, 3), call_plan(5, 3)):
-        got = np.sum([_count_blocks(lap, np.zeros(3), EVENTS, entropy, s, k, block, n) for s, k in plan], axis=0)
+        got = np.sum(
+            [_count_blocks(lap, np.zeros(3), EVENTS, entropy, s, k, block, n).sum(axis=0) for s, k in plan], axis=0
+        )
         np.testing.assert_array_equal(got, whole)
     skipped = np.sum([per_block[b] for b in (0, 1, 3, 4)], axis=0)
     assert not np.array_equal(skipped, whole)
@@ -212,3 +215,22 @@ def test_quiet_local_cluster_counts_like_serial():
         np.testing.assert_array_equal(a, b)
     for a, b in zip(serial, viadask):
         np.testing.assert_array_equal(a, b)
+
+
+def test_min_blocks_cuts_small_sides_and_leaves_large_ones_as_they_were():
+    # A side of at least min_blocks usual blocks is drawn exactly as without min_blocks (the full bench's
+    # certification keeps its draws); a smaller one is cut into min_blocks calls whose counts sum to the total.
+    big = [(np.zeros(3), 16 * 65536 + 9)]
+    plain = count_streamed_sides(lap, big, EVENTS, np.random.default_rng(4), release_nbytes=8)
+    blocks = count_streamed_blocks(lap, big, EVENTS, np.random.default_rng(4), release_nbytes=8, min_blocks=16)
+    ((bc, size),) = blocks
+    assert size == 65536 and bc.shape == (17, len(EVENTS))
+    np.testing.assert_array_equal(bc.sum(axis=0), plain[0])
+    small = [(np.zeros(3), 20_000), (np.r_[0.0, 0.0, 1.0], 19_990)]
+    got = count_streamed_blocks(lap, small, EVENTS, np.random.default_rng(5), release_nbytes=8, min_blocks=16)
+    assert [s for _, s in got] == [1250, 1250] and [b.shape[0] for b, _ in got] == [16, 16]
+    sums = count_streamed_sides(lap, small, EVENTS, np.random.default_rng(5), release_nbytes=8, min_blocks=16)
+    for (b, _), total in zip(got, sums):
+        np.testing.assert_array_equal(b.sum(axis=0), total)
+    one = count_streamed_sides(lap, small, EVENTS, np.random.default_rng(5), release_nbytes=8)  # one call per side
+    assert not all(np.array_equal(a, b) for a, b in zip(one, sums))  # the cut draws other releases (same law)

@@ -154,7 +154,7 @@ def _empty_counts(sel: Selection, plan_k: AuditPlan) -> SequentialCounts:
         "betting",
     )
     ones = np.ones(m, dtype=np.int64)
-    return SequentialCounts(list(sel.main), z.copy(), z.copy(), 0, 0, z.copy(), z.copy(), ones, ones, 0.0, out)
+    return SequentialCounts(list(sel.main), z.copy(), z.copy(), 0, 0, z.copy(), z.copy(), ones, ones, 0.0, outcome=out)
 
 
 def _plan_sizes(plan: AuditPlan, max_samples: int) -> tuple[int, int, int]:
