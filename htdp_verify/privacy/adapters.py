@@ -124,6 +124,12 @@ class Mechanism:
         del res  # owned_releases counts the references to out: none but this local may remain
         return owned_releases(out)
 
+    @property
+    def draws_outside_rng(self) -> bool:
+        """Whether a call returned varying releases without drawing from its ``rng`` (e.g. from ``np.random``'s
+        global state): the releases are fresh, but the audit cannot be replayed from its seed."""
+        return bool(self._fresh.outside_rng)
+
     def __repr__(self) -> str:
         g = f", guarantee={self.guarantee}" if self.guarantee is not None else ""
         r = "" if self.reproducible else ", reproducible=False"

@@ -193,6 +193,15 @@ def _warnings(plan: AuditPlan, sel: Selection, v: Verdict, ev, counts: tuple) ->
                 "counted as outcomes like any other (atoms), but a mechanism returning them is suspect",
             )
         )
+    if getattr(plan.mechanism, "reproducible", True) and getattr(plan.mechanism, "draws_outside_rng", False):
+        out.append(
+            (
+                "randomness not from rng",
+                "the mechanism returned varying releases without drawing from the rng it was given (e.g. from "
+                "np.random's global state): this audit cannot be reproduced from its seed (the bound is valid if "
+                "every call's releases are fresh); draw from the rng argument",
+            )
+        )
     if not getattr(plan.mechanism, "reproducible", True):
         out.append(
             (
@@ -408,7 +417,8 @@ def assemble_result(
             "total": seconds,
         },
         "mechanism": plan.mechanism.name,
-        "reproducible": bool(getattr(plan.mechanism, "reproducible", True)),
+        "reproducible": bool(getattr(plan.mechanism, "reproducible", True))
+        and not getattr(plan.mechanism, "draws_outside_rng", False),
     }
     return AuditResult(
         name=plan.name or f"privacy.audit[{plan.mechanism.name}]",
