@@ -24,7 +24,14 @@ import numpy as np
 
 from .._validate import check_int, check_rng
 from .dpl_adapter import DPLAdapter
-from .release_contract import FreshnessCheck, as_release_array, generator_state_key, owned_releases, private_input
+from .release_contract import (
+    FreshnessCheck,
+    as_release_array,
+    float64_loss,
+    generator_state_key,
+    owned_releases,
+    private_input,
+)
 
 __all__ = [
     "Mechanism",
@@ -58,6 +65,9 @@ class Mechanism:
 
     Attributes
     ----------
+    float64_loss : str or None
+        What comparing the releases as float64 loses (:func:`~.release_contract.float64_loss`), once seen; an
+        audit's result warns.
     wrote_input : bool
         Whether a call wrote into its input.  Every call gets its own copy of an array input
         (:func:`~.release_contract.private_input`), so the caller's data and the audited pair stay as given; an
@@ -82,6 +92,7 @@ class Mechanism:
         self.reproducible = bool(reproducible)
         self._fresh = FreshnessCheck()
         self.wrote_input = False  # set when a call wrote into its (private copy of the) input
+        self.float64_loss: str | None = None  # set when releases lose precision as float64 (release_contract)
 
     def __call__(self, data, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` releases on ``data`` drawn from ``rng``, held to the release contract
@@ -121,6 +132,8 @@ class Mechanism:
             self.wrote_input = True
         del arg
         out = as_release_array(res, self.name, size)
+        if self.float64_loss is None:
+            self.float64_loss = float64_loss(out)
         del res  # owned_releases counts the references to out: none but this local may remain
         return owned_releases(out)
 

@@ -43,6 +43,7 @@ __all__ = [
     "owned_releases",
     "generator_state_key",
     "private_input",
+    "float64_loss",
     "FreshnessCheck",
     "CHANCE",
     "PREFIX",
@@ -157,6 +158,15 @@ def as_release_array(res: Any, name: str, size: int) -> np.ndarray:
             f"mechanism {name!r} returned None among its releases; return NaN (or a value of its own) for a missing "
             "release"
         )
+    if out.dtype.kind == "O":
+        texts = sum(isinstance(v, (str, bytes)) for v in out.flat)
+        if 0 < texts < out.size:
+            example = next(v for v in out.flat if isinstance(v, (str, bytes)))
+            raise ValueError(
+                f"mechanism {name!r} returned text ({example!r}) among numbers in an object array; the auditor "
+                "cannot order or compare the two. Return a numeric code for the text (e.g. NaN for 'suppressed', "
+                "an outcome like any other) or all releases as strings"
+            )
     return out
 
 
@@ -204,6 +214,29 @@ def private_input(data: Any) -> tuple[Any, Any]:
         arg = one(data)
         return arg, lambda: not same(arg, data)
     return data, lambda: False
+
+
+def float64_loss(out: np.ndarray) -> str | None:
+    """What comparing ``out`` as float64 loses, in words, or ``None``: long doubles, and 64-bit integers beyond
+    ±2^53 (where float64 no longer holds every integer).  The attacks compare numbers as float64, so a leak below
+    that resolution (the parity of an integer near 2^60) is invisible to them; the result says so.
+
+    Parameters
+    ----------
+    out : numpy.ndarray
+        Releases.
+
+    Returns
+    -------
+    str or None
+        The loss, or ``None``.
+    """
+    kind, size = out.dtype.kind, out.dtype.itemsize
+    if kind == "f" and size > 8:
+        return f"{out.dtype} releases are compared as float64 (about 16 significant digits)"
+    if kind in "iu" and size >= 8 and out.size and bool(np.any((out > 2**53) | (out < -(2**53)))):
+        return f"{out.dtype} releases beyond ±2^53 are compared as float64, which does not hold every integer there"
+    return None
 
 
 def generator_state_key(rng: np.random.Generator) -> int:

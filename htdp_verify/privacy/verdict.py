@@ -210,6 +210,15 @@ def _warnings(plan: AuditPlan, sel: Selection, v: Verdict, ev, counts: tuple) ->
                 "its seed (the bound is valid all the same)",
             )
         )
+    loss = getattr(plan.mechanism, "float64_loss", None)
+    if loss:
+        out.append(
+            (
+                "precision lost as float64",
+                f"{loss}: a leak below float64's resolution is invisible to this audit; release float64 values, "
+                "or audit the low-order part as a release of its own",
+            )
+        )
     if getattr(plan.mechanism, "wrote_input", False):
         out.append(
             (

@@ -360,3 +360,47 @@ def test_randomness_drawn_outside_rng_is_reported_not_called_reproducible():
         rng=np.random.default_rng(0),
     )
     assert ok.details["reproducible"] is True and not any("without drawing" in w for w in ok.details["warnings"])
+
+
+def test_text_among_numbers_in_an_object_array_is_named():
+    # a rare "suppressed" marker among floats, first after row 256: before, a numpy UFuncTypeError from a scan
+    def suppressed(data, size, rng):
+        y = np.array(list(np.asarray(data, float).sum() + rng.laplace(0.0, 1.0, size)), dtype=object)
+        y[300::997] = "suppressed"
+        return y
+
+    with pytest.raises(ValueError, match="text .'suppressed'. among numbers"):
+        audit(
+            suppressed,
+            PrivacyClaim(1.0),
+            pairs=[(np.zeros(3), np.r_[0.0, 0.0, 1.0])],
+            n_samples=20_000,
+            rng=np.random.default_rng(0),
+        )
+    floats = audit(
+        lambda d, n, g: np.array(list(g.laplace(0.0, 1.0, n)), dtype=object),
+        PrivacyClaim(1.0),
+        pairs=[(np.zeros(3), np.r_[0.0, 0.0, 1.0])],
+        n_samples=20_000,
+        rng=np.random.default_rng(0),
+    )
+    assert floats.verdict == "consistent"  # an object array of numbers alone is still audited
+
+
+def test_releases_that_lose_precision_as_float64_are_named():
+    # int64 near 2^60 whose parity is the secret: before, "consistent" 0 with no word that the audit compared float64
+    def parity(data, size, rng):
+        s = int(np.asarray(data).sum())
+        return 2**60 + 256 * rng.geometric(0.5, size).astype(np.int64) + s
+
+    pair = [(np.zeros(3), np.r_[0.0, 0.0, 1.0])]
+    r = audit(parity, PrivacyClaim(1.0), pairs=pair, n_samples=20_000, rng=np.random.default_rng(0))
+    assert any("beyond ±2^53" in w for w in r.details["warnings"])
+    small = audit(
+        lambda d, n, g: g.geometric(0.5, n).astype(np.int64) + int(np.asarray(d).sum()) * 0,
+        PrivacyClaim(1.0),
+        pairs=pair,
+        n_samples=20_000,
+        rng=np.random.default_rng(0),
+    )
+    assert not any("float64" in w for w in small.details["warnings"])

@@ -60,14 +60,15 @@ def _n_distinct_small(Y, max_categories: int) -> bool:
 
 
 def _numeric(Y) -> bool:
-    """Whether the releases are numbers (an object array counts when its first entries convert to float)."""
+    """Whether the releases are numbers (an object array counts when every entry converts to float: checking the
+    first 256 only let a rare string later on crash the threshold families)."""
     Y = np.asarray(Y)
     if Y.dtype.kind in "biuf":
         return True
     if Y.dtype.kind != "O":
         return False
     try:
-        Y[:256].astype(float)
+        Y.astype(float)
     except (TypeError, ValueError):
         return False
     return True
@@ -127,7 +128,7 @@ def auto_attacks(
     """
     scalar = _is_scalar(Y_example)
     out: list[Attack]
-    if not _numeric(Y_example):  # strings, labels: only outcome sets have a meaning
+    if not (_numeric(Y_example) and (Y_other is None or _numeric(Y_other))):  # strings, labels: outcome sets only
         out = [DiscreteAttack()]
     elif _n_distinct_small(Y_example, max_categories):
         out = [DiscreteAttack()] + ([ThresholdAttack()] if scalar else [CoordinateAttack(), LogisticAttack()])
