@@ -57,6 +57,8 @@ class SequentialCounts(Counts):
         Per event, the releases on the other side (at least 1).
     seconds : float
         Wall time of the sequential certification.
+    blocks : list, optional
+        Always ``None`` here: the sequential rounds are not counted block by block (no within-call check yet).
     outcome : SequentialOutcome, optional
         What the sequential test did (always set by :func:`sequential_certification_stage`).
     """
