@@ -404,3 +404,21 @@ def test_releases_that_lose_precision_as_float64_are_named():
         rng=np.random.default_rng(0),
     )
     assert not any("float64" in w for w in small.details["warnings"])
+
+
+def test_sign_of_zero_is_read_the_same_way_in_scalar_and_vector_releases():
+    # round(L + s) - s has the same real-valued law on D and D', but -0.0 occurs on D only.  "auto" audits values
+    # (bit patterns are the opt-in "bits" family's), and it did for a scalar ("consistent", 0) but not once a constant
+    # column was added: vector outcome sets compared raw bytes and certified "violated" 8.09.  Both are now read as
+    # values (ε = 0 in real arithmetic, so a flag at either shape would be a false alarm).
+    def round_shift(data, size, rng):
+        s = np.asarray(data, float).sum()
+        return np.round(rng.laplace(0.0, 1.0, size) + s) - s
+
+    def with_zero_column(data, size, rng):
+        return np.stack([round_shift(data, size, rng), np.zeros(size)], axis=1)
+
+    pair = [(np.zeros(3), np.r_[0.0, 0.0, 1.0])]
+    for mech in (round_shift, with_zero_column):
+        r = audit(mech, PrivacyClaim(1.0), pairs=pair, n_samples=50_000, rng=np.random.default_rng(0))
+        assert r.verdict == "consistent" and r.epsilon_lb < 0.2, (mech.__name__, r.epsilon_lb)

@@ -213,7 +213,8 @@ class LikelihoodRatio(Feature):
 
 
 class RowKey:
-    """Exact keys of releases for set events: the value for scalar releases, the raw bytes of each row otherwise.
+    """Exact keys of releases for set events: the value for scalar releases, the bytes of each row otherwise
+    (floats compared as values: −0.0 and 0.0 are one key, and so are NaNs of any payload).
 
     Parameters
     ----------
@@ -233,6 +234,9 @@ class RowKey:
         if self.scalar:
             return Y.reshape(Y.shape[0])
         Y = np.ascontiguousarray(Y.reshape(Y.shape[0], -1).astype(self.dtype, copy=False))
+        if Y.dtype.kind == "f":  # values, as for scalar releases: bit patterns are the "bits" family's business
+            Y = Y + 0.0  # a copy in which -0.0 is +0.0 (a vector with -0.0 on one side only was "violated" 8.09
+            Y[np.isnan(Y)] = np.nan  # while the same scalar was "consistent"); one NaN whatever its payload
         return Y.view(np.dtype((np.void, Y.dtype.itemsize * Y.shape[1]))).ravel()
 
     def decode(self, keys: Any) -> list:
