@@ -26,7 +26,7 @@ from .plan import AuditPlan
 from .selection import Selection
 from .streaming import count_streamed_blocks
 
-__all__ = ["Counts", "Bounds", "certification_stage", "bounds_stage", "CERT_MIN_BLOCKS"]
+__all__ = ["Counts", "Bounds", "certification_stage", "bounds_stage", "block_sizes", "CERT_MIN_BLOCKS"]
 
 # Every side is counted in at least this many mechanism calls, so that the counts of separate calls can be
 # compared (:func:`~.independence.within_call_dispersion`: releases that share randomness within a call).  Sides
@@ -62,8 +62,9 @@ class Counts:
     seconds : float
         Wall time of the counting.
     blocks : list of tuple, optional
-        Per side (D, then D'), ``(block_counts, block_size)``: every event's count in each block (one mechanism
-        call), for the within-call dispersion check; ``None`` when the counts did not come in blocks.
+        Per side (D, then D'), ``(block_counts, block_sizes)``: every event's count in each block (one mechanism
+        call; ``(blocks, events)``) and the releases in each block, for the within-call dispersion check
+        (:func:`~.verdict.within_call_check`); ``None`` when the counts did not come in blocks.
     """
 
     events: list[Event]
@@ -81,6 +82,25 @@ class Counts:
     @property
     def drawn(self) -> int:
         return self.N_d + self.N_dp
+
+
+def block_sizes(n: int, block: int) -> np.ndarray:
+    """Releases in each block of a stream of ``n`` releases cut into blocks of ``block`` (the last one partial).
+
+    Parameters
+    ----------
+    n : int
+        Releases.
+    block : int
+        Releases per full block.
+
+    Returns
+    -------
+    numpy.ndarray
+        One size per block.
+    """
+    full, rest = divmod(int(n), int(block))
+    return np.array([block] * full + ([rest] if rest else []), dtype=np.int64)
 
 
 def certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.random.Generator) -> Counts:
@@ -106,10 +126,11 @@ def certification_stage(plan: AuditPlan, pair: Pair, sel: Selection, rng: np.ran
     events = sel.main + sel.profile
     N_d, N_dp = int(rng.poisson(plan.n_samples)), int(rng.poisson(plan.n_samples))
     kw = dict(release_nbytes=sel.release_nbytes, max_memory=plan.max_memory, backend=plan.backend, client=plan.client)
-    blocks = count_streamed_blocks(
+    per_side = count_streamed_blocks(
         plan.mechanism, [(pair.d, N_d), (pair.d_prime, N_dp)], events, rng, min_blocks=CERT_MIN_BLOCKS, **kw
     )
-    k_d, k_dp = (b.sum(axis=0) for b, _ in blocks)
+    blocks = [(bc, block_sizes(n, size)) for (bc, size), n in zip(per_side, (N_d, N_dp))]
+    k_d, k_dp = (bc.sum(axis=0) for bc, _ in per_side)
     orient = np.array([e.orientation for e in events])
     return Counts(
         events,

@@ -55,9 +55,10 @@ __all__ = [
 
 _MIN_EXPECTED = 5.0  # smallest expected count per cell for the χ² approximation
 # The audit's own check (certification counts across its calls, :func:`within_call_dispersion`): the level per
-# audit (split over the two sides) and the fewest full calls it needs.
+# audit (split over the two sides) and the fewest calls it needs (two: a call shared by all its releases gives counts
+# of 0 or m, which two calls already show).
 WITHIN_CALL_ALPHA = 1e-4
-MIN_CALLS = 8
+MIN_CALLS = 2
 
 
 def dispersion_test(counts: Any, batch_size: int) -> tuple[float, float, float]:
@@ -95,41 +96,48 @@ def dispersion_test(counts: Any, batch_size: int) -> tuple[float, float, float]:
     return x2 / df, x2, pv
 
 
-def within_call_dispersion(block_counts: Any, block_size: int, n_total: int) -> dict | None:
-    """Over-dispersion of one event's certification counts across the calls of one side (every audit runs it).
+def within_call_dispersion(block_counts: Any, block_sizes: Any) -> dict | None:
+    """Over-dispersion of one event's counts across the mechanism calls of one side (every audit runs it).
 
-    The certification counts its releases in blocks, one mechanism call each (at least
-    ``certification.CERT_MIN_BLOCKS`` of them).  Under the auditor's model the counts of the full blocks are
-    i.i.d. Binomial(``block_size``, p); releases that share randomness within a call make them over-dispersed, and
-    the certified bound is then not valid (a mechanism adding one shared Laplace draw to a whole call was
-    certified at ε ≥ 8.8 against a true ε ≤ 1).  Upper tail of :func:`dispersion_test`'s statistic: only positive
-    dependence inflates the variance the bound relies on.
+    An audit counts its certification releases in blocks, one mechanism call each: a fixed-n audit in at least
+    ``certification.CERT_MIN_BLOCKS`` blocks per side, a sequential one in one or more per checkpoint.  Under the
+    auditor's model the block counts are independent Binomial(m_j, p); releases that share randomness within a
+    call make them over-dispersed, and the certified bound is then not valid (a mechanism adding one shared Laplace
+    draw to a whole call was certified at ε ≥ 8.8 against a true ε ≤ 1).  Pearson's statistic of the 2 × B table,
+    ``Σ (C_j − m_j p̂)² / (m_j p̂ (1 − p̂))``, upper tail of χ²_{B−1}: only positive dependence inflates the variance
+    the bound relies on.  Blocks whose expected count ``min(p̂, 1 − p̂)·m_j`` is below ``_MIN_EXPECTED`` are left
+    out (the χ² approximation needs it).
 
     Parameters
     ----------
     block_counts : array_like
-        The event's count in each block, in block order (the last block may be partial and is left out).
-    block_size : int
-        Releases per full block.
-    n_total : int
-        Releases counted on this side.
+        The event's count in each block.
+    block_sizes : array_like
+        Releases in each block.
 
     Returns
     -------
     dict or None
-        ``{"calls", "call_size", "ratio", "p_value"}``, or ``None`` when there are fewer than ``MIN_CALLS`` full
-        blocks or an expected count per block below 5 (the χ² approximation needs it).
+        ``{"calls", "releases", "ratio", "p_value"}``, or ``None`` when fewer than ``MIN_CALLS`` blocks are left.
     """
-    b = check_int("block_size", block_size, minimum=1)
-    full = min(check_int("n_total", n_total, minimum=0) // b, len(block_counts))
-    c = np.asarray(block_counts, dtype=float)[:full]
-    if full < MIN_CALLS:
+    c = np.asarray(block_counts, dtype=float).ravel()
+    m = np.asarray(block_sizes, dtype=float).ravel()
+    if c.shape != m.shape:
+        raise ValueError(f"block_counts and block_sizes must have the same length, got {c.size} and {m.size}")
+    if np.any(m < 1) or np.any(c < 0) or np.any(c > m):
+        raise ValueError("block_sizes must be >= 1 and block_counts in [0, block_sizes]")
+    if c.size == 0 or m.sum() == 0:
         return None
-    p = float(c.sum()) / (full * b)
-    if min(p, 1.0 - p) * b < _MIN_EXPECTED:
+    p = float(c.sum() / m.sum())
+    keep = np.minimum(p, 1.0 - p) * m >= _MIN_EXPECTED
+    if int(keep.sum()) < MIN_CALLS:
         return None
-    ratio, x2, _ = dispersion_test(c, b)
-    return {"calls": int(full), "call_size": b, "ratio": float(ratio), "p_value": float(stats.chi2.sf(x2, full - 1))}
+    # p̂ from every block; with some left out it is not fitted to the kept ones, so they keep all their degrees of
+    # freedom (a conservative reference distribution)
+    df = int(keep.sum()) - (1 if keep.all() else 0)
+    c, m = c[keep], m[keep]
+    x2 = float(np.sum((c - m * p) ** 2 / (m * p * (1.0 - p))))
+    return {"calls": int(c.size), "releases": int(m.sum()), "ratio": x2 / df, "p_value": float(stats.chi2.sf(x2, df))}
 
 
 def min_detectable_ratio(n_batches: int, alpha: float, n_events: int = 1, power: float = 0.8) -> float:

@@ -176,8 +176,8 @@ def within_call_check(c, index: int) -> dict | None:
     if not blocks or c.drawn == 0:
         return None
     out: dict = {"alpha": WITHIN_CALL_ALPHA}
-    for side, (bc, size), n in zip(("D", "D'"), blocks, (c.N_d, c.N_dp)):
-        out[side] = within_call_dispersion(bc[:, index], size, n)
+    for side, (bc, sizes) in zip(("D", "D'"), blocks):
+        out[side] = within_call_dispersion(bc[:, index], sizes)
     out["dependent"] = any(out[s] is not None and out[s]["p_value"] < WITHIN_CALL_ALPHA / 2 for s in ("D", "D'"))
     return out
 
@@ -233,8 +233,9 @@ def _warnings(plan: AuditPlan, sel: Selection, v: Verdict, ev, counts: tuple) ->
         out.append(
             (
                 "releases within a call are dependent",
-                f"the certified event's counts vary {worst['ratio']:.3g} times more across the certification's "
-                f"{worst['calls']} calls of {worst['call_size']} releases than independent releases allow (p = "
+                f"the certified event's counts vary {worst['ratio']:.3g} times more across the "
+                f"{worst['calls']} mechanism calls that drew its {worst['releases']} certification releases than "
+                "independent releases allow (p = "
                 f"{worst['p_value']:.2g}): the releases of one call share randomness (one noise draw, state or a "
                 "partition per call), so the counts are not binomial and no bound read from them is valid; the "
                 "verdict is inconclusive. Check with htdp_verify.privacy.check_independent_releases and draw "

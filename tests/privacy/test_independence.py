@@ -322,16 +322,16 @@ def test_within_call_dispersion_holds_its_level_where_the_chi2_approximation_is_
     counts = rng.binomial(size, p, (20_000, 16))
     rejected = 0
     for c in counts:
-        r = within_call_dispersion(c, size, 16 * size)
+        r = within_call_dispersion(c, np.full(16, size))
         rejected += r is not None and r["p_value"] < WITHIN_CALL_ALPHA / 2
     assert rejected <= 5, rejected
 
 
 def test_within_call_dispersion_needs_enough_calls_and_counts():
-    assert within_call_dispersion(np.full(7, 50), 100, 700) is None  # fewer than MIN_CALLS full calls
-    assert within_call_dispersion(np.full(16, 2), 1000, 16_000) is None  # expected 2 per call: no χ² test
-    partial = within_call_dispersion(np.r_[np.full(8, 50), 3], 100, 803)  # the partial last call is left out
-    assert partial is not None and partial["calls"] == 8 and partial["ratio"] == 0.0
+    assert within_call_dispersion([50], [100]) is None  # fewer than MIN_CALLS calls
+    assert within_call_dispersion(np.full(16, 2), np.full(16, 1000)) is None  # expected 2 per call: no χ² test
+    partial = within_call_dispersion(np.r_[np.full(8, 50), 1], np.r_[np.full(8, 100), 3])  # expected 1.5: left out
+    assert partial is not None and partial["calls"] == 8 and partial["ratio"] < 1e-3  # p̂ counts the small one
 
 
 def _shared(data, size, rng):
@@ -367,3 +367,35 @@ def test_audit_reads_shared_randomness_within_a_call_as_inconclusive(mech, at_le
         ctrl = audit(_iid, PrivacyClaim(1.0), pairs=pair, n_samples=20_000, rng=np.random.default_rng(seed))
         assert not ctrl.details["within_call_check"]["dependent"]
     assert flagged >= at_least, flagged
+
+
+def test_sequential_audits_run_the_within_call_check_across_their_calls():
+    # A sequential audit draws each checkpoint in one call per side, so it can only compare checkpoints: the shared
+    # draw is seen when two checkpoints' draws differ.  Before, no check ran (25 of 30 seeds "violated", ε_lb up to
+    # 3.2, no warning); now, at seeds 0-9, 3 are flagged (inconclusive) and 5 still certify a false "violated": the
+    # residual hole the guide states.  The check must run (flagged ≥ 2: a check not wired in gives 0), never flag
+    # the i.i.d. control, and a flagged audit is never "violated".
+    pair = [(np.zeros(3), np.r_[0.0, 0.0, 1.0])]
+    flagged = 0
+    for seed in range(10):
+        r = audit(
+            _shared, PrivacyClaim(1.0), pairs=pair, n_samples=20_000, rng=np.random.default_rng(seed), sequential=True
+        )
+        dep = r.details["within_call_check"]["dependent"]
+        flagged += dep
+        assert not (dep and r.verdict == "violated")
+        ctrl = audit(
+            _iid, PrivacyClaim(1.0), pairs=pair, n_samples=20_000, rng=np.random.default_rng(seed), sequential=True
+        )
+        assert not ctrl.details["within_call_check"]["dependent"]
+    assert flagged >= 2, flagged
+
+
+def test_within_call_dispersion_with_unequal_calls():
+    # Pearson's 2 x B statistic with unequal sizes: equal counts per release give 0; a block far off gives a tiny p
+    r = within_call_dispersion([10, 20, 40], [100, 200, 400])
+    assert r is not None and r["ratio"] == 0.0 and r["p_value"] == 1.0 and r["calls"] == 3
+    far = within_call_dispersion([0, 200, 40], [100, 200, 400])
+    assert far is not None and far["p_value"] < 1e-10
+    with pytest.raises(ValueError, match="same length"):
+        within_call_dispersion([1, 2], [10])

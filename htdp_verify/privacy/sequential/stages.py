@@ -16,11 +16,11 @@ import numpy as np
 from ..._validate import check_int
 from ...stats import cp_lower, cp_upper
 from ..bounds import delta_lb_at_epsilon, gdp_mu_lb
-from ..certification import Bounds, Counts
+from ..certification import Bounds, Counts, block_sizes
 from ..neighbours import Pair
 from ..plan import AuditPlan
 from ..selection import Selection
-from ..streaming import count_streamed
+from ..streaming import count_streamed_blocks
 from .engine import SequentialOutcome, run_sequential
 
 __all__ = [
@@ -58,7 +58,8 @@ class SequentialCounts(Counts):
     seconds : float
         Wall time of the sequential certification.
     blocks : list, optional
-        Always ``None`` here: the sequential rounds are not counted block by block (no within-call check yet).
+        Per side, ``(block_counts, block_sizes)`` of every mechanism call of every checkpoint (the within-call
+        check, :func:`~..verdict.within_call_check`).
     outcome : SequentialOutcome, optional
         What the sequential test did (always set by :func:`sequential_certification_stage`).
     """
@@ -125,9 +126,18 @@ def sequential_certification_stage(
     tot_d = np.zeros(len(events), dtype=np.int64)
     tot_dp = np.zeros(len(events), dtype=np.int64)
 
+    blocks: list[list] = [[], []]  # per side: (block counts, sizes) of every checkpoint (within-call check)
+
     def count(m):
-        k_d = count_streamed(plan.mechanism, pair.d, m, events, rng, **kw)
-        k_dp = count_streamed(plan.mechanism, pair.d_prime, m, events, rng, **kw)
+        # block by block, the same draws as count_streamed: one stream seed per side, in this order
+        k_d, k_dp = None, None
+        for i, data in enumerate((pair.d, pair.d_prime)):
+            ((bc, size),) = count_streamed_blocks(plan.mechanism, [(data, m)], events, rng, **kw)
+            blocks[i].append((bc, block_sizes(m, size)))
+            if i == 0:
+                k_d = bc.sum(axis=0)
+            else:
+                k_dp = bc.sum(axis=0)
         tot_d[:] += k_d
         tot_dp[:] += k_dp
         return np.where(orient > 0, k_d, k_dp), np.where(orient > 0, k_dp, k_d)
@@ -160,6 +170,13 @@ def sequential_certification_stage(
         n_num=np.full(len(events), n),
         n_den=np.full(len(events), n),
         seconds=time.perf_counter() - ts,
+        blocks=[
+            (
+                np.concatenate([bc for bc, _ in side]) if side else np.zeros((0, len(events)), dtype=np.int64),
+                np.concatenate([sz for _, sz in side]) if side else np.zeros(0, dtype=np.int64),
+            )
+            for side in blocks
+        ],
         outcome=out,
     )
 
