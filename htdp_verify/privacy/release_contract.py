@@ -159,6 +159,12 @@ def as_release_array(res: Any, name: str, size: int) -> np.ndarray:
             "release"
         )
     if out.dtype.kind == "O":
+        odd = next((v for v in out.flat if not isinstance(v, (str, bytes, int, float, bool, np.generic))), None)
+        if odd is not None:  # dicts, sets, objects: np.unique cannot order them (a TypeError from deep in a scan)
+            raise ValueError(
+                f"mechanism {name!r} returned a {type(odd).__name__} among its releases; return numbers (an array of "
+                "shape (size, k) for several values) or strings"
+            )
         texts = sum(isinstance(v, (str, bytes)) for v in out.flat)
         if 0 < texts < out.size:
             example = next(v for v in out.flat if isinstance(v, (str, bytes)))

@@ -295,3 +295,36 @@ def test_a_pair_written_as_a_list_of_two_lists_is_refused_as_ambiguous():
     )
     assert r.verdict == "consistent" and r.details["selection"]["pairs_tried"] == 1
     assert len(as_pairs([(0.0, 1.0), (0.0, 2.0)], "replace")) == 2
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# second red-team pass (2026-11-29): (X, y) tuples and integer domains
+# ---------------------------------------------------------------------------------------------------------------
+def test_xy_tuple_pairs_are_checked_record_by_record():
+    # before: numpy stacked (X, y) with 1-d X into two "records" (the whole X and y columns), so a pair changing three
+    # x's passed as a one-row replace pair (a clipped mean with ε = 1 certified 1.44), and real neighbours failed
+    X, y = np.linspace(0.1, 0.9, 10), (np.linspace(0.1, 0.9, 10) > 0.5).astype(float)
+    X3 = X.copy()
+    X3[:3] = 1.0
+    with pytest.raises(ValueError, match="records 0, 1, 2 differ"):
+        given_pair((X, y), (X3, y), "replace")
+    X1, y1 = X.copy(), y.copy()
+    X1[0], y1[0] = 1.0, 1.0
+    given_pair((X, y), (X1, y1), "replace")  # one record (x and y) replaced
+    given_pair((X, y), (np.r_[X, 1.0], np.r_[y, 1.0]), "add_remove")  # one record added
+
+
+def test_generated_neighbours_refuse_a_tuple_and_a_domain_the_dtype_cannot_hold():
+    # before: neighbours={"data": (X, y), ...} was stacked into two whole-column records (violated 8.81 on ε = 1),
+    # and uint8 data with lower=-1 generated a record 255, outside the domain (violated 8.81 on a mechanism correct
+    # on the declared domain)
+    X, y = np.linspace(0.1, 0.9, 20), np.zeros(20)
+    with pytest.raises(ValueError, match="not a tuple"):
+        resolve_pairs(None, {"data": (X, y), "lower": 0, "upper": 1}, REPLACE)
+    with pytest.raises(ValueError, match="does not fit data's dtype uint8"):
+        resolve_pairs(None, {"data": np.array([1, 5, 3], np.uint8), "lower": -1, "upper": 5}, REPLACE)
+    with pytest.raises(ValueError, match="does not fit data's dtype int8"):
+        resolve_pairs(None, {"data": np.array([1, 5, 3], np.int8), "lower": 0, "upper": 200}, REPLACE)
+    pairs = resolve_pairs(None, {"data": np.array([1, 5, 3], np.int16), "lower": -1, "upper": 5}, REPLACE)
+    for p in pairs:  # a dtype that holds the domain keeps integer records inside it
+        assert p.d.dtype == np.int16 and p.d.min() >= -1 and p.d_prime.max() <= 5

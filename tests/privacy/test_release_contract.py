@@ -422,3 +422,18 @@ def test_sign_of_zero_is_read_the_same_way_in_scalar_and_vector_releases():
     for mech in (round_shift, with_zero_column):
         r = audit(mech, PrivacyClaim(1.0), pairs=pair, n_samples=50_000, rng=np.random.default_rng(0))
         assert r.verdict == "consistent" and r.epsilon_lb < 0.2, (mech.__name__, r.epsilon_lb)
+
+
+def test_dict_releases_are_named():
+    # before: a TypeError from np.unique deep inside a scan ("'<' not supported between instances of 'dict'")
+    def dicts(data, size, rng):
+        return np.array([{"v": float(v)} for v in rng.laplace(0.0, 1.0, size)], dtype=object)
+
+    with pytest.raises(ValueError, match="returned a dict among its releases"):
+        audit(
+            dicts,
+            PrivacyClaim(1.0),
+            pairs=[(np.zeros(3), np.r_[0.0, 0.0, 1.0])],
+            n_samples=2_000,
+            rng=np.random.default_rng(0),
+        )

@@ -219,6 +219,12 @@ def dataset_patterns(
     """
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
+    if isinstance(data, tuple):
+        # numpy would stack (X, y) into two "records" holding whole columns (a false "violated" 8.81)
+        raise ValueError(
+            "data must be one array of records (rows = first axis), not a tuple; for (X, y) data stack the columns "
+            "(np.column_stack([X, y])) and unpack them in the mechanism, or give pairs=[((X, y), (X2, y2))]"
+        )
     d = np.asarray(data)
     if d.dtype.kind not in "biuf":
         raise ValueError(f"data must be numeric (bool, integer or float), got dtype {d.dtype}")
@@ -253,7 +259,15 @@ def dataset_patterns(
         targets += _domain_targets(lo, hi, max_corners)
     # integer data stay integer when every generated record is a whole number (a mechanism on counts may need it)
     if d_in.dtype.kind in "biu" and all(np.array_equal(t, np.round(t)) for _, t in targets):
-        d = d_in.astype(np.int64 if d_in.dtype.kind == "b" else d_in.dtype)
+        kind = np.dtype(np.int64 if d_in.dtype.kind == "b" else d_in.dtype)
+        info = np.iinfo(kind)
+        if any(np.any(np.asarray(t) < info.min) or np.any(np.asarray(t) > info.max) for _, t in targets):
+            # a cast would wrap around and put records outside the declared domain (uint8 with lower=-1 gave 255)
+            raise ValueError(
+                f"the declared domain does not fit data's dtype {d_in.dtype} (range [{info.min}, {info.max}]): a "
+                "generated record would wrap around; give data in a wider integer dtype or as floats"
+            )
+        d = d_in.astype(kind)
         targets = [(name, np.asarray(t).astype(d.dtype)) for name, t in targets]
     out: list[Pair] = []
     for i in rows:
