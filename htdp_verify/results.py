@@ -409,14 +409,15 @@ def results_to_json(results: Any, **kw: Any) -> str:
     results : list of CheckResult
         The results.
     **kw
-        Passed to :func:`results_document` (``meta``).
+        ``meta`` goes to :func:`results_document`; the rest to :func:`dumps` (e.g. ``indent``).
 
     Returns
     -------
     str
         The JSON text.
     """
-    return dumps(results_document(results), **kw)
+    meta = kw.pop("meta", None)
+    return dumps(results_document(results, meta=meta), **kw)
 
 
 def results_from_json(s: str) -> list[CheckResult]:

@@ -148,6 +148,11 @@ def audit(
         could not certify the claimed ε even with a perfect event, else ``"consistent"``.
     """
     t0 = time.perf_counter()
+    if max_samples is not None and not sequential:
+        raise ValueError(
+            "max_samples applies to sequential audits (sequential=True or a design); a fixed-n audit draws "
+            "n_samples per side"
+        )
     plan = plan_audit(
         mechanism,
         claim,

@@ -201,10 +201,32 @@ def _profile_deltas(profile, n_samples: int):
         return None
     if profile is True:
         return np.geomspace(max(1e-4, 10.0 / n_samples), 0.2, 12)
-    deltas = np.sort(np.asarray(profile, dtype=float).ravel())
+    if isinstance(profile, (str, bytes, dict)):
+        raise ValueError(f"profile must be True, False, None or an array of deltas in (0, 1), got {profile!r}")
+    try:
+        deltas = np.asarray(profile, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"profile must be True or an array of deltas in (0, 1), got {profile!r}") from None
+    if deltas.ndim > 1:
+        raise ValueError(f"profile must be True or a 1-d array of deltas in (0, 1), got shape {deltas.shape}")
+    deltas = np.sort(deltas.ravel())
     if deltas.size == 0 or np.any(~np.isfinite(deltas)) or np.any(deltas <= 0) or np.any(deltas >= 1):
         raise ValueError(f"profile must be True or an array of deltas in (0, 1), got {profile!r}")
     return deltas
+
+
+def _profile_epsilons(profile_epsilons) -> np.ndarray:
+    """The ε grid of a profile's δ-at-ε curve: a 1-d array of finite ε ≥ 0 (NaN gave a NaN bound, ε = −1 a bound
+    reported at a negative ε, a 2-d array was flattened)."""
+    try:
+        e = np.asarray(profile_epsilons, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"profile_epsilons must be a 1-d array of finite epsilons >= 0, got {profile_epsilons!r}"
+        ) from None
+    if e.ndim != 1 or e.size == 0 or not np.all(np.isfinite(e)) or np.any(e < 0):
+        raise ValueError(f"profile_epsilons must be a 1-d array of finite epsilons >= 0, got {profile_epsilons!r}")
+    return np.sort(e)
 
 
 def plan_audit(
@@ -274,10 +296,12 @@ def plan_audit(
     deltas = _profile_deltas(profile, n_samples)
     if deltas is not None:
         profile_share = check_prob("profile_share", profile_share)
+    if profile_epsilons is not None and deltas is None:
+        raise ValueError("profile_epsilons applies to a profile: pass profile=True (or an array of deltas) with it")
     eps_grid = (
         np.linspace(0.0, max(2.0 * claim.epsilon, 0.1), 21)
         if profile_epsilons is None
-        else np.sort(np.asarray(profile_epsilons, dtype=float).ravel())
+        else _profile_epsilons(profile_epsilons)
     )
 
     budget = Budget(alpha)

@@ -79,3 +79,52 @@ def test_neighbour_builders_validate():
 def test_mechanism_returning_wrong_shape():
     with pytest.raises(ValueError, match="shape"):
         audit(lambda d, s, rng: np.zeros(s + 1), C, pairs=(0.0, 1.0), n_samples=100, rng=R)
+
+
+# --- second red-team pass (2026-11-29): arguments accepted silently or failing with raw errors -------------------
+
+
+def _lap1(data, size, rng):
+    return np.asarray(data, float).sum() + rng.laplace(0.0, 1.0, size)
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"attacks": None}, "attacks must be"),  # was TypeError: 'NoneType' object is not iterable
+        ({"attacks": 3}, "attacks must be"),
+        ({"profile": "yes"}, "profile must be"),  # was "could not convert string to float"
+        ({"profile": [[0.1, 0.2]]}, "1-d array of deltas"),  # was flattened silently
+        ({"profile": True, "profile_epsilons": [np.nan]}, "profile_epsilons must be"),  # was a NaN bound
+        ({"profile": True, "profile_epsilons": [-1.0, 0.5]}, "profile_epsilons must be"),  # was a bound at ε = −1
+        ({"profile_epsilons": [0.5]}, "profile_epsilons applies to a profile"),  # was ignored
+        ({"max_samples": 1000}, "max_samples applies to sequential"),  # was ignored
+    ],
+)
+def test_audit_arguments_that_were_ignored_or_failed_raw_now_name_themselves(kw, match):
+    with pytest.raises(ValueError, match=match):
+        audit(
+            _lap1,
+            PrivacyClaim(1.0),
+            pairs=[(np.zeros(3), np.r_[0.0, 0.0, 1.0])],
+            n_samples=2_000,
+            rng=np.random.default_rng(0),
+            **kw,
+        )
+
+
+def test_results_to_json_takes_meta_as_documented():
+    # was TypeError: JSONEncoder.__init__() got an unexpected keyword argument 'meta'
+    import json
+
+    from htdp_verify.results import results_to_json
+
+    r = audit(
+        _lap1,
+        PrivacyClaim(1.0),
+        pairs=[(np.zeros(3), np.r_[0.0, 0.0, 1.0])],
+        n_samples=2_000,
+        rng=np.random.default_rng(0),
+    )
+    doc = json.loads(results_to_json([r], meta={"who": "test"}, indent=1))
+    assert doc["meta"]["who"] == "test" and len(doc["results"]) == 1

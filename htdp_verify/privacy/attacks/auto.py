@@ -213,6 +213,8 @@ def make_attacks(
         check_same_release_kind(Y_example, Y_other)
     if isinstance(attacks, (str, Attack)):
         attacks = [attacks]
+    if not isinstance(attacks, (list, tuple)):
+        raise ValueError(f"attacks must be 'auto', an Attack, or a list of names / Attacks; got {attacks!r}")
     out: list[Attack] = []
     for a in attacks:
         if isinstance(a, Attack):
