@@ -328,3 +328,27 @@ def test_generated_neighbours_refuse_a_tuple_and_a_domain_the_dtype_cannot_hold(
     pairs = resolve_pairs(None, {"data": np.array([1, 5, 3], np.int16), "lower": -1, "upper": 5}, REPLACE)
     for p in pairs:  # a dtype that holds the domain keeps integer records inside it
         assert p.d.dtype == np.int16 and p.d.min() >= -1 and p.d_prime.max() <= 5
+
+
+def test_generated_neighbours_pair_each_mixed_corner_with_its_complement():
+    # Records in [0, 1]^2 and the release Σ(x₁ − x₂) + Lap(1): its replace-one sensitivity is 2 (record (1, 0) ->
+    # (0, 1)), so a claim of ε = 1 is false (true ε = 2).  lower <-> upper moves it by 0, and before the complement
+    # corners were paired the audit came out "consistent" at 8 of 10 seeds.  Now the pair (LU <-> UL) is generated and
+    # the audit flags it at every one of 5 seeds (ε_lb ≈ 1.95 each; design: ≥ 4 of 5).
+    data = np.full((10, 2), 0.5)
+    nb = {"data": data, "lower": 0, "upper": 1}
+    changes = [
+        abs((p.d[:, 0] - p.d[:, 1]).sum() - (p.d_prime[:, 0] - p.d_prime[:, 1]).sum())
+        for p in resolve_pairs(None, nb, REPLACE)
+    ]
+    assert max(changes) == 2.0
+
+    def diff_sum(d, size, rng):
+        d = np.clip(np.asarray(d, float), 0.0, 1.0)
+        return (d[:, 0] - d[:, 1]).sum() + rng.laplace(0.0, 1.0, size)
+
+    flagged = sum(
+        audit(diff_sum, REPLACE, neighbours=nb, n_samples=50_000, rng=np.random.default_rng(s)).verdict == "violated"
+        for s in range(5)
+    )
+    assert flagged >= 4, flagged
