@@ -409,7 +409,7 @@ def results_to_json(results: Any, **kw: Any) -> str:
     results : list of CheckResult
         The results.
     **kw
-        ``meta`` goes to :func:`results_document`; the rest to :func:`dumps` (e.g. ``indent``).
+        ``meta`` goes to :func:`results_document`; the rest to ``json.dumps`` (e.g. ``indent``).
 
     Returns
     -------
