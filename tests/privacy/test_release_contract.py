@@ -437,3 +437,11 @@ def test_dict_releases_are_named():
             n_samples=2_000,
             rng=np.random.default_rng(0),
         )
+
+
+def test_an_atom_complement_event_names_its_atoms():
+    # the event "not one of the atoms" printed as output in {'other'}: unreadable without the stored spec
+    from htdp_verify.privacy.attacks.structured import AtomKey
+
+    key = AtomKey([50.0, np.nan])
+    assert key.decode([-1, 0]) == ["none of {50, nan}", 50.0]

@@ -111,7 +111,8 @@ class AtomKey(Feature):
         return idx
 
     def decode(self, keys: Any) -> list:
-        return ["other" if int(k) < 0 else float(self.atoms[int(k)]) for k in keys]
+        other = "none of " + "{" + ", ".join(f"{float(a):.6g}" for a in self.atoms) + "}"  # the complement, named
+        return [other if int(k) < 0 else float(self.atoms[int(k)]) for k in keys]
 
     def spec(self) -> dict:
         return {"type": "atom_key", "atoms": [repr(float(a)) for a in self.atoms]}
