@@ -352,3 +352,31 @@ def test_generated_neighbours_pair_each_mixed_corner_with_its_complement():
         for s in range(5)
     )
     assert flagged >= 4, flagged
+
+
+def test_generated_neighbours_of_a_dataframe_are_dataframes_and_masked_data_are_refused():
+    # before: the mechanism got a bare float array (a mechanism using d["age"] failed with numpy's IndexError), and a
+    # masked array lost its mask (the value under it, 99, reached the mechanism)
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"n": np.array([1, 2, 3], np.int64), "age": [0.1, 0.5, 0.9]})
+    pairs = resolve_pairs(None, {"data": df, "lower": [0, 0], "upper": [3, 1]}, REPLACE)
+    for p in pairs:
+        for side in (p.d, p.d_prime):
+            assert isinstance(side, pd.DataFrame) and list(side.columns) == ["n", "age"]
+            assert side["n"].dtype == np.int64 and side["age"].dtype == np.float64
+
+    def df_mech(d, size, rng):
+        return np.clip(d["age"], 0, 1).mean() + rng.laplace(0.0, 1.0 / len(d), size)  # ε = 1 on records in [0, 1]
+
+    r = audit(
+        df_mech,
+        REPLACE,
+        neighbours={"data": df[["age"]], "lower": 0, "upper": 1},
+        n_samples=20_000,
+        rng=np.random.default_rng(0),
+    )
+    assert r.verdict == "consistent"
+    with pytest.raises(ValueError, match="does not fit column 'n'"):
+        resolve_pairs(None, {"data": df, "lower": [0, 0], "upper": [5.5, 1]}, REPLACE)
+    with pytest.raises(ValueError, match="masked array"):
+        resolve_pairs(None, {"data": np.ma.array([0.1, 99.0, 0.3], mask=[0, 1, 0])}, REPLACE)

@@ -16,6 +16,7 @@ from ..._validate import check_int, check_positive
 from ...claims import NEIGHBOUR_RELATIONS
 from .checking import add_one, remove_one, replace_one
 from .pairs import Pair, _fmt
+from .records import is_dataframe
 
 __all__ = ["scalar_pairs", "vector_pairs", "statdp_patterns", "dataset_patterns"]
 
@@ -219,6 +220,11 @@ def dataset_patterns(
     """
     if relation not in NEIGHBOUR_RELATIONS:
         raise ValueError(f"relation must be one of {NEIGHBOUR_RELATIONS}, got {relation!r}")
+    if isinstance(data, np.ma.MaskedArray):  # np.asarray would drop the mask and expose the values under it
+        raise ValueError(
+            "data must not be a masked array (its mask would be lost): fill the masked entries, or give pairs="
+        )
+    frame = data if is_dataframe(data) else None  # handed back as DataFrames with the same columns and dtypes
     if isinstance(data, tuple):
         # numpy would stack (X, y) into two "records" holding whole columns (a false "violated" 8.81)
         raise ValueError(
@@ -291,6 +297,24 @@ def dataset_patterns(
     out = _distinct(out)
     if max_pairs is not None:
         out = out[: check_int("max_pairs", max_pairs, minimum=1)]
+    if frame is not None:
+        out = [Pair(_as_frame(p.d, frame), _as_frame(p.d_prime, frame), p.label, p.relation) for p in out]
+    return out
+
+
+def _as_frame(a: np.ndarray, frame: Any) -> Any:
+    """A generated dataset as a DataFrame like ``frame`` (columns, dtypes): a mechanism written for the DataFrame a
+    user passed got a bare array before (``d["age"]`` failed).  A column whose generated values its dtype cannot
+    hold exactly raises (nothing is rounded silently)."""
+    out = type(frame)(np.asarray(a).reshape(len(a), -1), columns=frame.columns)
+    for col, dt in frame.dtypes.items():
+        cast = out[col].astype(dt)
+        if not np.array_equal(np.asarray(cast, dtype=float), np.asarray(out[col], dtype=float)):
+            raise ValueError(
+                f"a generated record does not fit column {col!r} of dtype {dt} exactly (values "
+                f"{np.asarray(out[col])[:3].tolist()}...): declare a domain the column can hold, or use floats"
+            )
+        out[col] = cast
     return out
 
 
