@@ -153,27 +153,36 @@ def as_release_array(res: Any, name: str, size: int) -> np.ndarray:
             f"mechanism {name!r} returned a structured array (dtype {out.dtype}); return one numeric array of shape "
             "(size, k) with the fields as columns"
         )
-    if out.dtype.kind == "O" and any(v is None for v in out.flat):
-        raise ValueError(
-            f"mechanism {name!r} returned None among its releases; return NaN (or a value of its own) for a missing "
-            "release"
-        )
     if out.dtype.kind == "O":
-        odd = next((v for v in out.flat if not isinstance(v, (str, bytes, int, float, bool, np.generic))), None)
-        if odd is not None:  # dicts, sets, objects: np.unique cannot order them (a TypeError from deep in a scan)
+        _check_objects(out, name)
+    return out
+
+
+def _check_objects(out: np.ndarray, name: str) -> None:
+    """One pass over an object array of releases: ``None``, objects that are neither numbers nor strings (dicts,
+    sets: ``np.unique`` cannot order them), and text among numbers each raise an error naming them."""
+    text = number = None
+    for v in out.flat:
+        if v is None:
             raise ValueError(
-                f"mechanism {name!r} returned a {type(odd).__name__} among its releases; return numbers (an array of "
+                f"mechanism {name!r} returned None among its releases; return NaN (or a value of its own) for a "
+                "missing release"
+            )
+        if isinstance(v, (str, bytes)):
+            text = v if text is None else text
+        elif isinstance(v, (int, float, bool, np.generic)):
+            number = v if number is None else number
+        else:
+            raise ValueError(
+                f"mechanism {name!r} returned a {type(v).__name__} among its releases; return numbers (an array of "
                 "shape (size, k) for several values) or strings"
             )
-        texts = sum(isinstance(v, (str, bytes)) for v in out.flat)
-        if 0 < texts < out.size:
-            example = next(v for v in out.flat if isinstance(v, (str, bytes)))
-            raise ValueError(
-                f"mechanism {name!r} returned text ({example!r}) among numbers in an object array; the auditor "
-                "cannot order or compare the two. Return a numeric code for the text (e.g. NaN for 'suppressed', "
-                "an outcome like any other) or all releases as strings"
-            )
-    return out
+    if text is not None and number is not None:
+        raise ValueError(
+            f"mechanism {name!r} returned text ({text!r}) among numbers in an object array; the auditor cannot order "
+            "or compare the two. Return a numeric code for the text (e.g. NaN for 'suppressed', an outcome like any "
+            "other) or all releases as strings"
+        )
 
 
 def _copyable(x: Any) -> bool:

@@ -129,15 +129,11 @@ def sequential_certification_stage(
     blocks: list[list] = [[], []]  # per side: (block counts, sizes) of every checkpoint (within-call check)
 
     def count(m):
-        # block by block, the same draws as count_streamed: one stream seed per side, in this order
-        k_d, k_dp = None, None
-        for i, data in enumerate((pair.d, pair.d_prime)):
-            ((bc, size),) = count_streamed_blocks(plan.mechanism, [(data, m)], events, rng, **kw)
+        # block by block, the same draws as count_streamed on D then on D' (one stream seed per side, in that order)
+        sides = count_streamed_blocks(plan.mechanism, [(pair.d, m), (pair.d_prime, m)], events, rng, **kw)
+        for i, (bc, size) in enumerate(sides):
             blocks[i].append((bc, block_sizes(m, size)))
-            if i == 0:
-                k_d = bc.sum(axis=0)
-            else:
-                k_dp = bc.sum(axis=0)
+        k_d, k_dp = (bc.sum(axis=0) for bc, _ in sides)
         tot_d[:] += k_d
         tot_dp[:] += k_dp
         return np.where(orient > 0, k_d, k_dp), np.where(orient > 0, k_dp, k_d)
